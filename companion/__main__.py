@@ -1,0 +1,5 @@
+"""``python -m companion`` is the ``spies-lies`` command."""
+
+from .cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,83 @@
+"""The ``spies-lies`` command (also ``python -m companion``).
+
+- ``spies-lies replay FILE``: the state of a recorded game as JSON (RECORD.md).
+- ``spies-lies serve``: the table companion on the LAN.
+- ``spies-lies bench engine``: how fast the referee derives games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from .engine import Record, RecordError, replay, replay_output
+
+    try:
+        if args.file == "-":
+            text = sys.stdin.buffer.read()
+        else:
+            with open(args.file, "rb") as f:
+                text = f.read()
+    except OSError as err:
+        print(f"error: cannot read {args.file}: {err.strerror}", file=sys.stderr)
+        return 2
+    try:
+        state = replay(Record.from_json(text))
+    except RecordError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    json.dump(replay_output(state), sys.stdout, indent=2 if args.pretty else None)
+    sys.stdout.write("\n")
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    if args.what == "engine":
+        from .engine.bench import run
+        return run(seconds=args.seconds)
+    try:
+        from importlib import import_module
+        module = import_module(f"companion.bench_{args.what}")
+    except ImportError:
+        print(f"error: no benchmark named {args.what!r}", file=sys.stderr)
+        return 2
+    return module.main(args)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .serve import serve
+    return serve(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="spies-lies", description="Spies & Lies table companion")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("replay", help="print the state of a recorded game as JSON")
+    r.add_argument("file", help="a spies-and-lies-record/1 JSON file, or - for stdin")
+    r.add_argument("--pretty", action="store_true", help="indent the JSON")
+    r.set_defaults(func=_replay)
+
+    b = sub.add_parser("bench", help="print performance figures")
+    b.add_argument("what", choices=["engine", "server", "pages"])
+    b.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    b.add_argument("--tables", type=int, default=50, help="tables (bench server)")
+    b.set_defaults(func=_bench)
+
+    s = sub.add_parser("serve", help="start the companion on the local network")
+    s.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
+    s.add_argument("--port", type=int, default=8000)
+    s.add_argument("--public-url", default=None,
+                   help="address phones should open (default: this machine's LAN address)")
+    s.add_argument("--threads", type=int, default=64, help="worker threads")
+    s.set_defaults(func=_serve)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)

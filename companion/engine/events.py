@@ -1,0 +1,284 @@
+"""Events as values, and the record file format ``spies-and-lies-record/1``.
+
+An event is a small frozen dataclass. ``event.to_dict()`` gives the JSON dict of
+RECORD.md and :func:`event_from_dict` reads one back; for every event ``e``,
+``event_from_dict(e.to_dict()) == e``.
+
+>>> e = Reveal(guesser="blue", mission=1, guess=2, actual=1, deception=False)
+>>> e.to_dict()
+{'type': 'reveal', 'guesser': 'blue', 'mission': 1, 'guess': 2, 'actual': 1, 'deception': False}
+>>> event_from_dict(e.to_dict()) == e
+True
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping, Union
+
+from .errors import BadRecord, MalformedEvent, RecordError
+
+FORMAT = "spies-and-lies-record/1"
+SIDES = ("red", "blue")
+RANKS = range(1, 11)
+MISSIONS = range(1, 5)
+RANK_NAMES = {
+    1: "Spy", 2: "Scout", 3: "Miner", 4: "Sergeant", 5: "Lieutenant",
+    6: "Captain", 7: "Bomb", 8: "Colonel", 9: "General", 10: "Marshal",
+}
+WALL_DISTANCES = range(2, 9)
+DEFAULT_WALL_DISTANCE = 4
+
+
+def other(side: str) -> str:
+    """The opposing side: ``other("red") == "blue"``."""
+    return "blue" if side == "red" else "red"
+
+
+# --- field readers: each raises MalformedEvent naming the key ---------------
+
+def _side(d: Mapping[str, Any], key: str) -> str:
+    v = d.get(key)
+    if v not in SIDES:
+        raise MalformedEvent(f"'{key}' must be \"red\" or \"blue\", not {json.dumps(v)}")
+    return v
+
+
+def _int(d: Mapping[str, Any], key: str, allowed: range, what: str) -> int:
+    v = d.get(key)
+    if type(v) is not int or v not in allowed:
+        raise MalformedEvent(
+            f"'{key}' must be a {what} {allowed.start}-{allowed.stop - 1}, not {json.dumps(v)}")
+    return v
+
+
+def _int_list(d: Mapping[str, Any], key: str, allowed: range, what: str,
+              sizes: tuple[int, ...] | None) -> tuple[int, ...]:
+    v = d.get(key)
+    if not isinstance(v, list):
+        raise MalformedEvent(f"'{key}' must be a list of {what}s, not {json.dumps(v)}")
+    for x in v:
+        if type(x) is not int or x not in allowed:
+            raise MalformedEvent(
+                f"'{key}' must hold {what}s {allowed.start}-{allowed.stop - 1}, not {json.dumps(x)}")
+    if len(set(v)) != len(v):
+        raise MalformedEvent(f"'{key}' names the same {what} twice")
+    if sizes is not None and len(v) not in sizes:
+        n = " or ".join(str(s) for s in sizes)
+        raise MalformedEvent(f"'{key}' must hold {n} {what}s, not {len(v)}")
+    return tuple(v)
+
+
+# --- the events --------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Exhaust:
+    """That side's exhausted soldier(s) for the coming round (R3, R15, R47)."""
+
+    side: str
+    ranks: tuple[int, ...]
+    type: ClassVar[str] = "exhaust"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "side": self.side, "ranks": list(self.ranks)}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Exhaust":
+        return cls(_side(d, "side"), _int_list(d, "ranks", RANKS, "rank", (1, 2)))
+
+
+@dataclass(frozen=True, slots=True)
+class Intel:
+    """The current intel card: four distinct ranks (R11)."""
+
+    ranks: tuple[int, ...]
+    type: ClassVar[str] = "intel"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "ranks": list(self.ranks)}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Intel":
+        return cls(_int_list(d, "ranks", RANKS, "rank", (4,)))
+
+
+@dataclass(frozen=True, slots=True)
+class Tokens:
+    """The missions of ``side`` that carry an intel token (R11)."""
+
+    side: str
+    missions: tuple[int, ...]
+    type: ClassVar[str] = "tokens"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "side": self.side, "missions": list(self.missions)}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Tokens":
+        return cls(_side(d, "side"), _int_list(d, "missions", MISSIONS, "mission", None))
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """The side that guesses first this round (R12)."""
+
+    side: str
+    type: ClassVar[str] = "start"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "side": self.side}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Start":
+        return cls(_side(d, "side"))
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """One reveal: ``guesser`` names ``guess`` for the enemy's ``mission``; it was ``actual``."""
+
+    guesser: str
+    mission: int
+    guess: int
+    actual: int
+    deception: bool = False
+    choice: str | None = None
+    type: ClassVar[str] = "reveal"
+
+    @property
+    def owner(self) -> str:
+        """The side whose card is turned up."""
+        return other(self.guesser)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": self.type, "guesser": self.guesser, "mission": self.mission,
+                             "guess": self.guess, "actual": self.actual,
+                             "deception": self.deception}
+        if self.choice is not None:
+            d["choice"] = self.choice
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Reveal":
+        deception = d.get("deception")
+        if type(deception) is not bool:
+            raise MalformedEvent(f"'deception' must be true or false, not {json.dumps(deception)}")
+        choice = d.get("choice")
+        if choice is not None and not isinstance(choice, str):
+            raise MalformedEvent(f"'choice' must be a string, not {json.dumps(choice)}")
+        return cls(_side(d, "guesser"), _int(d, "mission", MISSIONS, "mission"),
+                   _int(d, "guess", RANKS, "rank"), _int(d, "actual", RANKS, "rank"),
+                   deception, choice)
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """The capturer's cards still face down after a flag capture (R71)."""
+
+    side: str
+    ranks: tuple[tuple[int, int], ...] = field(default=())  # (mission, rank), by mission
+    type: ClassVar[str] = "check"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ranks", tuple(sorted(self.ranks)))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "side": self.side,
+                "ranks": {str(m): r for m, r in self.ranks}}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Check":
+        side = _side(d, "side")
+        raw = d.get("ranks")
+        if not isinstance(raw, dict):
+            raise MalformedEvent(
+                f"'ranks' must be an object from mission to rank, not {json.dumps(raw)}")
+        pairs = []
+        for k, v in raw.items():
+            if k not in ("1", "2", "3", "4"):
+                raise MalformedEvent(f"'ranks' keys must be missions \"1\"-\"4\", not {json.dumps(k)}")
+            if type(v) is not int or v not in RANKS:
+                raise MalformedEvent(f"'ranks' must map missions to ranks 1-10, not {json.dumps(v)}")
+            pairs.append((int(k), v))
+        return cls(side, tuple(pairs))
+
+
+Event = Union[Exhaust, Intel, Tokens, Start, Reveal, Check]
+EVENT_TYPES: dict[str, type] = {c.type: c for c in (Exhaust, Intel, Tokens, Start, Reveal, Check)}
+
+
+def event_from_dict(d: Any) -> Event:
+    """Read one event from its JSON dict; raise :class:`MalformedEvent` if it is not one."""
+    if not isinstance(d, dict):
+        raise MalformedEvent(f"an event must be an object, not {json.dumps(d)[:40]}")
+    kind = d.get("type")
+    cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise MalformedEvent(f"unknown event type {json.dumps(kind)}")
+    return cls.from_dict(d)
+
+
+# --- records -----------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Table options carried by a record (RULES R1)."""
+
+    wall_distance: int = DEFAULT_WALL_DISTANCE
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"wall_distance": self.wall_distance}
+
+    @classmethod
+    def from_dict(cls, d: Any) -> "Options":
+        if d is None:
+            return cls()
+        if not isinstance(d, dict):
+            raise BadRecord("'options' must be an object")
+        w = d.get("wall_distance", DEFAULT_WALL_DISTANCE)
+        if type(w) is not int or w not in WALL_DISTANCES:
+            raise BadRecord(f"'wall_distance' must be a whole number 2-8, not {json.dumps(w)}")
+        return cls(w)
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """A whole game record: options and events in the order of play."""
+
+    options: Options = field(default_factory=Options)
+    events: tuple[Event, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": FORMAT, "options": self.options.to_dict(),
+                "events": [e.to_dict() for e in self.events]}
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, d: Any) -> "Record":
+        """Read a record dict; a bad event raises a refusal naming its index."""
+        if not isinstance(d, dict):
+            raise BadRecord("a record must be a JSON object")
+        if d.get("format") != FORMAT:
+            raise BadRecord(f"'format' must be \"{FORMAT}\", not {json.dumps(d.get('format'))}")
+        options = Options.from_dict(d.get("options"))
+        raw = d.get("events")
+        if not isinstance(raw, list):
+            raise BadRecord("'events' must be a list")
+        events = []
+        for i, e in enumerate(raw):
+            try:
+                events.append(event_from_dict(e))
+            except RecordError as err:
+                raise err.at(i) from None
+        return cls(options, tuple(events))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> "Record":
+        try:
+            d = json.loads(text)
+        except (ValueError, RecursionError) as err:
+            raise BadRecord(f"not valid JSON ({err})") from None
+        return cls.from_dict(d)

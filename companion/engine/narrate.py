@@ -1,0 +1,115 @@
+"""Plain-language narration, built only from the data a reveal left in the state.
+
+>>> from companion.engine import Record, replay, Reveal
+>>> narrate_reveal({"guesser": "blue", "owner": "red", "mission": 1, "guess": 2,
+...     "actual": 1, "deception": False, "outcome": "activated", "rule": "R24",
+...     "effects": [{"kind": "ip", "side": "red", "amount": 1, "source": "abilities"},
+...                 {"kind": "dt", "side": "red", "amount": 1}]})
+"Blue guessed Scout on red's mission 1 — it was the Spy: red +1 IP and a deception token."
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .events import RANK_NAMES, other
+
+_EFFECT_WORDS = {
+    "spy": "{enemy}'s Marshal is neutralised for {side} this round",
+    "miner": "{enemy}'s Bomb is neutralised for {side} this round",
+    "scout": "{side}'s identifications score 4 this round",
+    "bomb": "{side}'s next reveal retreats whatever the guess",
+}
+
+
+def _join(parts: list[str]) -> str:
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _effect(e: dict[str, Any]) -> str | None:
+    side = e["side"]
+    kind = e["kind"]
+    if kind == "ip":
+        extra = " for the deception token" if e.get("source") == "deception" else ""
+        return f"{side} +{e['amount']} IP{extra}"
+    if kind == "infiltrate":
+        kept = f", keeping {e['excess']}" if e.get("kept") and e.get("excess") else ""
+        return f"{side} infiltrates{kept}"
+    if kind == "da":
+        if e["steps"] == 0:
+            return "the double agent cannot move (it stands on the wall)" if e.get("asked") else None
+        steps = "1 step" if e["steps"] == 1 else f"{e['steps']} steps"
+        wall = " to the wall" if e.get("asked") and e["steps"] < e["asked"] else ""
+        return f"the double agent moves {steps} toward {other(side)}'s fort{wall}"
+    if kind == "flag":
+        return f"{side} captures the flag"
+    if kind == "dt":
+        return "a deception token"
+    if kind == "effect":
+        return _EFFECT_WORDS[e["effect"]].format(side=side, enemy=other(side))
+    if kind == "use":
+        return f"{side} uses the exhausted {RANK_NAMES[e['rank']]}"
+    if kind == "fizzle":
+        return "which has no effect this round"
+    if kind == "drain":
+        return f"{side} -{e['amount']} IP"
+    if kind == "double_damage":
+        return f"{side} will lose two soldiers to exhaustion (double damage)"
+    if kind == "order_broken":
+        bits = [f"{side}'s cards are out of order: {side} drops to 0 IP"]
+        if e.get("da_undone"):
+            bits.append(f"the double agent walks back {e['da_undone']}")
+        return _join(bits)
+    if kind == "deception_pays":
+        return None
+    return None
+
+
+def narrate_reveal(r: dict[str, Any]) -> str:
+    """One sentence for one reveal, from its outcome data."""
+    g, o = r["guesser"], r["owner"]
+    name = RANK_NAMES[r["actual"]]
+    head = f"{g.capitalize()} guessed {RANK_NAMES[r['guess']]} on {o}'s mission {r['mission']}"
+    if r.get("deception"):
+        head += " (deception token played)"
+    rule = r["rule"]
+    if r["outcome"] == "identified":
+        if rule == "R30":
+            what = f"right, the {name}"
+        elif rule == "R61":
+            what = f"it was the {name}, but its intel token was wrong (R61)"
+        else:
+            broke = any(e["kind"] == "order_broken" for e in r["effects"])
+            what = f"it was the {name}, " + ("out of order (R60)" if broke else
+                                              f"and {o}'s order is broken this round (R60)")
+    elif r["outcome"] == "neutralised":
+        by = {"R46": "Bomb", "R40": "Spy", "R42": "Miner"}[rule]
+        what = f"it was the {name}, made to retreat by {g}'s {by} ({rule})"
+    else:
+        what = f"it was the {name}"
+    effects = [w for w in (_effect(e) for e in r["effects"]) if w]
+    tail = f": {_join(effects)}" if effects else ""
+    if r["outcome"] == "neutralised" and r.get("deception"):
+        tail += "; the deception token is lost"
+    return f"{head} — {what}{tail}."
+
+
+def narrate_end(state_dict: dict[str, Any]) -> str | None:
+    """One sentence for the end of the game (R70-R72), or ``None`` while it goes on."""
+    w, reason = state_dict.get("winner"), state_dict.get("reason")
+    if w is None:
+        return None
+    if reason == "flag":
+        pending = state_dict.get("phase") == "capture_check"
+        return f"{w.capitalize()} captured the flag" + (
+            " — waiting for the capture check (R71)." if pending else " and wins (R70).")
+    if reason == "flag_cancelled":
+        return (f"{other(w).capitalize()} captured the flag, but its cards were out of order: "
+                f"{w} wins (R71).")
+    if reason == "territory":
+        return f"After day 3 the double agent stands in {other(w)}'s territory: {w} wins (R72)."
+    if reason == "ip":
+        return f"After day 3 the double agent is at the centre and {w} has more IP: {w} wins (R72)."
+    return "After day 3 the double agent is at the centre and IP are equal: a draw (R72)."

@@ -1,0 +1,84 @@
+"""Random legal games: players that deal real hands and play by the rules.
+
+Used by the property tests, the benchmark and the web tests' scripted games.
+Every game is legal by construction; ``disorder`` and ``lie`` set how often a
+side deploys out of order (R60) or misplaces an intel token (R61).
+
+>>> import random
+>>> from companion.engine import replay
+>>> rec = random_record(random.Random(7))
+>>> replay(rec).phase
+'over'
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Iterator
+
+from .events import SIDES, Check, Event, Exhaust, Intel, Options, Record, Reveal, Start, Tokens, other
+from .expect import _choices_for, expected
+from .referee import State, _step
+
+
+def deploy(rng: random.Random, hand: list[int], disorder: float = 0.0) -> list[int]:
+    """Four of ``hand`` in a legal order (R10), or shuffled with chance ``disorder``."""
+    cards = rng.sample(hand, 4)
+    if rng.random() < disorder:
+        rng.shuffle(cards)
+        return cards
+    others = sorted(c for c in cards if c != 4)
+    if 4 in cards:
+        others.insert(rng.randrange(4), 4)
+    return others
+
+
+def play(rng: random.Random, options: Options | None = None, disorder: float = 0.1,
+         lie: float = 0.1, correct: float = 0.35, deceive: float = 0.3) -> Iterator[Event]:
+    """Yield the events of one random legal game, in the order of play."""
+    s = State(options)
+    deployed: dict[str, list[int]] = {}
+
+    def emit(e: Event) -> Event:
+        _step(s, e)
+        return e
+
+    while s.phase != "over":
+        exp = expected(s)
+        if exp.type == "exhaust":
+            side = exp.sides[0]
+            pool = list(deployed[side]) if s.phase == "round_end" else list(range(1, 11))
+            yield emit(Exhaust(side, tuple(rng.sample(pool, exp.count[side]))))
+        elif exp.type == "intel":
+            for side in SIDES:
+                deployed[side] = deploy(rng, s.hand_ranks(side), disorder)
+            yield emit(Intel(tuple(rng.sample(range(1, 11), 4))))
+        elif exp.type == "tokens":
+            side = exp.sides[0]
+            truth = {m for m, r in enumerate(deployed[side], 1)
+                     if r in (s.intel or ()) or (r == 4 and rng.random() < 0.5)}
+            if rng.random() < lie:
+                truth ^= {rng.randint(1, 4)}
+            yield emit(Tokens(side, tuple(sorted(truth))))
+        elif exp.type == "start":
+            yield emit(Start(exp.sides[0] if exp.sides else rng.choice(SIDES)))
+        elif exp.type == "reveal":
+            guesser, mission = s.next_reveal()  # type: ignore[misc]
+            owner = other(guesser)
+            actual = deployed[owner][mission - 1]
+            guess = actual if rng.random() < correct else rng.randint(1, 10)
+            dec = s.dt[owner] > 0 and rng.random() < deceive
+            choices = _choices_for(s, owner, actual)
+            yield emit(Reveal(guesser, mission, guess, actual, dec,
+                              rng.choice(choices) if choices else None))
+        elif exp.type == "check":
+            side = exp.sides[0]
+            down = {m: r for m, r in enumerate(deployed[side], 1) if m not in s.revealed[side]}
+            yield emit(Check(side, tuple(down.items())))
+
+
+def random_record(rng: random.Random, wall_distance: int | None = None, **kw: float) -> Record:
+    """One whole random legal game as a record."""
+    w = wall_distance if wall_distance is not None else rng.randint(2, 8)
+    options = Options(w)
+    return Record(options, tuple(play(rng, options, **kw)))
