@@ -1,0 +1,102 @@
+"""The rules-at-hand texts cover RULES.md exactly: one entry per rule id, all ten ranks,
+valid phases and cross-references, and working look-ups."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from companion import helptext
+from companion.helptext import GLOSSARY, PHASE_NAMES, PHASES, RANKS, RULES, for_phase, search
+
+RULES_MD = Path(__file__).resolve().parents[2] / "shared/spec/RULES.md"
+
+
+def _spec_ids() -> list[str]:
+    if not RULES_MD.is_file():
+        pytest.skip(f"{RULES_MD} is not available")
+    return re.findall(r"\*\*(R\d+) ", RULES_MD.read_text(encoding="utf-8"))
+
+
+def test_every_rule_of_rules_md_has_exactly_one_entry():
+    spec = _spec_ids()
+    assert spec, "no rule ids found in RULES.md"
+    ids = [r["id"] for r in RULES]
+    for rid in spec:
+        assert ids.count(rid) == 1, f"{rid} has {ids.count(rid)} entries"
+    assert set(ids) == set(spec), f"extra ids: {sorted(set(ids) - set(spec))}"
+    assert len(ids) == len(set(ids))
+
+
+def test_rule_entries_are_well_formed():
+    ids = {r["id"] for r in RULES}
+    for r in RULES:
+        assert set(r) >= {"id", "title", "text", "phases", "ranks", "see"}, r["id"]
+        assert r["title"].strip() and r["text"].strip(), r["id"]
+        assert r["phases"], f"{r['id']} has no phase"
+        for ph in r["phases"]:
+            assert ph in PHASE_NAMES, f"{r['id']}: unknown phase {ph!r}"
+        for k in r["ranks"]:
+            assert isinstance(k, int) and 1 <= k <= 10, r["id"]
+        for other in r["see"]:
+            assert other in ids, f"{r['id']} refers to unknown {other}"
+            assert other != r["id"]
+
+
+def test_all_ten_ranks():
+    assert [r["rank"] for r in RANKS] == list(range(1, 11))
+    ids = {r["id"] for r in RULES}
+    for r in RANKS:
+        assert r["name"] and r["ability"] and r["text"], r["rank"]
+        if r["rank"] == 9:
+            assert r["rule"] == ""
+        else:
+            assert r["rule"] in ids and 40 <= int(r["rule"][1:]) <= 49, r["rank"]
+    assert len({r["rule"] for r in RANKS if r["rule"]}) == 9
+
+
+def test_phases_and_glossary():
+    assert set(PHASES) == set(PHASE_NAMES)
+    for ph in PHASES.values():
+        assert ph["title"] and ph["text"]
+    terms = {g["term"] for g in GLOSSARY}
+    assert terms == {"side", "soldier", "mission", "reveal", "identified", "activated",
+                     "neutralised", "IP", "DA", "DT", "day", "wall", "flag", "intel card",
+                     "intel token", "exhausted"}
+
+
+def test_search_captain():
+    found = search("captain")
+    assert any(e.get("id") == "R45" for e in found)
+    assert any(e.get("rank") == 6 for e in found)
+    assert search("CAPTAIN") == found
+    assert search("   ") == []
+    assert any(e.get("term") == "DT" for e in search("deception token"))
+
+
+def test_search_returns_copies():
+    found = search("R45")
+    found[0]["title"] = "changed"
+    assert helptext.rule("R45")["title"] != "changed"
+
+
+def test_for_phase():
+    mission = {r["id"] for r in for_phase("mission")}
+    assert {"R20", "R21", "R22", "R23", "R24"} <= mission
+    assert "R71" in {r["id"] for r in for_phase("capture_check")}
+    assert "R72" in {r["id"] for r in for_phase("over")}
+    assert for_phase("nonsense") == []
+    for ph in PHASE_NAMES:
+        assert all(ph in r["phases"] for r in for_phase(ph))
+
+
+def test_rulings_are_stated():
+    text = {r["id"]: r["text"].lower() for r in RULES}
+    assert "fizzles" in text["R45"]
+    assert "whatever decided" in text["R46"]
+    assert "day 3" in text["R47"] and "no effect" in text["R47"]
+    assert "actually moved" in text["R60"] and "never capturing" in text["R60"]
+    assert "already punished" in text["R71"]
+    assert text["R72"].index("territory") < text["R72"].index("ip") < text["R72"].index("draw")
