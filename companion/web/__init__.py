@@ -1,0 +1,69 @@
+"""The table companion as a Flask application: host screen, phones, JSON API, live push.
+
+>>> app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": "sqlite://"})
+>>> app.name
+'companion.web'
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any, Mapping
+
+from flask import Flask
+from flask_migrate import Migrate, upgrade
+
+from .models import db
+
+ROOT = Path(__file__).resolve().parent.parent.parent      # the checkout
+MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+migrate = Migrate()
+
+
+def _secret_key(instance: Path) -> str:
+    """The session key: generated once into ``instance/secret_key`` and reused."""
+    path = instance / "secret_key"
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        key = secrets.token_hex(32)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(key + "\n")
+        return key
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the application; the database is brought up to date before it serves."""
+    app = Flask(__name__, instance_relative_config=True,
+                template_folder=str(ROOT / "templates"), static_folder=str(ROOT / "static"))
+    instance = Path(app.instance_path)
+    instance.mkdir(parents=True, exist_ok=True)
+    app.config.from_mapping(
+        SQLALCHEMY_DATABASE_URI=os.environ.get("DATABASE_URL")
+        or f"sqlite:///{instance / 'companion.sqlite'}",
+        MAX_CONTENT_LENGTH=16 * 1024,
+        PUBLIC_URL=None,                 # set by ``spies-lies serve``
+        SSE_KEEPALIVE=15.0,
+        JSON_SORT_KEYS=False,
+    )
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = _secret_key(instance)
+    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
+        app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", {"connect_args": {"timeout": 15}})
+
+    db.init_app(app)
+    migrate.init_app(app, db, directory=str(MIGRATIONS))
+    with app.app_context():
+        upgrade(directory=str(MIGRATIONS))
+
+    from . import api, live, pages
+    app.register_blueprint(api.bp)
+    app.register_blueprint(live.bp)
+    app.register_blueprint(pages.bp)
+    api.register_errors(app)
+    return app

@@ -1,0 +1,101 @@
+"""The HTML pages: create a table, the host screen, the phone, the rules; QR images."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+from urllib.parse import urlsplit
+
+import qrcode
+import qrcode.image.svg
+from flask import Blueprint, Response, current_app, render_template, request
+
+from . import game
+
+bp = Blueprint("pages", __name__)
+
+
+def public_url() -> str:
+    """The address phones can reach: --public-url, else this machine's LAN address."""
+    configured = current_app.config.get("PUBLIC_URL")
+    if configured:
+        return configured.rstrip("/")
+    root = request.host_url.rstrip("/")
+    parts = urlsplit(root)
+    host = parts.hostname or ""
+    if host in ("localhost", "127.0.0.1", "::1") or host.startswith("127."):
+        from ..serve import lan_ipv4
+        port = f":{parts.port}" if parts.port else ""
+        return f"{parts.scheme}://{lan_ipv4()}{port}"
+    return root
+
+
+def join_url(code: str) -> str:
+    return f"{public_url()}/j/{code}"
+
+
+def _helptext() -> dict[str, Any]:
+    try:
+        from .. import helptext
+    except ImportError:
+        return {"ranks": [], "rules": []}
+    return {"ranks": list(getattr(helptext, "RANKS", [])),
+            "rules": list(getattr(helptext, "RULES", []))}
+
+
+@bp.get("/")
+def index() -> str:
+    """Create a table: wall distance and team play."""
+    return render_template("index.html")
+
+
+@bp.get("/t/<code>")
+def host(code: str) -> str:
+    """The shared screen for the TV."""
+    table = game.load(code)
+    return render_template("host.html", code=table.code, join_url=join_url(table.code),
+                           public=public_url())
+
+
+@bp.get("/j/<code>")
+def phone(code: str) -> str:
+    """A phone at the table: join, then only what it can do now."""
+    table = game.load(code)
+    return render_template("phone.html", code=table.code, teams=table.teams)
+
+
+@bp.get("/j")
+def phone_enter() -> str:
+    """Type the table code by hand."""
+    code = (request.args.get("code") or "").strip().upper()
+    if code:
+        table = game.load(code)
+        return render_template("phone.html", code=table.code, teams=table.teams)
+    return render_template("enter.html")
+
+
+@bp.get("/rules")
+def rules() -> str:
+    """Every rank and every rule by id, searchable."""
+    return render_template("rules.html", help=_helptext())
+
+
+@bp.get("/rules.json")
+def rules_json() -> Response:
+    """The rules as data, for the phone's rules panel."""
+    resp = current_app.json.response(_helptext())
+    resp.headers["Cache-Control"] = "public, max-age=300"
+    return resp
+
+
+@bp.get("/qr/<code>.svg")
+def qr(code: str) -> Response:
+    """The join QR code of a table as SVG, drawn on the server."""
+    table = game.load(code)
+    img = qrcode.make(join_url(table.code), image_factory=qrcode.image.svg.SvgPathImage,
+                      border=2, box_size=10)
+    buf = io.BytesIO()
+    img.save(buf)
+    resp = Response(buf.getvalue(), mimetype="image/svg+xml")
+    resp.headers["Cache-Control"] = "no-cache"
+    return resp

@@ -1,0 +1,113 @@
+"""Fixtures for the web tests: an app on a fresh database, a client, players as seats."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from companion.web import create_app
+
+ORIGIN = "http://localhost"
+_keys = itertools.count(1)
+
+
+@pytest.fixture
+def app(tmp_path):
+    app = create_app({"TESTING": True, "SECRET_KEY": "test",
+                      "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'test.sqlite'}"})
+    yield app
+    from companion.web.models import db
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+class Player:
+    """One screen at the table (a seat's phone, or the host screen) talking over HTTP."""
+
+    def __init__(self, client, code: str, secret: str | None = None, name: str = "host") -> None:
+        self.client = client
+        self.code = code
+        self.secret = secret
+        self.name = name
+        self.version = 0
+        self.view: dict[str, Any] = {}
+        self.seat: dict[str, Any] | None = None
+
+    def headers(self) -> dict[str, str]:
+        h = {"Origin": ORIGIN}
+        if self.secret:
+            h["Authorization"] = f"Bearer {self.secret}"
+        return h
+
+    def refresh(self) -> dict[str, Any]:
+        r = self.client.get(f"/api/tables/{self.code}/state", headers=self.headers())
+        assert r.status_code == 200, r.get_json()
+        self.view = r.get_json()["view"]
+        self.version = self.view["version"]
+        return self.view
+
+    @property
+    def state(self) -> dict[str, Any]:
+        return self.view["state"]
+
+    def post(self, path: str, body: dict[str, Any], expect: int | None = None,
+             key: str | None = None, fresh: bool = True) -> Any:
+        """POST as this screen; ``fresh`` first catches up, as the live push would have."""
+        if fresh and self.secret is not None:
+            self.refresh()
+        body = {"version": self.version, "idempotency_key": key or f"key-{next(_keys):06d}",
+                **body}
+        r = self.client.post(f"/api/tables/{self.code}{path}", json=body, headers=self.headers())
+        data = r.get_json()
+        if expect is not None:
+            assert r.status_code == expect, (r.status_code, data)
+        if "view" in data:
+            self.view = data["view"]
+            self.version = self.view["version"]
+        return r
+
+    def event(self, event: dict[str, Any], expect: int = 201) -> Any:
+        return self.post("/events", {"event": event}, expect)
+
+    def draft(self, step: str, value: Any, expect: int = 200) -> Any:
+        return self.post("/draft", {"step": step, "value": value}, expect)
+
+    def undo(self, expect: int = 200) -> Any:
+        return self.post("/undo", {}, expect)
+
+
+@pytest.fixture
+def table(client):
+    """A fresh table (wall distance 2, no teams) and its host screen."""
+    def make(wall_distance: int = 2, teams: bool = False) -> Player:
+        r = client.post("/api/tables", json={"wall_distance": wall_distance, "teams": teams},
+                        headers={"Origin": ORIGIN})
+        assert r.status_code == 201, r.get_json()
+        d = r.get_json()
+        host = Player(client, d["code"], d["host_secret"])
+        host.refresh()
+        return host
+    return make
+
+
+def sit(host: Player, side: str, name: str, part: int | None = None,
+        expect: int = 201) -> Player:
+    """A phone joins the table as ``side`` (and ``part`` in team play)."""
+    p = Player(host.client, host.code, None, name)
+    p.refresh()
+    body: dict[str, Any] = {"side": side, "name": name}
+    if part is not None:
+        body["part"] = part
+    r = p.post("/seats", body, expect)
+    d = r.get_json()
+    p.secret = d["secret"]
+    p.seat = d["seat"]
+    return p
