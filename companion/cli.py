@@ -30,8 +30,12 @@ def _replay(args: argparse.Namespace) -> int:
     except RecordError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    json.dump(replay_output(state), sys.stdout, indent=2 if args.pretty else None)
-    sys.stdout.write("\n")
+    text = json.dumps(replay_output(state), indent=2 if args.pretty else None)
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. piped into head: not an error of the record
+        sys.stderr.close()
     return 0
 
 

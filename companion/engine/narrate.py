@@ -15,8 +15,8 @@ from typing import Any
 from .events import RANK_NAMES, other
 
 _EFFECT_WORDS = {
-    "spy": "{enemy}'s Marshal is neutralised for {side} this round",
-    "miner": "{enemy}'s Bomb is neutralised for {side} this round",
+    "spy": "{enemy}'s Marshal is powerless against {side} this round",
+    "miner": "{enemy}'s Bomb is powerless against {side} this round",
     "scout": "{side}'s identifications score 4 this round",
     "bomb": "{side}'s next reveal retreats whatever the guess",
 }
