@@ -75,6 +75,8 @@ def _corrupt(d: dict, rng: random.Random) -> dict:
     how = rng.randrange(9)
     i = rng.randrange(len(events))
     e = events[i]
+    if not isinstance(e, dict):   # an earlier corruption left junk here
+        how = rng.choice([0, 1, 2, 7])
     junk = rng.choice([None, -1, 0, 11, 99, "x", "", True, False, 2.5, [], {}, [1, 2], {"1": 2}])
     if how == 0:
         del events[i]
