@@ -246,6 +246,10 @@ class Transaction:
         try:
             if exc[0] is not None:
                 db.session.rollback()
+                err = exc[1]
+                if isinstance(err, ApiError) and err.status == 409 and err.view is None:
+                    db.session.refresh(self.table)
+                    err.view = public_view(self.table)
         finally:
             self.lock.release()
 
@@ -413,7 +417,7 @@ def post_event(tx: Transaction, actor: Actor) -> None:
     if exp.type == event.type and exp.sides:
         side = getattr(event, "side", None)
         if not any(_may(actor, s) for s in exp.sides) or (side and not _may(actor, side)):
-            who = " or ".join(exp.sides)
+            who = side if side in exp.sides else " or ".join(exp.sides)
             raise ApiError(403, f"this is for {who}'s phone to record: {exp.text}",
                            code="wrong_seat")
     elif exp.type == event.type and actor.seat is not None and actor.seat.status != "active":

@@ -38,9 +38,11 @@ def _helptext() -> dict[str, Any]:
     try:
         from .. import helptext
     except ImportError:
-        return {"ranks": [], "rules": []}
+        return {"ranks": [], "rules": [], "phases": {}, "glossary": []}
     return {"ranks": list(getattr(helptext, "RANKS", [])),
-            "rules": list(getattr(helptext, "RULES", []))}
+            "rules": list(getattr(helptext, "RULES", [])),
+            "phases": dict(getattr(helptext, "PHASES", {})),
+            "glossary": list(getattr(helptext, "GLOSSARY", []))}
 
 
 @bp.get("/")

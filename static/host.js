@@ -1,0 +1,207 @@
+/* The shared screen: draws the board (SVG) and the table's story from the view. */
+"use strict";
+(() => {
+  const $ = id => document.getElementById(id);
+  const {esc, cap, mark, NAMES} = SL;
+  SL.secret = localStorage.getItem("sl-host-" + SL.code);
+  let connected = [];
+  const COL = {red: "#ff5b4f", blue: "#55a8ff", redBg: "#5a1d19", blueBg: "#173a63", gold: "#f2c14e",
+               line: "#33473c", ink: "#f3efe2", dim: "#a9b5ad"};
+
+  const t = (x, y, s, o = {}) => `<text x="${x}" y="${y}" font-size="${o.size || 26}" fill="${o.fill || COL.ink}"
+    text-anchor="${o.anchor || "middle"}" font-weight="${o.weight || 600}" ${o.extra || ""}>${esc(s)}</text>`;
+  // a side's token: red a square with R, blue a circle with B (never colour alone)
+  function token(side, x, y, r) {
+    const shape = side === "red"
+      ? `<rect x="${x - r}" y="${y - r}" width="${2 * r}" height="${2 * r}" rx="${r / 5}" fill="${COL.red}" stroke="#fff" stroke-width="3"/>`
+      : `<circle cx="${x}" cy="${y}" r="${r}" fill="${COL.blue}" stroke="#fff" stroke-width="3"/>`;
+    return shape + t(x, y + r * 0.38, side === "red" ? "R" : "B", {size: r * 1.1, weight: 800, fill: side === "red" ? "#fff" : "#06203d"});
+  }
+
+  function daTrack(s) {
+    const W = s.wall_distance, n = 2 * W + 3, x0 = 40, w = 1160 / n, y = 44, h = 64;
+    let out = t(x0, 30, "Double agent", {anchor: "start", size: 24, fill: COL.dim});
+    out += t(620, 30, "centre", {size: 22, fill: COL.dim});
+    for (let p = -(W + 1); p <= W + 1; p++) {
+      const x = x0 + (p + W + 1) * w, a = Math.abs(p);
+      let fill = p < 0 ? "#3a1c19" : p > 0 ? "#172c44" : "#2d2a16";
+      let label = String(a);
+      if (a === W) fill = p < 0 ? "#7a2b24" : "#24507f";
+      if (a === W + 1) fill = "#111";
+      out += `<rect x="${x + 2}" y="${y}" width="${w - 4}" height="${h}" rx="6" fill="${fill}" stroke="${COL.line}" stroke-width="2"/>`;
+      if (a === W) out += `<path d="M${x + 4} ${y + 20}h${w - 8}M${x + 4} ${y + 42}h${w - 8}M${x + w / 2} ${y}v20M${x + w / 4} ${y + 20}v22M${x + 3 * w / 4} ${y + 20}v22M${x + w / 2} ${y + 42}v22" stroke="#0008" stroke-width="3"/>`;
+      if (a === W + 1) {
+        const side = p < 0 ? "red" : "blue";
+        out += `<path d="M${x + w * 0.35} ${y + 54}V${y + 10}l${w * 0.4} 12l-${w * 0.4} 12" fill="${COL[side]}" stroke="#fff" stroke-width="2"/>`;
+        label = "flag";
+      }
+      out += t(x + w / 2, y + h + 24, a === W ? "wall" : label, {size: 20, fill: COL.dim});
+    }
+    out += t(x0, y + h + 50, "◀ red's fort · red territory", {anchor: "start", size: 22, fill: COL.red});
+    out += t(1200, y + h + 50, "blue territory · blue's fort ▶", {anchor: "end", size: 22, fill: COL.blue});
+    const dx = x0 + (s.da + W + 1 + 0.5) * w;
+    out += `<g><rect x="${dx - 20}" y="${y + 6}" width="40" height="52" rx="6" fill="#000" stroke="${COL.gold}" stroke-width="4"/>
+      ${t(dx, y + 40, "DA", {size: 20, weight: 800, fill: COL.gold})}</g>`;
+    return out;
+  }
+
+  function ipTrack(s, side, y) {
+    const x0 = 190, w = 80;
+    let out = token(side, 60, y + 26, 20) + t(92, y + 36, "IP", {anchor: "start", size: 28, weight: 800});
+    for (let i = 0; i <= 10; i++) {
+      const x = x0 + i * w;
+      out += `<rect x="${x}" y="${y}" width="${w - 6}" height="52" rx="8" fill="${i === 10 ? "#2d2a16" : "#15201a"}" stroke="${COL.line}" stroke-width="2"/>`;
+      out += t(x + (w - 6) / 2, y + 36, i, {size: 24, fill: COL.dim});
+    }
+    const v = Math.max(0, Math.min(10, s.ip[side]));
+    out += token(side, x0 + v * w + (w - 6) / 2, y + 26, 24);
+    const st = s.stats[side];
+    out += t(1090, y + 36, `${st.infiltrations} infiltration${st.infiltrations === 1 ? "" : "s"}`, {size: 24, fill: COL.dim});
+    return out;
+  }
+
+  function card(x, y, w, h, info) {
+    // info: {rank, outcome, deception, facedown, mission, token, current, side}
+    const cx = x + w / 2, cy = y + h / 2;
+    let body;
+    if (info.rank == null) {
+      body = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="#1f2a24" stroke="${info.current ? COL.gold : COL.line}" stroke-width="${info.current ? 6 : 3}"/>
+        <rect x="${x + 10}" y="${y + 10}" width="${w - 20}" height="${h - 20}" rx="8" fill="none" stroke="${COL[info.side]}" stroke-opacity=".45" stroke-width="2" stroke-dasharray="6 6"/>
+        ${t(cx, cy + 12, "?", {size: 44, fill: COL.dim})}`;
+    } else {
+      const act = info.outcome === "activated";
+      body = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="${info.side === "red" ? COL.redBg : COL.blueBg}" stroke="${act ? COL.gold : "#fff"}" stroke-width="${act ? 6 : 2}"/>
+        ${t(cx, cy + 6, info.rank, {size: 64, weight: 800})}
+        ${t(cx, y + h - 18, NAMES[info.rank], {size: 20})}`;
+      if (!act) body = `<g transform="rotate(-20 ${cx} ${cy})" opacity=".8">${body}</g>`;
+    }
+    let extra = t(cx, y + h + 30, `mission ${info.mission}`, {size: 22, fill: COL.dim});
+    if (info.token) extra += `<circle cx="${x + w - 8}" cy="${y + 8}" r="16" fill="${COL.gold}" stroke="#000" stroke-width="2"/>${t(x + w - 8, y + 16, "i", {size: 22, weight: 800, fill: "#000"})}`;
+    if (info.deception) extra += `<rect x="${x - 10}" y="${y + h - 40}" width="52" height="30" rx="6" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(x + 16, y + h - 18, "DT", {size: 20, weight: 800})}`;
+    if (info.outcome && info.outcome !== "activated") extra += t(cx, y - 12, info.outcome === "identified" ? "retreated" : "neutralised", {size: 20, fill: COL.dim});
+    if (info.outcome === "activated") extra += t(cx, y - 12, "activated", {size: 20, fill: COL.gold, weight: 800});
+    return body + extra;
+  }
+
+  function missions(v, side, y) {
+    const s = v.state, d = v.draft;
+    const today = {};
+    for (const r of s.reveals) if (r.day === s.day && r.owner === side) today[r.mission] = r;
+    let out = token(side, 60, y + 60, 26) + t(60, y + 130, cap(side), {size: 26, fill: COL[side], weight: 800});
+    for (let m = 1; m <= 4; m++) {
+      const r = today[m];
+      out += card(130 + (m - 1) * 140, y, 116, 160, {
+        side, mission: m, rank: r ? r.actual : null, outcome: r && r.outcome, deception: r && r.deception,
+        token: s.tokens[side] && s.tokens[side].includes(m),
+        current: d && d.owner === side && d.mission === m});
+    }
+    return out;
+  }
+
+  function smallCard(x, y, rank, side) {
+    return `<rect x="${x}" y="${y}" width="62" height="84" rx="8" fill="${side === "red" ? COL.redBg : COL.blueBg}" stroke="#fff" stroke-width="2" opacity=".75"/>
+      ${t(x + 31, y + 48, rank, {size: 32, weight: 800})}${t(x + 31, y + 74, NAMES[rank].slice(0, 5), {size: 14})}`;
+  }
+
+  function sidePanel(s, side, y) {
+    let out = t(960, y + 20, "exhausted", {anchor: "start", size: 22, fill: COL.dim});
+    const ex = s.phase === "setup" || s.phase === "round_end" ? (s.drawn[side] || []) : s.exhausted[side];
+    ex.forEach((r, i) => { out += smallCard(960 + i * 72, y + 32, r, side); });
+    if (!ex.length) out += t(960, y + 80, "—", {anchor: "start", size: 26, fill: COL.dim});
+    out += t(1110, y + 20, "DT", {anchor: "start", size: 22, fill: COL.dim});
+    for (let i = 0; i < s.dt[side]; i++)
+      out += `<circle cx="${1128 + i * 46}" cy="${y + 70}" r="19" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(1128 + i * 46, y + 78, side === "red" ? "R" : "B", {size: 20, weight: 800})}`;
+    if (!s.dt[side]) out += t(1110, y + 80, "none", {anchor: "start", size: 24, fill: COL.dim});
+    const eff = s.effects[side];
+    if (eff.length) out += t(960, y + 150, "in play: " + eff.join(", "), {anchor: "start", size: 20, fill: COL.gold});
+    return out;
+  }
+
+  function intel(s) {
+    let out = t(770, 312, "Intel card", {size: 22, fill: COL.dim});
+    const x = 690, y = 326, w = 160, h = 250;
+    out += `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="14" fill="${s.intel ? "#2d2a16" : "#151d18"}" stroke="${COL.gold}" stroke-width="3"/>`;
+    if (s.intel) s.intel.forEach((r, i) => { out += t(x + 36, y + 52 + i * 56, r, {size: 36, weight: 800, fill: COL.gold}) + t(x + 64, y + 48 + i * 56, NAMES[r], {size: 20, anchor: "start"}); });
+    else out += t(x + w / 2, y + h / 2, "not yet", {size: 24, fill: COL.dim});
+    out += t(690, 622, "DT supply", {anchor: "start", size: 22, fill: COL.dim});
+    for (let i = 0; i < s.dt.supply; i++) out += `<circle cx="${712 + i * 44}" cy="${656}" r="18" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>`;
+    if (!s.dt.supply) out += t(690, 662, "empty", {anchor: "start", size: 22, fill: COL.dim});
+    if (s.old_intel.length) {
+      out += t(690, 712, "old intel: " + s.old_intel.map(c => c.join("·")).join("  "), {anchor: "start", size: 22, fill: COL.dim});
+    }
+    return out;
+  }
+
+  function draw(v) {
+    const s = v.state;
+    $("board").innerHTML = daTrack(s) + ipTrack(s, "red", 170) + ipTrack(s, "blue", 232)
+      + missions(v, "red", 340) + missions(v, "blue", 560) + intel(s)
+      + sidePanel(s, "red", 330) + sidePanel(s, "blue", 550);
+    $("day").innerHTML = [1, 2, 3].map(d => `<span class="${d === s.day ? "on" : ""}" title="day ${d}">${d}</span>`).join("");
+    let next = s.next.text;
+    const d = v.draft;
+    if (d) {
+      const step = {deception: `${cap(d.owner)}: deception token on mission ${d.mission}?`,
+        guess: `${cap(d.guesser)}: guess ${d.owner}'s mission ${d.mission}`,
+        actual: `${cap(d.owner)}: turn up mission ${d.mission} — ${cap(d.guesser)} guessed ${NAMES[d.guess]}`,
+        choice: `${cap(d.owner)}: choose what the ${NAMES[d.actual]} does`}[d.step];
+      next = step + (d.deception ? " · deception token played" : "");
+    }
+    $("next").textContent = s.end && s.phase !== "capture_check" ? s.end : next;
+    const lastRev = s.reveals[s.reveals.length - 1];
+    $("narration").textContent = lastRev ? lastRev.narration : "No reveal yet.";
+    $("narration").classList.toggle("muted", !lastRev);
+    const today = s.reveals.filter(r => r.day === s.day).map(r => r.narration);
+    const items = today.length ? today.slice(0, -1).reverse() : v.log.slice(-6).reverse().map(l => l.text);
+    $("history").innerHTML = items.map(x => `<li>${esc(x)}</li>`).join("");
+    $("notice").textContent = v.notice || "";
+    $("notice").classList.toggle("hidden", !v.notice);
+    seats(v);
+    end(v);
+  }
+
+  function seats(v) {
+    const on = new Set(connected.map(String));
+    const active = v.seats.filter(x => x.status === "active");
+    $("seats").innerHTML = active.length ? active.map(x => `<span class="seat">${mark(x.side)}
+      ${esc(x.name)}${x.part ? ` <span class="muted">(${x.part === 1 ? "1-2" : "3-4"})</span>` : ""}
+      <span class="dot ${on.has(String(x.id)) ? "on" : ""}" title="${on.has(String(x.id)) ? "connected" : "not connected"}"></span></span>`).join("")
+      : `<span class="muted">No phone seated yet.</span>`;
+    const pending = v.seats.filter(x => x.status === "pending");
+    $("requests").innerHTML = pending.map(x => `<div class="req">${mark(x.side)} ${esc(x.name)} asks for this seat
+      ${SL.secret ? `<button class="primary" data-approve="${x.id}">Let in</button><button data-decline="${x.id}">Keep</button>` : ""}</div>`).join("");
+  }
+
+  function end(v) {
+    const s = v.state, box = $("end");
+    if (s.phase !== "over") { box.classList.add("hidden"); return; }
+    const reason = {flag: "flag captured", flag_cancelled: "flag capture cancelled (cards out of order)",
+      territory: "double agent's territory after day 3", ip: "more IP after day 3", draw: "equal after day 3"}[s.reason];
+    const rows = [["IP now", x => s.ip[x]], ["identifications", x => s.stats[x].identified],
+      ["IP from identifying", x => s.stats[x].ip_identified], ["IP from abilities", x => s.stats[x].ip_abilities],
+      ["IP from deception", x => s.stats[x].ip_deception], ["infiltrations", x => s.stats[x].infiltrations],
+      ["double-agent steps", x => s.stats[x].da_steps], ["cards activated", x => s.stats[x].activated]];
+    box.innerHTML = `<h1>${s.winner === "draw" ? "A draw" : mark(s.winner) + " " + cap(s.winner) + " wins"}</h1>
+      <div>${esc(reason || "")}</div><p>${esc(s.end || "")}</p>
+      <table><tr><th></th><th class="side-red">${mark("red")} Red</th><th class="side-blue">${mark("blue")} Blue</th></tr>
+      ${rows.map(([k, f]) => `<tr><td>${k}</td><td>${f("red")}</td><td>${f("blue")}</td></tr>`).join("")}</table>
+      <p class="muted">Double agent at ${s.da} · <button id="close-end" type="button">Show the board</button></p>`;
+    box.classList.remove("hidden");
+  }
+
+  document.addEventListener("click", async e => {
+    const b = e.target.closest("button");
+    if (!b) return;
+    if (b.id === "close-end") $("end").classList.add("hidden");
+    if (b.id === "undo") {
+      if (!SL.secret) return SL.toast("Only a seated phone or the screen that opened the table can undo.");
+      if (confirm("Undo the last step for everyone?")) await SL.post("/undo", {});
+    }
+    if (b.dataset.approve) await SL.post(`/seats/${b.dataset.approve}/decision`, {approve: true});
+    if (b.dataset.decline) await SL.post(`/seats/${b.dataset.decline}/decision`, {approve: false});
+  });
+
+  SL.onView(draw);
+  SL.onPresence(c => { connected = c; if (SL.view) seats(SL.view); });
+  SL.refresh().then(() => SL.connect("host"));
+})();

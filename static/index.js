@@ -1,0 +1,40 @@
+/* Create a table: wall distance (with a drawing of how to count it) and team play. */
+"use strict";
+(() => {
+  let wall = 4, teams = false;
+  const pic = document.getElementById("wd-pic");
+  function drawPic() {
+    const n = 2 * wall + 3, w = 740 / n;
+    let s = "";
+    for (let p = -(wall + 1); p <= wall + 1; p++) {
+      const x = 10 + (p + wall + 1) * w, a = Math.abs(p);
+      const fill = a === wall + 1 ? "#111" : a === wall ? (p < 0 ? "#7a2b24" : "#24507f") : p === 0 ? "#4a4220" : "#223029";
+      s += `<rect x="${x + 2}" y="20" width="${w - 4}" height="50" rx="5" fill="${fill}" stroke="#33473c" stroke-width="2"/>`;
+      if (p > 0 && p <= wall) s += `<text x="${x + w / 2}" y="52" font-size="22" fill="#f2c14e" text-anchor="middle" font-weight="800">${p}</text>`;
+      if (a === wall + 1) s += `<text x="${x + w / 2}" y="52" font-size="16" fill="#a9b5ad" text-anchor="middle">flag</text>`;
+    }
+    const c = 10 + (wall + 1.5) * w, e = 10 + (2 * wall + 2) * w;
+    s += `<text x="${c}" y="100" font-size="18" fill="#f3efe2" text-anchor="middle">centre</text>`;
+    s += `<text x="${e - w / 2}" y="100" font-size="18" fill="#f3efe2" text-anchor="middle">wall</text>`;
+    s += `<path d="M${c + w / 2} 110 H${e - w}" stroke="#f2c14e" stroke-width="3" marker-end="url(#a)"/>`;
+    s += `<defs><marker id="a" markerWidth="8" markerHeight="8" refX="6" refY="4" orient="auto"><path d="M0 0L8 4L0 8z" fill="#f2c14e"/></marker></defs>`;
+    pic.innerHTML = s;
+    document.getElementById("wd-show").textContent = wall;
+  }
+  document.addEventListener("click", e => {
+    const b = e.target.closest("button");
+    if (!b) return;
+    if (b.dataset.w) { wall = +b.dataset.w; document.querySelectorAll("[data-w]").forEach(x => x.classList.toggle("sel", x === b)); drawPic(); }
+    if (b.dataset.teams) { teams = b.dataset.teams === "1"; document.querySelectorAll("[data-teams]").forEach(x => x.classList.toggle("sel", x === b)); }
+  });
+  document.getElementById("create").addEventListener("submit", async e => {
+    e.preventDefault();
+    const r = await fetch("/api/tables", {method: "POST", headers: {"Content-Type": "application/json"},
+      body: JSON.stringify({wall_distance: wall, teams})});
+    const d = await r.json();
+    if (!r.ok) { alert(d.error); return; }
+    localStorage.setItem("sl-host-" + d.code, d.host_secret);
+    location.href = "/t/" + d.code;
+  });
+  drawPic();
+})();

@@ -1,0 +1,79 @@
+/* Talking to the table: authenticated JSON posts with version and idempotency key,
+   and a live connection (Server-Sent Events, falling back to polling). */
+"use strict";
+const SL = (() => {
+  const code = document.body.dataset.code;
+  let view = null, me = null, secret = null, onView = [], onPresence = [], es = null, pollT = null;
+
+  function key() {
+    const b = new Uint8Array(12); crypto.getRandomValues(b);
+    return Array.from(b, x => x.toString(16).padStart(2, "0")).join("");
+  }
+  function headers() {
+    const h = {"Content-Type": "application/json"};
+    if (secret) h.Authorization = "Bearer " + secret;
+    return h;
+  }
+  function setView(v) {
+    if (!v || (view && v.version < view.version)) return;
+    view = v; onView.forEach(f => f(v));
+  }
+  async function get(path) {
+    const r = await fetch(`/api/tables/${code}${path}`, {headers: headers(), cache: "no-store"});
+    return {status: r.status, data: await r.json()};
+  }
+  async function post(path, body) {
+    const payload = JSON.stringify({version: view ? view.version : 0, idempotency_key: key(), ...body});
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const r = await fetch(`/api/tables/${code}${path}`, {method: "POST", headers: headers(), body: payload});
+        const data = await r.json();
+        if (data.view) setView(data.view);
+        if (!r.ok) toast(data.error || "refused");
+        return {ok: r.ok, status: r.status, data};
+      } catch (e) {          // the same key again: never applied twice
+        if (attempt >= 3) { toast("No connection to the table. Check the Wi-Fi."); return {ok: false, status: 0, data: {}}; }
+        await new Promise(res => setTimeout(res, 600 * (attempt + 1)));
+      }
+    }
+  }
+  async function refresh() {
+    try {
+      const r = await get(view ? `/state?since=${view.version}` : "/state");
+      if (r.status === 401 && secret) { secret = null; me = null; return refresh(); }
+      if (r.data.view) setView(r.data.view);
+      if (r.data.me) me = r.data.me;
+      if (r.data.connected) onPresence.forEach(f => f(r.data.connected));
+      return r;
+    } catch (e) { return null; }
+  }
+  function poll() { clearTimeout(pollT); pollT = setTimeout(async () => { await refresh(); poll(); }, 2000); }
+  function connect(who) {
+    if (es) es.close();
+    if (!window.EventSource) { poll(); return; }
+    es = new EventSource(`/api/tables/${code}/stream?since=${view ? view.version : 0}&seat=${who || "viewer"}`);
+    es.addEventListener("state", e => { clearTimeout(pollT); setView(JSON.parse(e.data)); });
+    es.addEventListener("presence", e => onPresence.forEach(f => f(JSON.parse(e.data).connected)));
+    es.onopen = () => { clearTimeout(pollT); refresh(); };
+    es.onerror = () => poll();      // the browser retries the stream; poll meanwhile
+  }
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });
+  window.addEventListener("online", () => refresh());
+  let toastT;
+  function toast(msg, info) {
+    let t = document.getElementById("toast");
+    if (!t) { t = document.createElement("div"); t.id = "toast"; document.body.appendChild(t); }
+    t.className = "toast" + (info ? " info" : ""); t.textContent = msg; t.hidden = false;
+    clearTimeout(toastT); toastT = setTimeout(() => { t.hidden = true; }, 4500);
+  }
+  const NAMES = ["", "Spy", "Scout", "Miner", "Sergeant", "Lieutenant", "Captain", "Bomb", "Colonel", "General", "Marshal"];
+  const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
+  const mark = side => `<span class="mark ${side}" aria-hidden="true">${side === "red" ? "R" : "B"}</span>`;
+  return {
+    code, key, get, post, refresh, connect, toast, NAMES, esc, cap, mark,
+    get view() { return view; }, get me() { return me; }, set me(m) { me = m; },
+    get secret() { return secret; }, set secret(s) { secret = s; },
+    onView: f => onView.push(f), onPresence: f => onPresence.push(f),
+  };
+})();

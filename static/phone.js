@@ -1,0 +1,246 @@
+/* A phone at the table: join, then only what this seat can do now. */
+"use strict";
+(() => {
+  const $ = id => document.getElementById(id);
+  const {esc, cap, mark, NAMES} = SL;
+  const teams = document.body.dataset.teams === "1";
+  const store = "sl-seat-" + SL.code;
+  let seat = null, picked = [], joinSide = null, joinPart = null, connected = [];
+  try { const s = JSON.parse(localStorage.getItem(store) || "null"); if (s) { seat = s.seat; SL.secret = s.secret; } } catch (e) { /* none */ }
+
+  const other = s => s === "red" ? "blue" : "red";
+  const partName = p => p === 1 ? "missions 1–2" : p === 2 ? "missions 3–4" : "";
+  const mine = (side, part) => seat && seat.side === side && (!teams || !part || seat.part === 0 || seat.part === part);
+  const rankBtn = (r, attrs = "", cls = "") => `<button type="button" class="${cls}" ${attrs}><b>${r}</b>${NAMES[r]}</button>`;
+  const grid = (ranks, data, sel = []) => `<div class="ranks">${ranks.map(r => rankBtn(r, `data-${data}="${r}"`, sel.includes(r) ? "sel" : "")).join("")}</div>`;
+  const range = (a, b) => Array.from({length: b - a + 1}, (_, i) => a + i);
+
+  function header(v) {
+    const s = v.state;
+    $("who").innerHTML = seat ? `${mark(seat.side)} ${esc(seat.name)}${seat.part ? ` <span class="muted">${partName(seat.part)}</span>` : ""}` : `Table ${SL.code}`;
+    $("score").innerHTML = `${mark("red")} ${s.ip.red} · ${mark("blue")} ${s.ip.blue} · DA ${s.da > 0 ? "+" : ""}${s.da} · day ${s.day}`;
+    $("live").classList.toggle("on", !!seat && connected.includes(String(seat.id)));
+    $("notice").textContent = v.notice || "";
+    $("notice").classList.toggle("hidden", !v.notice);
+    const last = s.reveals[s.reveals.length - 1];
+    $("last").textContent = last ? "Last: " + last.narration : "";
+  }
+
+  function joinForm(v) {
+    const taken = (side, part) => v.seats.find(x => x.status === "active" && x.side === side && x.part === part);
+    const parts = teams ? [1, 2] : [0];
+    let h = `<div class="card stack"><label>Your side</label>`;
+    for (const side of ["red", "blue"]) {
+      h += `<div class="row">` + parts.map(p => {
+        const t = taken(side, p);
+        const sel = joinSide === side && joinPart === p ? "sel" : "";
+        return `<button type="button" class="${side} big ${sel}" data-join="${side}:${p}">${mark(side)} ${cap(side)}${p ? " " + partName(p) : ""}${t ? `<br><small class="muted">${esc(t.name)} sits here</small>` : ""}</button>`;
+      }).join("") + `</div>`;
+    }
+    h += `<label for="name">Your name</label><input type="text" id="name" maxlength="40" autocomplete="nickname" value="${esc(localStorage.getItem("sl-name") || "")}">
+      <button type="button" class="primary big" id="do-join">Sit down</button></div>`;
+    return h;
+  }
+
+  function render() {
+    const v = SL.view;
+    if (!v) return;
+    header(v);
+    const s = v.state, exp = s.next, act = $("act");
+    if (seat && !v.seats.some(x => x.id === seat.id)) {
+      localStorage.removeItem(store); seat = null; SL.secret = null;
+      SL.toast("This phone no longer holds a seat: join again.");
+    }
+    if (!seat) { $("next").textContent = "Join the table"; act.innerHTML = joinForm(v); return; }
+    const me = v.seats.find(x => x.id === seat.id);
+    if (me.status === "pending") { $("next").textContent = "Waiting for the big screen to let you take this seat…"; act.innerHTML = ""; return; }
+    $("next").textContent = s.end && s.phase !== "capture_check" ? s.end : exp.text;
+    act.innerHTML = actions(v) || `<div class="card muted">Nothing for you to tap now. ${esc(waitingFor(v))}</div>`;
+  }
+
+  function waitingFor(v) {
+    const d = v.draft;
+    if (!d) return "";
+    const who = d.step === "guess" ? d.guesser : d.owner;
+    const what = {deception: "decide on a deception token", guess: "guess", actual: "turn up the card", choice: "choose"}[d.step];
+    return `Waiting for ${who}${teams ? ` (${partName(d.part)})` : ""} to ${what}.`;
+  }
+
+  function actions(v) {
+    const s = v.state, exp = s.next, side = seat.side;
+    if (exp.type === "exhaust" && exp.sides.includes(side)) {
+      const n = exp.count[side];
+      const pool = s.phase === "round_end" ? Object.values(s.revealed[side]).sort((a, b) => a - b) : range(1, 10);
+      return `<div class="card">Which of your soldiers did ${other(side)} draw${n > 1 ? ` (${n}, double damage)` : ""}?</div>
+        ${grid(pool, "pick", picked)}
+        <button type="button" class="primary big" id="do-exhaust" ${picked.length === n ? "" : "disabled"}>Record ${picked.map(r => NAMES[r]).join(" and ") || "…"}</button>
+        <button type="button" id="do-draw">Draw for me at random</button>`;
+    }
+    if (exp.type === "intel") {
+      const seen = v.seen_intel.map(c => `<button type="button" data-card="${c.join(",")}">${c.join(" · ")}</button>`).join("");
+      return `<div class="card">Tap the four ranks on the intel card.</div>
+        ${seen ? `<div class="stack"><span class="muted">Cards seen in this game:</span>${seen}</div>` : ""}
+        ${grid(range(1, 10), "pick", picked)}
+        <button type="button" class="primary big" id="do-intel" ${picked.length === 4 ? "" : "disabled"}>Record ${picked.length === 4 ? [...picked].sort((a, b) => a - b).join(" · ") : `(${picked.length}/4)`}</button>`;
+    }
+    if (exp.type === "tokens" && exp.sides.includes(side)) {
+      return `<div class="card">Intel card: <b>${s.intel.join(" · ")}</b>. Tap your missions that carry an intel token.</div>
+        <div class="row">${[1, 2, 3, 4].map(m => `<button type="button" class="big ${picked.includes(m) ? "sel" : ""}" data-pick="${m}">${m}</button>`).join("")}</div>
+        <button type="button" class="primary big" id="do-tokens">${picked.length ? "Tokens on " + [...picked].sort().join(", ") : "No intel tokens"}</button>`;
+    }
+    if (exp.type === "start") {
+      if (!exp.sides.length) return `<button type="button" class="primary big" id="do-spin">Spin for the starting side</button>
+        <div class="row"><button type="button" class="red" data-start="red">${mark("red")} Red starts</button><button type="button" class="blue" data-start="blue">${mark("blue")} Blue starts</button></div>`;
+      return `<button type="button" class="primary big" data-start="${exp.sides[0]}">${cap(exp.sides[0])} starts day ${s.day}</button>`;
+    }
+    const d = v.draft;
+    if (d && mine(d.side, d.part)) {
+      if (d.step === "deception") return `<div class="card">${cap(d.guesser)} will guess your mission ${d.mission}. Play a deception token on it? You hold ${s.dt[side]}.</div>
+        <div class="row"><button type="button" class="primary big" data-dec="1">Play token</button><button type="button" class="big" data-dec="0">No token</button></div>`;
+      if (d.step === "guess") return `<div class="card">Guess ${d.owner}'s mission ${d.mission}. ${d.token ? "It carries an intel token." : "No intel token on it."}${d.deception ? " A deception token lies on it." : ""}</div>${grid(range(1, 10), "guess")}`;
+      if (d.step === "actual") return `<div class="card">${cap(d.guesser)} guessed <b>${NAMES[d.guess]}</b> for your mission ${d.mission}. Turn it up and tap its rank.</div>${grid(d.ranks, "actual")}`;
+      if (d.step === "choice") return `<div class="card">Your ${NAMES[d.actual]} is activated. Choose:</div>` + d.choices.map(o =>
+        `<button type="button" class="choice big" data-choice="${esc(o.choice)}">${esc(o.label)}<small>${summary(o)}</small></button>`).join("");
+    }
+    if (exp.type === "check" && exp.sides.includes(side)) {
+      const down = [1, 2, 3, 4].filter(m => !(String(m) in s.revealed[side]));
+      if (!down.length) return `<div class="card">All your cards are face up.</div><button type="button" class="primary big" id="do-check">Confirm the capture check</button>`;
+      const ranks = range(1, 10).filter(r => !Object.values(s.revealed[side]).includes(r) && !s.exhausted[side].includes(r));
+      const m = down[picked.length];
+      if (m) return `<div class="card">Capture check: turn up mission ${m} and tap its rank.</div>${grid(ranks.filter(r => !picked.includes(r)), "pick")}`;
+      return `<div class="card">Missions ${down.join(", ")}: ${picked.map(r => NAMES[r]).join(", ")}</div><button type="button" class="primary big" id="do-check">Confirm</button><button type="button" id="do-clear">Start again</button>`;
+    }
+    if (s.phase === "over") return `<div class="card big">${esc(s.end)}</div><a href="/api/tables/${SL.code}/record" download>Save the game record</a>`;
+    return "";
+  }
+
+  function summary(o) {
+    const c = (n) => n > 0 ? `+${n}` : `${n}`;
+    let t = `IP red ${o.ip.red} (${c(o.ip_change.red)}), blue ${o.ip.blue} (${c(o.ip_change.blue)}) · DA ${o.da}${o.da_change ? ` (${c(o.da_change)})` : ""}`;
+    if (o.winner) t += ` · ${o.winner} wins`;
+    return esc(t);
+  }
+
+  async function act(path, body) {
+    const r = await SL.post(path, body);
+    if (r.ok) { picked = []; if (r.data.text) SL.toast(r.data.text, true); }
+    render();
+    return r;
+  }
+  const ev = e => act("/events", {event: e});
+
+  document.addEventListener("click", async e => {
+    const b = e.target.closest("button");
+    if (!b) return;
+    const v = SL.view, s = v && v.state;
+    if (b.dataset.join) {
+      const [side, p] = b.dataset.join.split(":"); joinSide = side; joinPart = +p; render(); return;
+    }
+    if (b.id === "do-join") {
+      const name = $("name").value.trim();
+      if (!joinSide) return SL.toast("Choose a side first.");
+      if (!name) return SL.toast("Type your name.");
+      localStorage.setItem("sl-name", name);
+      const body = {side: joinSide, name};
+      if (teams) body.part = joinPart;
+      const r = await SL.post("/seats", body);
+      if (r.ok) {
+        seat = r.data.seat; SL.secret = r.data.secret;
+        localStorage.setItem(store, JSON.stringify({seat, secret: r.data.secret}));
+        SL.connect(seat.id);
+      }
+      render(); return;
+    }
+    if (b.dataset.pick) {
+      const x = +b.dataset.pick, exp = s.next;
+      if (picked.includes(x)) picked = picked.filter(y => y !== x);
+      else {
+        const max = exp.type === "exhaust" ? exp.count[seat.side] : exp.type === "intel" ? 4 : 10;
+        if (picked.length >= max) picked.shift();
+        picked.push(x);
+      }
+      render(); return;
+    }
+    if (b.dataset.card) { picked = b.dataset.card.split(",").map(Number); render(); return; }
+    if (b.id === "do-exhaust") return ev({type: "exhaust", side: seat.side, ranks: picked});
+    if (b.id === "do-draw") return ev({type: "exhaust", side: seat.side, random: true});
+    if (b.id === "do-intel") return ev({type: "intel", ranks: [...picked].sort((a, c) => a - c)});
+    if (b.id === "do-tokens") return ev({type: "tokens", side: seat.side, missions: [...picked].sort()});
+    if (b.id === "do-spin") return ev({type: "start", random: true});
+    if (b.dataset.start) return ev({type: "start", side: b.dataset.start});
+    if (b.dataset.dec) return act("/draft", {step: "deception", value: b.dataset.dec === "1"});
+    if (b.dataset.guess) return act("/draft", {step: "guess", value: +b.dataset.guess});
+    if (b.dataset.actual) return act("/draft", {step: "actual", value: +b.dataset.actual});
+    if (b.dataset.choice) return act("/draft", {step: "choice", value: b.dataset.choice});
+    if (b.id === "do-clear") { picked = []; render(); return; }
+    if (b.id === "do-check") {
+      const down = [1, 2, 3, 4].filter(m => !(String(m) in s.revealed[seat.side]));
+      const ranks = {}; down.forEach((m, i) => { ranks[m] = picked[i]; });
+      return ev({type: "check", side: seat.side, ranks});
+    }
+    if (b.id === "b-undo") {
+      if (!seat) return SL.toast("Join the table first.");
+      if (confirm("Undo the last step for everyone at the table?")) act("/undo", {});
+      return;
+    }
+    if (b.id === "b-rules") return openRules();
+    if (b.id === "b-calc") return openCalc(seat ? seat.side : "red");
+    if (b.id === "panel-close") { $("panel").classList.add("hidden"); return; }
+    if (b.dataset.calcside) return openCalc(b.dataset.calcside);
+    if (b.dataset.calc) return calc(b.dataset.side, +b.dataset.calc);
+  });
+
+  // --- panels: rules at hand and the ability calculator ---
+  function panel(title, html) {
+    $("panel-title").textContent = title; $("panel-body").innerHTML = html; $("panel").classList.remove("hidden");
+  }
+  let help = null;
+  async function openRules() {
+    if (!help) help = await (await fetch("/rules.json")).json();
+    const phase = SL.view ? SL.view.state.phase : "setup";
+    panel("Rules", `<input type="search" id="q" placeholder="Search: captain, R45, deception…"><div id="rl"></div>`);
+    const list = q => {
+      q = q.trim().toLowerCase();
+      const hit = x => !q || JSON.stringify(x).toLowerCase().includes(q);
+      const now = help.rules.filter(r => (r.phases || []).includes(phase));
+      const ph = help.phases[phase];
+      let h = !q && ph ? `<div class="rule"><h3>Now: ${esc(ph.title)}</h3><p>${esc(ph.text)}</p></div>` : "";
+      const rules = q ? help.rules.filter(hit) : [...now, ...help.rules.filter(r => !now.includes(r))];
+      h += help.ranks.filter(hit).map(r => `<div class="rule"><h3><a href="/rules#${r.rule}" target="_blank">${r.rank} ${esc(r.name)}</a><span class="tag">${r.rule}</span></h3><p>${esc(r.ability)}</p></div>`).join("");
+      h += rules.map(r => `<div class="rule"><h3><a href="/rules#${r.id}" target="_blank">${r.id} ${esc(r.title)}</a>${(r.phases || []).includes(phase) ? '<span class="tag">now</span>' : ""}</h3><p>${esc(r.text)}</p></div>`).join("");
+      $("rl").innerHTML = h || `<p class="muted">Nothing matches.</p>`;
+    };
+    $("q").addEventListener("input", e => list(e.target.value));
+    list("");
+  }
+  function openCalc(side) {
+    panel("Ability calculator", `<p class="muted">If this card were activated now, what would happen? Worked out by the referee on the game as it stands.</p>
+      <div class="row"><button type="button" class="red ${side === "red" ? "sel" : ""}" data-calcside="red">${mark("red")} Red's card</button>
+      <button type="button" class="blue ${side === "blue" ? "sel" : ""}" data-calcside="blue">${mark("blue")} Blue's card</button></div>
+      <div class="ranks" style="margin-top:10px">${range(1, 10).map(r => rankBtn(r, `data-calc="${r}" data-side="${side}"`)).join("")}</div><div id="calc-out" class="stack" style="margin-top:12px"></div>`);
+  }
+  async function calc(side, rank) {
+    const r = await SL.get(`/preview?side=${side}&rank=${rank}`);
+    if (r.status !== 200) return SL.toast(r.data.error);
+    $("calc-out").innerHTML = r.data.options.map(o => `<div class="card"><b>${esc(o.label)}</b><br>${summary(o)}
+      <br><span class="muted">${o.effects.map(effect).filter(Boolean).join("; ") || "no effect"}</span></div>`).join("");
+  }
+  function effect(e) {
+    switch (e.kind) {
+      case "ip": return `${e.side} +${e.amount} IP`;
+      case "drain": return `${e.side} −${e.amount} IP`;
+      case "infiltrate": return `${e.side} infiltrates`;
+      case "da": return e.steps ? `DA ${e.steps} step${e.steps > 1 ? "s" : ""} toward ${other(e.side)}` : "DA cannot move";
+      case "flag": return `${e.side} captures the flag`;
+      case "dt": return `${e.side} takes a deception token`;
+      case "effect": return `${e.side}: ${e.effect} effect this round`;
+      case "use": return `uses the exhausted ${NAMES[e.rank]}`;
+      case "fizzle": return "no effect (neutralised)";
+      default: return e.kind;
+    }
+  }
+
+  SL.onView(render);
+  SL.onPresence(c => { connected = c; if (SL.view) header(SL.view); });
+  SL.refresh().then(() => SL.connect(seat ? seat.id : "viewer"));
+})();

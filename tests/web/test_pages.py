@@ -1,0 +1,65 @@
+"""The pages render, carry no outside resources, and the QR code points at the LAN."""
+
+from __future__ import annotations
+
+import re
+
+from .conftest import ORIGIN
+
+
+def test_pages_render_without_outside_resources(table, client):
+    host = table()
+    for path in ["/", f"/t/{host.code}", f"/j/{host.code}", "/j", "/rules",
+                 f"/j?code={host.code.lower()}"]:
+        r = client.get(path)
+        assert r.status_code == 200, path
+        html = r.get_data(as_text=True)
+        for ref in re.findall(r'(?:src|href)="([^"]+)"', html):
+            assert not ref.startswith(("http:", "https:", "//")), (path, ref)
+        for asset in re.findall(r'(?:src|href)="(/static/[^"]+)"', html):
+            a = client.get(asset)
+            assert a.status_code == 200, asset
+            body = a.get_data(as_text=True)
+            assert "http://" not in body and "https://" not in body, asset
+            a.close()
+
+
+def test_rules_page_lists_every_rule_by_id(client):
+    from companion import helptext
+    html = client.get("/rules").get_data(as_text=True)
+    for r in helptext.RULES:
+        assert f'id="{r["id"]}"' in html
+    data = client.get("/rules.json").get_json()
+    assert len(data["ranks"]) == 10 and data["rules"]
+
+
+def test_host_page_shows_code_and_lan_address(table, client):
+    host = table()
+    html = client.get(f"/t/{host.code}").get_data(as_text=True)
+    assert host.code in html
+    assert "localhost" not in html and "127.0.0.1" not in html
+    svg = client.get(f"/qr/{host.code}.svg")
+    assert svg.status_code == 200 and svg.mimetype == "image/svg+xml"
+
+
+def test_public_url_overrides_the_lan_address(tmp_path):
+    from companion.web import create_app
+    app = create_app({"TESTING": True, "SECRET_KEY": "t", "PUBLIC_URL": "https://table.example.org",
+                      "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'x.sqlite'}"})
+    c = app.test_client()
+    code = c.post("/api/tables", json={}, headers={"Origin": ORIGIN}).get_json()["code"]
+    html = c.get(f"/t/{code}").get_data(as_text=True)
+    assert "https://table.example.org/j" in html
+    # a page served through the tunnel may post from the public origin
+    r = c.post("/api/tables", json={}, headers={"Origin": "https://table.example.org"})
+    assert r.status_code == 201
+
+
+def test_ability_calculator(table, client):
+    host = table()
+    r = client.get(f"/api/tables/{host.code}/preview?side=red&rank=10")
+    opts = r.get_json()["options"]
+    assert [o["choice"] for o in opts] == ["ip", "drain"]
+    assert opts[0]["ip"]["red"] == 0 and opts[0]["da"] == 1    # +10 infiltrates on day 1
+    r = client.get(f"/api/tables/{host.code}/preview?side=green&rank=10")
+    assert r.status_code == 400 and r.get_json()["field"] == "side"
