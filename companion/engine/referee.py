@@ -83,15 +83,21 @@ class State:
 
     def copy(self) -> "State":
         c = State.__new__(State)
-        for name in ("options", "wall", "events", "day", "phase", "da", "supply", "intel",
-                     "old_intel", "starter", "last_starter", "round_reveals", "winner",
-                     "reason", "capturer", "reveals"):
-            setattr(c, name, getattr(self, name))
-        for name in ("ip", "dt", "exhausted", "drawn", "tokens", "broken", "double", "da_moved"):
-            setattr(c, name, dict(getattr(self, name)))
-        c.revealed = {s: dict(v) for s, v in self.revealed.items()}
-        c.effects = {s: dict(v) for s, v in self.effects.items()}
-        c.stats = {s: dict(v) for s, v in self.stats.items()}
+        c.options, c.wall, c.events, c.day, c.phase = (
+            self.options, self.wall, self.events, self.day, self.phase)
+        c.da, c.supply, c.intel, c.old_intel = self.da, self.supply, self.intel, self.old_intel
+        c.starter, c.last_starter, c.round_reveals = (
+            self.starter, self.last_starter, self.round_reveals)
+        c.winner, c.reason, c.capturer, c.reveals = (
+            self.winner, self.reason, self.capturer, self.reveals)
+        c.ip, c.dt, c.exhausted, c.drawn = (
+            self.ip.copy(), self.dt.copy(), self.exhausted.copy(), self.drawn.copy())
+        c.tokens, c.broken, c.double, c.da_moved = (
+            self.tokens.copy(), self.broken.copy(), self.double.copy(), self.da_moved.copy())
+        r, e, st = self.revealed, self.effects, self.stats
+        c.revealed = {"red": r["red"].copy(), "blue": r["blue"].copy()}
+        c.effects = {"red": e["red"].copy(), "blue": e["blue"].copy()}
+        c.stats = {"red": st["red"].copy(), "blue": st["blue"].copy()}
         return c
 
     def __eq__(self, o: object) -> bool:
