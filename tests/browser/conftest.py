@@ -1,0 +1,154 @@
+"""Real-browser fixtures: Debian's Chromium driven by Playwright against a live server.
+
+- ``live``: the companion on 127.0.0.1 (a port of its own) in a thread, on a
+  fresh database; the QR codes it draws point at that address.
+- ``browser``: one headless Chromium for the session (never downloaded: the
+  system's ``/usr/bin/chromium``).
+- ``phone()`` / ``tv()``: pages of 390x844 (touch, mobile) and 1920x1080, each
+  watched by a :class:`Wire` that fails the test if any request leaves the
+  server's origin and counts the bytes each page transfers.
+- ``shot(page, name)``: a screenshot into ``test-output/screens`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import threading
+from typing import Any, Callable, Iterator
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SCREENS = ROOT / "test-output" / "screens"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+NO_LOOKUPS = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost"
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/browser" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not os.path.exists(CHROMIUM):
+        pytest.fail("Chromium is missing: ./scripts/test installs it (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=[NO_LOOKUPS])
+        yield b
+        b.close()
+
+
+class Live:
+    """The companion served over real HTTP on loopback, as phones would meet it."""
+
+    def __init__(self, tmp_path: pathlib.Path) -> None:
+        from werkzeug.serving import make_server
+
+        from companion.web import create_app
+
+        db_url = os.environ.get("DATABASE_URL") or f"sqlite:///{tmp_path / 'live.sqlite'}"
+        self.app = create_app({"SQLALCHEMY_DATABASE_URI": db_url, "SECRET_KEY": "browser-tests"})
+        self.server = make_server("127.0.0.1", 0, self.app, threaded=True)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        self.app.config["PUBLIC_URL"] = self.url
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        from companion.web.models import db
+        with self.app.app_context():
+            db.session.remove()
+            if os.environ.get("DATABASE_URL"):
+                db.drop_all()
+            db.engine.dispose()
+
+
+@pytest.fixture
+def live(tmp_path) -> Iterator[Live]:
+    server = Live(tmp_path)
+    yield server
+    server.close()
+
+
+class Wire:
+    """Watches one page's traffic: every request must stay on ``origin``."""
+
+    def __init__(self, page: Any, origin: str) -> None:
+        self.origin = urlsplit(origin).netloc
+        self.foreign: list[str] = []
+        self.bytes: dict[str, int] = {}
+        page.on("request", self._request)
+        page.on("requestfinished", self._finished)
+
+    def _request(self, request: Any) -> None:
+        url = urlsplit(request.url)
+        if url.scheme in ("data", "blob", "about"):
+            return
+        if url.netloc != self.origin:
+            self.foreign.append(request.url)
+
+    def _finished(self, request: Any) -> None:
+        try:
+            sizes = request.sizes()
+        except Exception:  # the page closed first
+            return
+        path = urlsplit(request.url).path
+        self.bytes[path] = self.bytes.get(path, 0) + sizes["responseBodySize"] + sizes["responseHeadersSize"]
+
+    def total(self) -> int:
+        return sum(self.bytes.values())
+
+
+@pytest.fixture
+def screens(browser, live) -> Iterator[Callable[..., Any]]:
+    """``screens("phone")`` / ``screens("tv")``: a new page of that size, watched."""
+    contexts, wires = [], []
+
+    def open_page(kind: str) -> Any:
+        if kind == "phone":
+            ctx = browser.new_context(viewport={"width": 390, "height": 844},
+                                      device_scale_factor=2, is_mobile=True, has_touch=True)
+        else:
+            ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.set_default_timeout(10_000)
+        page.wire = Wire(page, live.url)
+        wires.append(page.wire)
+        return page
+
+    yield open_page
+    for ctx in contexts:
+        ctx.close()
+    foreign = [u for w in wires for u in w.foreign]
+    assert not foreign, f"requests left the server's origin: {foreign}"
+
+
+def shot(page: Any, name: str) -> pathlib.Path:
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    path = SCREENS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=False)
+    return path
+
+
+def read_qr(path: pathlib.Path) -> str:
+    """Decode the QR code in a screenshot with a real decoder (zxing-cpp)."""
+    import zxingcpp
+    from PIL import Image
+    found = zxingcpp.read_barcodes(Image.open(path))
+    assert found, f"no QR code readable in {path}"
+    return found[0].text
+
+
+def audit(page: Any) -> list[dict[str, Any]]:
+    """axe-core in the page: the serious and critical violations."""
+    from axe_playwright_python.sync_playwright import Axe
+    results = Axe().run(page)
+    return [v for v in results.response["violations"] if v.get("impact") in ("serious", "critical")]
