@@ -46,8 +46,8 @@
   }
 
   function ipTrack(s, side, y) {
-    const x0 = 190, w = 80;
-    let out = token(side, 60, y + 26, 20) + t(92, y + 36, "IP", {anchor: "start", size: 28, weight: 800});
+    const x0 = 200, w = 70;
+    let out = token(side, 60, y + 26, 20) + t(92, y + 36, `IP ${s.ip[side]}`, {anchor: "start", size: 28, weight: 800});
     for (let i = 0; i <= 10; i++) {
       const x = x0 + i * w;
       out += `<rect x="${x}" y="${y}" width="${w - 6}" height="52" rx="8" fill="${i === 10 ? "#2d2a16" : "#15201a"}" stroke="${COL.line}" stroke-width="2"/>`;
@@ -56,7 +56,7 @@
     const v = Math.max(0, Math.min(10, s.ip[side]));
     out += token(side, x0 + v * w + (w - 6) / 2, y + 26, 24);
     const st = s.stats[side];
-    out += t(1090, y + 36, `${st.infiltrations} infiltration${st.infiltrations === 1 ? "" : "s"}`, {size: 24, fill: COL.dim});
+    out += t(980, y + 36, `${st.infiltrations} infiltration${st.infiltrations === 1 ? "" : "s"}`, {anchor: "start", size: 24, fill: COL.dim});
     return out;
   }
 
@@ -75,11 +75,11 @@
         ${t(cx, y + h - 18, NAMES[info.rank], {size: 20})}`;
       if (!act) body = `<g transform="rotate(-20 ${cx} ${cy})" opacity=".8">${body}</g>`;
     }
-    let extra = t(cx, y + h + 30, `mission ${info.mission}`, {size: 22, fill: COL.dim});
+    const oc = info.outcome, label = !oc ? "" : oc === "activated" ? "activated" : oc === "identified" ? "retreated" : "neutralised";
+    let extra = t(cx, y - 10, `mission ${info.mission}`, {size: 20, fill: COL.dim});
+    if (label) extra += t(cx, y + h + 28, label, {size: 20, fill: oc === "activated" ? COL.gold : COL.dim, weight: oc === "activated" ? 800 : 600});
     if (info.token) extra += `<circle cx="${x + w - 8}" cy="${y + 8}" r="16" fill="${COL.gold}" stroke="#000" stroke-width="2"/>${t(x + w - 8, y + 16, "i", {size: 22, weight: 800, fill: "#000"})}`;
     if (info.deception) extra += `<rect x="${x - 10}" y="${y + h - 40}" width="52" height="30" rx="6" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(x + 16, y + h - 18, "DT", {size: 20, weight: 800})}`;
-    if (info.outcome && info.outcome !== "activated") extra += t(cx, y - 12, info.outcome === "identified" ? "retreated" : "neutralised", {size: 20, fill: COL.dim});
-    if (info.outcome === "activated") extra += t(cx, y - 12, "activated", {size: 20, fill: COL.gold, weight: 800});
     return body + extra;
   }
 
@@ -100,20 +100,21 @@
 
   function smallCard(x, y, rank, side) {
     return `<rect x="${x}" y="${y}" width="62" height="84" rx="8" fill="${side === "red" ? COL.redBg : COL.blueBg}" stroke="#fff" stroke-width="2" opacity=".75"/>
-      ${t(x + 31, y + 48, rank, {size: 32, weight: 800})}${t(x + 31, y + 74, NAMES[rank].slice(0, 5), {size: 14})}`;
+      ${t(x + 31, y + 48, rank, {size: 32, weight: 800})}${t(x + 31, y + 74, NAMES[rank], {size: 11})}`;
   }
 
   function sidePanel(s, side, y) {
     let out = t(960, y + 20, "exhausted", {anchor: "start", size: 22, fill: COL.dim});
-    const ex = s.phase === "setup" || s.phase === "round_end" ? (s.drawn[side] || []) : s.exhausted[side];
+    const ex = s.phase === "setup" ? (s.drawn[side] || []) : s.exhausted[side];
     ex.forEach((r, i) => { out += smallCard(960 + i * 72, y + 32, r, side); });
     if (!ex.length) out += t(960, y + 80, "—", {anchor: "start", size: 26, fill: COL.dim});
+    if (s.phase === "round_end") out += t(960, y + 146, "next day: " + ((s.drawn[side] || []).map(r => NAMES[r]).join(", ") || "?"), {anchor: "start", size: 20, fill: COL.ink});
     out += t(1110, y + 20, "DT", {anchor: "start", size: 22, fill: COL.dim});
     for (let i = 0; i < s.dt[side]; i++)
       out += `<circle cx="${1128 + i * 46}" cy="${y + 70}" r="19" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(1128 + i * 46, y + 78, side === "red" ? "R" : "B", {size: 20, weight: 800})}`;
     if (!s.dt[side]) out += t(1110, y + 80, "none", {anchor: "start", size: 24, fill: COL.dim});
     const eff = s.effects[side];
-    if (eff.length) out += t(960, y + 150, "in play: " + eff.join(", "), {anchor: "start", size: 20, fill: COL.gold});
+    if (eff.length) out += t(960, y + 176, "in play: " + eff.join(", "), {anchor: "start", size: 20, fill: COL.gold});
     return out;
   }
 
@@ -138,16 +139,7 @@
       + missions(v, "red", 340) + missions(v, "blue", 560) + intel(s)
       + sidePanel(s, "red", 330) + sidePanel(s, "blue", 550);
     $("day").innerHTML = [1, 2, 3].map(d => `<span class="${d === s.day ? "on" : ""}" title="day ${d}">${d}</span>`).join("");
-    let next = s.next.text;
-    const d = v.draft;
-    if (d) {
-      const step = {deception: `${cap(d.owner)}: deception token on mission ${d.mission}?`,
-        guess: `${cap(d.guesser)}: guess ${d.owner}'s mission ${d.mission}`,
-        actual: `${cap(d.owner)}: turn up mission ${d.mission} — ${cap(d.guesser)} guessed ${NAMES[d.guess]}`,
-        choice: `${cap(d.owner)}: choose what the ${NAMES[d.actual]} does`}[d.step];
-      next = step + (d.deception ? " · deception token played" : "");
-    }
-    $("next").textContent = s.end && s.phase !== "capture_check" ? s.end : next;
+    $("next").textContent = SL.nextText(v);
     const lastRev = s.reveals[s.reveals.length - 1];
     $("narration").textContent = lastRev ? lastRev.narration : "No reveal yet.";
     $("narration").classList.toggle("muted", !lastRev);

@@ -34,7 +34,7 @@
       h += `<div class="row">` + parts.map(p => {
         const t = taken(side, p);
         const sel = joinSide === side && joinPart === p ? "sel" : "";
-        return `<button type="button" class="${side} big ${sel}" data-join="${side}:${p}">${mark(side)} ${cap(side)}${p ? " " + partName(p) : ""}${t ? `<br><small class="muted">${esc(t.name)} sits here</small>` : ""}</button>`;
+        return `<button type="button" class="${side} big ${sel}" data-join="${side}:${p}">${mark(side)} ${cap(side)}${p ? " " + partName(p) : ""}${t ? `<br><small class="muted">${esc(t.name)} sits here: ask to take over</small>` : ""}</button>`;
       }).join("") + `</div>`;
     }
     h += `<label for="name">Your name</label><input type="text" id="name" maxlength="40" autocomplete="nickname" value="${esc(localStorage.getItem("sl-name") || "")}">
@@ -54,7 +54,7 @@
     if (!seat) { $("next").textContent = "Join the table"; act.innerHTML = joinForm(v); return; }
     const me = v.seats.find(x => x.id === seat.id);
     if (me.status === "pending") { $("next").textContent = "Waiting for the big screen to let you take this seat…"; act.innerHTML = ""; return; }
-    $("next").textContent = s.end && s.phase !== "capture_check" ? s.end : exp.text;
+    $("next").textContent = SL.nextText(v);
     act.innerHTML = actions(v) || `<div class="card muted">Nothing for you to tap now. ${esc(waitingFor(v))}</div>`;
   }
 
