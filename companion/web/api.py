@@ -134,7 +134,8 @@ def join(code: str) -> tuple[Response, int]:
     body = _body()
     with Transaction(table, body) as tx:
         if tx.receipt:
-            return _replay_receipt(tx)
+            status, again = game.rejoin(tx.receipt)
+            return jsonify(again), status
         game.join(tx, body.get("name"), body.get("side"), body.get("part"))
     return _done(tx)
 

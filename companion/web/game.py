@@ -268,8 +268,9 @@ class Transaction:
                            field="version", code="stale")
         db.session.refresh(t)
         body = {**body, "view": public_view(t)}
+        kept = {k: v for k, v in body.items() if k != "secret"}   # secrets are never stored
         db.session.add(Receipt(table_id=t.id, key=self.key, status=status,
-                               body=json.dumps(body)))
+                               body=json.dumps(kept)))
         db.session.commit()
         self.result = (status, body)
 
@@ -326,6 +327,18 @@ def join(tx: Transaction, name: Any, side: Any, part: Any) -> tuple[Seat, str]:
         notice = f"{seat.name} sits down as {where}"
     tx.commit(201, {"seat": seat_dict(seat), "secret": secret}, notice=notice)
     return seat, secret
+
+
+def rejoin(receipt: Receipt) -> tuple[int, dict[str, Any]]:
+    """A retried join: the first answer was lost with its secret, so the seat gets a new one."""
+    body = json.loads(receipt.body)
+    seat = db.session.get(Seat, body["seat"]["id"])
+    if seat is None or seat.status in ("replaced", "declined"):
+        raise ApiError(409, "this seat is no longer yours; join again", code="stale")
+    secret = new_secret()
+    seat.secret_hash = hash_secret(secret)
+    db.session.commit()
+    return receipt.status, {**body, "secret": secret}
 
 
 def decide_takeover(tx: Transaction, actor: Actor, seat_id: int, approve: Any) -> None:

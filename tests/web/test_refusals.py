@@ -169,3 +169,27 @@ def test_errors_are_json_never_a_stack_trace(table, client):
     assert r.status_code == 404 and r.is_json
     r = client.delete("/api/tables")
     assert r.status_code == 405 and r.is_json
+
+
+def test_a_retried_join_gets_a_fresh_secret_and_no_secret_is_stored(table, app):
+    from companion.web.models import Receipt, db
+    host = table()
+    host.refresh()
+    v = host.version
+    p1 = host.client.post(f"/api/tables/{host.code}/seats", headers={"Origin": ORIGIN},
+                          json={"version": v, "idempotency_key": "join-key-1", "side": "red",
+                                "name": "Ann"}).get_json()
+    p2 = host.client.post(f"/api/tables/{host.code}/seats", headers={"Origin": ORIGIN},
+                          json={"version": v, "idempotency_key": "join-key-1", "side": "red",
+                                "name": "Ann"}).get_json()
+    assert p1["seat"] == p2["seat"] and p1["secret"] != p2["secret"]
+    assert len(p2["view"]["seats"]) == 1
+    ok = host.client.get(f"/api/tables/{host.code}/me",
+                         headers={"Authorization": "Bearer " + p2["secret"]})
+    assert ok.get_json()["name"] == "Ann"
+    old = host.client.get(f"/api/tables/{host.code}/me",
+                          headers={"Authorization": "Bearer " + p1["secret"]})
+    assert old.status_code == 401
+    with app.app_context():
+        for r in db.session.query(Receipt):
+            assert p1["secret"] not in r.body and p2["secret"] not in r.body
