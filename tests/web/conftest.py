@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import os
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from companion.web import create_app
 
@@ -15,12 +17,20 @@ _keys = itertools.count(1)
 
 @pytest.fixture
 def app(tmp_path):
+    """The app on a fresh SQLite file, or on $DATABASE_URL when it names PostgreSQL."""
+    url = os.environ.get("DATABASE_URL", "")
+    pg = url.startswith("postgresql")
     app = create_app({"TESTING": True, "SECRET_KEY": "test",
-                      "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'test.sqlite'}"})
+                      "SQLALCHEMY_DATABASE_URI": url if pg else
+                      f"sqlite:///{tmp_path / 'test.sqlite'}"})
     yield app
     from companion.web.models import db
     with app.app_context():
         db.session.remove()
+        if pg:
+            db.drop_all()
+            with db.engine.begin() as c:
+                c.execute(sa.text("DROP TABLE IF EXISTS alembic_version"))
         db.engine.dispose()
 
 
