@@ -124,11 +124,12 @@
     out += `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="14" fill="${s.intel ? "#2d2a16" : "#151d18"}" stroke="${COL.gold}" stroke-width="3"/>`;
     if (s.intel) s.intel.forEach((r, i) => { out += t(x + 36, y + 52 + i * 56, r, {size: 36, weight: 800, fill: COL.gold}) + t(x + 64, y + 48 + i * 56, NAMES[r], {size: 20, anchor: "start"}); });
     else out += t(x + w / 2, y + h / 2, "not yet", {size: 24, fill: COL.dim});
-    out += t(690, 622, "DT supply", {anchor: "start", size: 22, fill: COL.dim});
-    for (let i = 0; i < s.dt.supply; i++) out += `<circle cx="${712 + i * 44}" cy="${656}" r="18" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>`;
-    if (!s.dt.supply) out += t(690, 662, "empty", {anchor: "start", size: 22, fill: COL.dim});
+    out += t(690, 632, "DT supply", {anchor: "start", size: 22, fill: COL.dim});
+    for (let i = 0; i < s.dt.supply; i++) out += `<circle cx="${712 + i * 44}" cy="${666}" r="18" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>`;
+    if (!s.dt.supply) out += t(690, 672, "empty", {anchor: "start", size: 22, fill: COL.dim});
     if (s.old_intel.length) {
-      out += t(690, 712, "old intel: " + s.old_intel.map(c => c.join("·")).join("  "), {anchor: "start", size: 22, fill: COL.dim});
+      out += t(690, 722, "old intel", {anchor: "start", size: 22, fill: COL.dim});
+      out += t(690, 754, s.old_intel.map(c => c.join("·")).join("   "), {anchor: "start", size: 22, fill: COL.ink});
     }
     return out;
   }
@@ -136,10 +137,11 @@
   function draw(v) {
     const s = v.state;
     $("board").innerHTML = daTrack(s) + ipTrack(s, "red", 170) + ipTrack(s, "blue", 232)
-      + missions(v, "red", 340) + missions(v, "blue", 560) + intel(s)
-      + sidePanel(s, "red", 330) + sidePanel(s, "blue", 550);
+      + missions(v, "red", 340) + missions(v, "blue", 585) + intel(s)
+      + sidePanel(s, "red", 330) + sidePanel(s, "blue", 575);
     $("day").innerHTML = [1, 2, 3].map(d => `<span class="${d === s.day ? "on" : ""}" title="day ${d}">${d}</span>`).join("");
     $("next").textContent = SL.nextText(v);
+    $("rules-link").href = "/rules?phase=" + s.phase;
     const lastRev = s.reveals[s.reveals.length - 1];
     $("narration").textContent = lastRev ? lastRev.narration : "No reveal yet.";
     $("narration").classList.toggle("muted", !lastRev);

@@ -5,7 +5,7 @@
   const {esc, cap, mark, NAMES} = SL;
   const teams = document.body.dataset.teams === "1";
   const store = "sl-seat-" + SL.code;
-  let seat = null, picked = [], joinSide = null, joinPart = null, connected = [];
+  let seat = null, lastStep = "", picked = [], joinSide = null, joinPart = null, connected = [];
   try { const s = JSON.parse(localStorage.getItem(store) || "null"); if (s) { seat = s.seat; SL.secret = s.secret; } } catch (e) { /* none */ }
 
   const other = s => s === "red" ? "blue" : "red";
@@ -52,6 +52,8 @@
       SL.toast("This phone no longer holds a seat: join again.");
     }
     if (!seat) { $("next").textContent = "Join the table"; act.innerHTML = joinForm(v); return; }
+    const stepKey = [exp.type, exp.sides.join(","), v.draft ? v.draft.step + v.draft.mission : "", s.events].join("|");
+    if (stepKey !== lastStep) { picked = []; lastStep = stepKey; }
     const me = v.seats.find(x => x.id === seat.id);
     if (me.status === "pending") { $("next").textContent = "Waiting for the big screen to let you take this seat…"; act.innerHTML = ""; return; }
     $("next").textContent = SL.nextText(v);
@@ -205,9 +207,10 @@
       const now = help.rules.filter(r => (r.phases || []).includes(phase));
       const ph = help.phases[phase];
       let h = !q && ph ? `<div class="rule"><h3>Now: ${esc(ph.title)}</h3><p>${esc(ph.text)}</p></div>` : "";
-      const rules = q ? help.rules.filter(hit) : [...now, ...help.rules.filter(r => !now.includes(r))];
+      const rule = r => `<div class="rule"><h3><a href="/rules#${r.id}" target="_blank">${r.id} ${esc(r.title)}</a>${(r.phases || []).includes(phase) ? '<span class="tag">now</span>' : ""}</h3><p>${esc(r.text)}</p></div>`;
+      if (!q) h += now.map(rule).join("");
       h += help.ranks.filter(hit).map(r => `<div class="rule"><h3><a href="/rules#${r.rule}" target="_blank">${r.rank} ${esc(r.name)}</a><span class="tag">${r.rule}</span></h3><p>${esc(r.ability)}</p></div>`).join("");
-      h += rules.map(r => `<div class="rule"><h3><a href="/rules#${r.id}" target="_blank">${r.id} ${esc(r.title)}</a>${(r.phases || []).includes(phase) ? '<span class="tag">now</span>' : ""}</h3><p>${esc(r.text)}</p></div>`).join("");
+      h += help.rules.filter(r => q ? hit(r) : !now.includes(r)).map(rule).join("");
       $("rl").innerHTML = h || `<p class="muted">Nothing matches.</p>`;
     };
     $("q").addEventListener("input", e => list(e.target.value));
@@ -217,12 +220,14 @@
     panel("Ability calculator", `<p class="muted">If this card were activated now, what would happen? Worked out by the referee on the game as it stands.</p>
       <div class="row"><button type="button" class="red ${side === "red" ? "sel" : ""}" data-calcside="red">${mark("red")} Red's card</button>
       <button type="button" class="blue ${side === "blue" ? "sel" : ""}" data-calcside="blue">${mark("blue")} Blue's card</button></div>
-      <div class="ranks" style="margin-top:10px">${range(1, 10).map(r => rankBtn(r, `data-calc="${r}" data-side="${side}"`)).join("")}</div><div id="calc-out" class="stack" style="margin-top:12px"></div>`);
+      <div id="calc-out" class="stack" style="margin:12px 0"></div>
+      <div class="ranks">${range(1, 10).map(r => rankBtn(r, `data-calc="${r}" data-side="${side}"`)).join("")}</div>`);
   }
   async function calc(side, rank) {
     const r = await SL.get(`/preview?side=${side}&rank=${rank}`);
     if (r.status !== 200) return SL.toast(r.data.error);
-    $("calc-out").innerHTML = r.data.options.map(o => `<div class="card"><b>${esc(o.label)}</b><br>${summary(o)}
+    const over = SL.view && SL.view.state.phase === "over" ? `<div class="card muted">The game is over: nothing would change.</div>` : "";
+    $("calc-out").innerHTML = over + r.data.options.map(o => `<div class="card"><b>${cap(side)}'s ${NAMES[rank]}: ${esc(o.label)}</b><br>${summary(o)}
       <br><span class="muted">${o.effects.map(effect).filter(Boolean).join("; ") || "no effect"}</span></div>`).join("");
   }
   function effect(e) {

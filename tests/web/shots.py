@@ -49,6 +49,36 @@ class Api:
                          {"version": v, "idempotency_key": f"shot-{self.n:05d}", **body}, secret)
 
 
+def day_two(app, api: Api) -> str:
+    """A table whose events are a random legal game cut in the middle of day 2."""
+    import random
+
+    from companion.engine import expected, replay
+    from companion.engine.simulate import random_record
+    from companion.web.models import Event, Table, db
+
+    rng = random.Random(11)
+    while True:
+        rec = random_record(rng, wall_distance=4)
+        events = list(rec.events)
+        for n in range(len(events)):
+            s = replay(rec.options, events[:n])
+            if s.day == 2 and s.phase == "mission" and s.round_reveals == 5:
+                break
+        else:
+            continue
+        if expected(s).type == "reveal":
+            break
+    made = api.call("POST", "/api/tables", {"wall_distance": 4})
+    with app.app_context():
+        t = db.session.query(Table).filter_by(code=made["code"]).one()
+        for i, e in enumerate(events[:n], 1):
+            db.session.add(Event(table_id=t.id, seq=i, data=json.dumps(e.to_dict())))
+        t.version += 1
+        db.session.commit()
+    return made["code"]
+
+
 def main() -> int:
     from playwright.sync_api import sync_playwright
 
@@ -135,6 +165,27 @@ def main() -> int:
         rp.click("[data-calc='6']")
         rp.wait_for_timeout(400)
         rp.screenshot(path=OUT / "phone-calc.png")
+        # a game well into day 2, written straight into the database from a random record
+        code2 = day_two(app, api)
+        host2 = tv.new_page()
+        host2.goto(f"{base}/t/{code2}")
+        host2.wait_for_timeout(500)
+        host2.screenshot(path=OUT / "tv-day2.png")
+        # team play: a second phone asks for an occupied seat; the host decides
+        team = api.call("POST", "/api/tables", {"wall_distance": 4, "teams": True})
+        api.post(team["code"], "/seats", {"side": "red", "name": "Ann", "part": 1}, None)
+        api.post(team["code"], "/seats", {"side": "red", "name": "Eve", "part": 1}, None)
+        tv.add_init_script(f"localStorage.setItem('sl-host-{team['code']}', "
+                           f"{json.dumps(team['host_secret'])})")
+        host3 = tv.new_page()
+        host3.goto(f"{base}/t/{team['code']}")
+        host3.wait_for_timeout(500)
+        host3.screenshot(path=OUT / "tv-takeover.png")
+        tj = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                 has_touch=True).new_page()
+        tj.goto(f"{base}/j/{team['code']}")
+        tj.wait_for_timeout(400)
+        tj.screenshot(path=OUT / "phone-join-teams.png")
         rules = tv.new_page()
         rules.goto(base + "/rules#R45")
         rules.screenshot(path=OUT / "tv-rules.png")
