@@ -35,13 +35,13 @@
         out += `<path d="M${x + w * 0.35} ${y + 54}V${y + 10}l${w * 0.4} 12l-${w * 0.4} 12" fill="${COL[side]}" stroke="#fff" stroke-width="2"/>`;
         label = "flag";
       }
-      out += t(x + w / 2, y + h + 24, a === W ? "wall" : label, {size: 20, fill: COL.dim});
+      out += t(x + w / 2, y + h + 24, a === W ? "wall" : label, {size: 22, fill: COL.dim});
     }
     out += t(x0, y + h + 50, "◀ red's fort · red territory", {anchor: "start", size: 22, fill: COL.red});
     out += t(1200, y + h + 50, "blue territory · blue's fort ▶", {anchor: "end", size: 22, fill: COL.blue});
     const dx = x0 + (s.da + W + 1 + 0.5) * w;
     out += `<g><rect x="${dx - 20}" y="${y + 6}" width="40" height="52" rx="6" fill="#000" stroke="${COL.gold}" stroke-width="4"/>
-      ${t(dx, y + 40, "DA", {size: 20, weight: 800, fill: COL.gold})}</g>`;
+      ${t(dx, y + 40, "DA", {size: 22, weight: 800, fill: COL.gold})}</g>`;
     return out;
   }
 
@@ -72,14 +72,14 @@
       const act = info.outcome === "activated";
       body = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="${info.side === "red" ? COL.redBg : COL.blueBg}" stroke="${act ? COL.gold : "#fff"}" stroke-width="${act ? 6 : 2}"/>
         ${t(cx, cy + 6, info.rank, {size: 64, weight: 800})}
-        ${t(cx, y + h - 18, NAMES[info.rank], {size: 20})}`;
+        ${t(cx, y + h - 18, NAMES[info.rank], {size: 22})}`;
       if (!act) body = `<g transform="rotate(-20 ${cx} ${cy})" opacity=".8">${body}</g>`;
     }
     const oc = info.outcome, label = !oc ? "" : oc === "activated" ? "activated" : oc === "identified" ? "retreated" : "neutralised";
-    let extra = t(cx, y - 10, `mission ${info.mission}`, {size: 20, fill: COL.dim});
-    if (label) extra += t(cx, y + h + 28, label, {size: 20, fill: oc === "activated" ? COL.gold : COL.dim, weight: oc === "activated" ? 800 : 600});
+    let extra = t(cx, y - 10, `mission ${info.mission}`, {size: 22, fill: COL.dim});
+    if (label) extra += t(cx, y + h + 28, label, {size: 22, fill: oc === "activated" ? COL.gold : COL.dim, weight: oc === "activated" ? 800 : 600});
     if (info.token) extra += `<circle cx="${x + w - 8}" cy="${y + 8}" r="16" fill="${COL.gold}" stroke="#000" stroke-width="2"/>${t(x + w - 8, y + 16, "i", {size: 22, weight: 800, fill: "#000"})}`;
-    if (info.deception) extra += `<rect x="${x - 10}" y="${y + h - 40}" width="52" height="30" rx="6" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(x + 16, y + h - 18, "DT", {size: 20, weight: 800})}`;
+    if (info.deception) extra += `<rect x="${x - 10}" y="${y + h - 40}" width="52" height="30" rx="6" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(x + 16, y + h - 18, "DT", {size: 22, weight: 800})}`;
     return body + extra;
   }
 
@@ -91,7 +91,8 @@
     for (let m = 1; m <= 4; m++) {
       const r = today[m];
       out += card(130 + (m - 1) * 140, y, 116, 160, {
-        side, mission: m, rank: r ? r.actual : null, outcome: r && r.outcome, deception: r && r.deception,
+        side, mission: m, rank: r ? r.actual : null, outcome: r && r.outcome,
+        deception: r ? r.deception : !!(d && d.owner === side && d.mission === m && d.deception),
         token: s.tokens[side] && s.tokens[side].includes(m),
         current: d && d.owner === side && d.mission === m});
     }
@@ -108,13 +109,13 @@
     const ex = s.phase === "setup" ? (s.drawn[side] || []) : s.exhausted[side];
     ex.forEach((r, i) => { out += smallCard(960 + i * 72, y + 32, r, side); });
     if (!ex.length) out += t(960, y + 80, "—", {anchor: "start", size: 26, fill: COL.dim});
-    if (s.phase === "round_end") out += t(960, y + 146, "next day: " + ((s.drawn[side] || []).map(r => NAMES[r]).join(", ") || "?"), {anchor: "start", size: 20, fill: COL.ink});
+    if (s.phase === "round_end") out += t(960, y + 146, "next day: " + ((s.drawn[side] || []).map(r => NAMES[r]).join(", ") || "?"), {anchor: "start", size: 22, fill: COL.ink});
     out += t(1110, y + 20, "DT", {anchor: "start", size: 22, fill: COL.dim});
     for (let i = 0; i < s.dt[side]; i++)
-      out += `<circle cx="${1128 + i * 46}" cy="${y + 70}" r="19" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(1128 + i * 46, y + 78, side === "red" ? "R" : "B", {size: 20, weight: 800})}`;
+      out += `<circle cx="${1128 + i * 46}" cy="${y + 70}" r="19" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(1128 + i * 46, y + 78, side === "red" ? "R" : "B", {size: 22, weight: 800})}`;
     if (!s.dt[side]) out += t(1110, y + 80, "none", {anchor: "start", size: 24, fill: COL.dim});
     const eff = s.effects[side];
-    if (eff.length) out += t(960, y + 176, "in play: " + eff.join(", "), {anchor: "start", size: 20, fill: COL.gold});
+    if (eff.length) out += t(960, y + 176, "in play: " + eff.join(", "), {anchor: "start", size: 22, fill: COL.gold});
     return out;
   }
 
@@ -122,7 +123,7 @@
     let out = t(770, 312, "Intel card", {size: 22, fill: COL.dim});
     const x = 690, y = 326, w = 160, h = 250;
     out += `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="14" fill="${s.intel ? "#2d2a16" : "#151d18"}" stroke="${COL.gold}" stroke-width="3"/>`;
-    if (s.intel) s.intel.forEach((r, i) => { out += t(x + 36, y + 52 + i * 56, r, {size: 36, weight: 800, fill: COL.gold}) + t(x + 64, y + 48 + i * 56, NAMES[r], {size: 20, anchor: "start"}); });
+    if (s.intel) s.intel.forEach((r, i) => { out += t(x + 36, y + 52 + i * 56, r, {size: 36, weight: 800, fill: COL.gold}) + t(x + 64, y + 48 + i * 56, NAMES[r], {size: 22, anchor: "start"}); });
     else out += t(x + w / 2, y + h / 2, "not yet", {size: 24, fill: COL.dim});
     out += t(690, 632, "DT supply", {anchor: "start", size: 22, fill: COL.dim});
     for (let i = 0; i < s.dt.supply; i++) out += `<circle cx="${712 + i * 44}" cy="${666}" r="18" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>`;
