@@ -19,8 +19,8 @@ from typing import Any
 from sqlalchemy import select, update
 
 from ..engine import (RANK_NAMES, SIDES, Options, Reveal, State, apply, choice_options,
-                      event_from_dict, expected, narrate_reveal, other, replay, replay_output, reveal_options,
-                      team_part)
+                      event_from_dict, expected, narrate_reveal, replay, replay_output,
+                      reveal_options)
 from ..engine.errors import RecordError
 from .models import Event, Receipt, Seat, Table, db, hash_secret, new_code, new_secret, now
 
@@ -553,5 +553,3 @@ def who(actor: Actor) -> dict[str, Any]:
         return {"role": "seat", **seat_dict(actor.seat)}
     return {"role": "viewer"}
 
-
-__all__ = ["ApiError", "Actor", "Transaction", "load", "derive", "public_view", "other"]
