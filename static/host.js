@@ -20,7 +20,8 @@
 
   function daTrack(s) {
     const W = s.wall_distance, n = 2 * W + 3, x0 = 40, w = 1160 / n, y = 44, h = 64;
-    let out = t(x0, 30, "Double agent", {anchor: "start", size: 24, fill: COL.dim});
+    const where = s.da === 0 ? "at the centre" : `${Math.abs(s.da)} toward ${s.da < 0 ? "red" : "blue"}`;
+    let out = t(x0, 30, `Double agent ${where}`, {anchor: "start", size: 24, fill: COL.ink, extra: 'data-testid="da-text"'});
     out += t(620, 30, "centre", {size: 22, fill: COL.dim});
     for (let p = -(W + 1); p <= W + 1; p++) {
       const x = x0 + (p + W + 1) * w, a = Math.abs(p);
@@ -40,14 +41,14 @@
     out += t(x0, y + h + 50, "◀ red's fort · red territory", {anchor: "start", size: 22, fill: COL.red});
     out += t(1200, y + h + 50, "blue territory · blue's fort ▶", {anchor: "end", size: 22, fill: COL.blue});
     const dx = x0 + (s.da + W + 1 + 0.5) * w;
-    out += `<g><rect x="${dx - 20}" y="${y + 6}" width="40" height="52" rx="6" fill="#000" stroke="${COL.gold}" stroke-width="4"/>
+    out += `<g data-testid="da" data-pos="${s.da}" role="img" aria-label="double agent ${where}"><rect x="${dx - 20}" y="${y + 6}" width="40" height="52" rx="6" fill="#000" stroke="${COL.gold}" stroke-width="4"/>
       ${t(dx, y + 40, "DA", {size: 22, weight: 800, fill: COL.gold})}</g>`;
     return out;
   }
 
   function ipTrack(s, side, y) {
     const x0 = 200, w = 70;
-    let out = token(side, 60, y + 26, 20) + t(92, y + 36, `IP ${s.ip[side]}`, {anchor: "start", size: 28, weight: 800});
+    let out = token(side, 60, y + 26, 20) + t(92, y + 36, `IP ${s.ip[side]}`, {anchor: "start", size: 28, weight: 800, extra: `data-testid="ip-${side}" data-value="${s.ip[side]}"`});
     for (let i = 0; i <= 10; i++) {
       const x = x0 + i * w;
       out += `<rect x="${x}" y="${y}" width="${w - 6}" height="52" rx="8" fill="${i === 10 ? "#2d2a16" : "#15201a"}" stroke="${COL.line}" stroke-width="2"/>`;
@@ -110,7 +111,7 @@
     ex.forEach((r, i) => { out += smallCard(960 + i * 72, y + 32, r, side); });
     if (!ex.length) out += t(960, y + 80, "—", {anchor: "start", size: 26, fill: COL.dim});
     if (s.phase === "round_end") out += t(960, y + 146, "next day: " + ((s.drawn[side] || []).map(r => NAMES[r]).join(", ") || "?"), {anchor: "start", size: 22, fill: COL.ink});
-    out += t(1110, y + 20, "DT", {anchor: "start", size: 22, fill: COL.dim});
+    out += t(1110, y + 20, `DT ${s.dt[side]}`, {anchor: "start", size: 24, fill: COL.ink, extra: `data-testid="dt-${side}" data-value="${s.dt[side]}"`});
     for (let i = 0; i < s.dt[side]; i++)
       out += `<circle cx="${1128 + i * 46}" cy="${y + 70}" r="19" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(1128 + i * 46, y + 78, side === "red" ? "R" : "B", {size: 22, weight: 800})}`;
     if (!s.dt[side]) out += t(1110, y + 80, "none", {anchor: "start", size: 24, fill: COL.dim});
@@ -137,6 +138,8 @@
 
   function draw(v) {
     const s = v.state;
+    document.body.dataset.version = v.version;
+    document.body.dataset.phase = s.phase;
     $("board").innerHTML = daTrack(s) + ipTrack(s, "red", 170) + ipTrack(s, "blue", 232)
       + missions(v, "red", 340) + missions(v, "blue", 585) + intel(s)
       + sidePanel(s, "red", 330) + sidePanel(s, "blue", 575);
@@ -176,8 +179,8 @@
       ["IP from identifying", x => s.stats[x].ip_identified], ["IP from abilities", x => s.stats[x].ip_abilities],
       ["IP from deception", x => s.stats[x].ip_deception], ["infiltrations", x => s.stats[x].infiltrations],
       ["double-agent steps", x => s.stats[x].da_steps], ["cards activated", x => s.stats[x].activated]];
-    box.innerHTML = `<h1>${s.winner === "draw" ? "A draw" : mark(s.winner) + " " + cap(s.winner) + " wins"}</h1>
-      <div>${esc(reason || "")}</div><p>${esc(s.end || "")}</p>
+    box.innerHTML = `<h1 data-testid="winner" data-winner="${s.winner}">${s.winner === "draw" ? "A draw" : mark(s.winner) + " " + cap(s.winner) + " wins"}</h1>
+      <div data-testid="reason" data-reason="${s.reason}">${esc(reason || "")}</div><p>${esc(s.end || "")}</p>
       <table><tr><th></th><th class="side-red">${mark("red")} Red</th><th class="side-blue">${mark("blue")} Blue</th></tr>
       ${rows.map(([k, f]) => `<tr><td>${k}</td><td>${f("red")}</td><td>${f("blue")}</td></tr>`).join("")}</table>
       <p class="muted">Double agent at ${s.da} · <button id="close-end" type="button">Show the board</button></p>`;

@@ -47,6 +47,8 @@
     if (!v) return;
     header(v);
     const s = v.state, exp = s.next, act = $("act");
+    document.body.dataset.version = v.version;
+    act.dataset.step = v.draft ? "reveal-" + v.draft.step : exp.type;
     if (seat && !v.seats.some(x => x.id === seat.id)) {
       localStorage.removeItem(store); seat = null; SL.secret = null;
       SL.toast("This phone no longer holds a seat: join again.");

@@ -1,0 +1,211 @@
+"""Playing a table through the screens only: the TV creates it, phones tap every event.
+
+A game is scripted from a plan (engine events); each event is entered by the taps a
+player would make on the phone of the side concerned. Each screen marks the table
+version it shows (``body[data-version]``), so the driver waits on conditions,
+never on sleeps.
+"""
+
+from __future__ import annotations
+
+import pathlib
+from typing import Any, Callable
+
+from companion.engine import Options, Record, event_from_dict, replay, replay_output
+
+from .conftest import SCREENS, read_qr, shot
+
+SIDES = ("red", "blue")
+
+
+def normalise(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events as the phones record them (intel ranks and token missions sorted)."""
+    out = []
+    for d in events:
+        d = dict(d)
+        if d["type"] == "intel":
+            d["ranks"] = sorted(d["ranks"])
+        if d["type"] == "tokens":
+            d["missions"] = sorted(d["missions"])
+        out.append(d)
+    return out
+
+
+def expected_after(wall: int, events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The referee's own view of the game after ``events``."""
+    rec = Record(Options(wall), tuple(event_from_dict(e) for e in events))
+    return replay_output(replay(rec))
+
+
+class Table:
+    """A table opened on the TV and played from phones."""
+
+    def __init__(self, screens: Callable[[str], Any], live: Any, wall: int,
+                 shots: str | None = None) -> None:
+        self.screens, self.live, self.wall, self.shots = screens, live, wall, shots
+        self.version = 0
+        self.shot_done: set[str] = set()
+        tv = self.tv = screens("tv")
+        tv.goto(live.url + "/")
+        if shots:
+            shot(tv, f"{shots}-tv-create")
+        tv.click(f'[data-w="{wall}"]')
+        tv.click('button[type="submit"]')
+        tv.wait_for_url("**/t/*")
+        tv.wait_for_selector("body[data-version]", state="attached")
+        self.code = tv.url.rstrip("/").rsplit("/", 1)[1]
+        # the address phones will open: read from the QR code the TV draws, with a real decoder
+        tv.locator("img.qr").evaluate("img => img.complete || new Promise(r => img.onload = r)")
+        path = SCREENS / f"{shots or 'table'}-tv-qr.png"
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        tv.screenshot(path=str(path))
+        self.join_url = read_qr(path)
+        self.phones: dict[str, Any] = {}
+
+    # --- waiting and tapping ---------------------------------------------------------
+    def seen(self, page: Any) -> int:
+        return int(page.evaluate("() => +(document.body.dataset.version || 0)"))
+
+    def sync(self, page: Any) -> None:
+        """Wait until ``page`` shows the table as of the last tap anywhere."""
+        page.wait_for_function("v => +(document.body.dataset.version || 0) >= v", arg=self.version)
+
+    def submit(self, page: Any, selector: str) -> None:
+        """A tap that changes the table: wait for the answer to show on that phone."""
+        self.sync(page)
+        before = self.seen(page)
+        page.locator(selector).click()
+        page.wait_for_function("v => +(document.body.dataset.version || 0) > v", arg=before)
+        self.version = max(self.version, self.seen(page))
+
+    def step(self, page: Any) -> str:
+        self.sync(page)
+        return page.locator("#act").get_attribute("data-step") or ""
+
+    def tap(self, page: Any, selector: str) -> None:
+        """A tap that only changes what this phone has picked so far."""
+        page.locator(selector).click()
+
+    # --- seats -----------------------------------------------------------------------
+    def phone(self) -> Any:
+        page = self.screens("phone")
+        page.on("dialog", lambda d: d.accept())
+        page.goto(self.join_url)
+        page.wait_for_selector("body[data-version]", state="attached")
+        return page
+
+    def join(self, side: str, name: str, page: Any | None = None) -> Any:
+        page = page or self.phone()
+        self.tap(page, f'[data-join="{side}:0"]')
+        page.fill("#name", name)
+        if self.shots and "join" not in self.shot_done:
+            self.shot_done.add("join")
+            shot(page, f"{self.shots}-phone-join")
+        self.submit(page, "#do-join")
+        page.wait_for_function("n => document.getElementById('who').textContent.includes(n)", arg=name)
+        self.phones[side] = page
+        return page
+
+    # --- one event, by taps ----------------------------------------------------------
+    def play(self, d: dict[str, Any], before: Callable[[str, Any], None] | None = None) -> None:
+        """Enter event ``d`` by taps; ``before(stage, page)`` runs before each decisive tap."""
+        hook = before or (lambda stage, page: None)
+        kind = d["type"]
+        if kind == "exhaust":
+            p = self.phones[d["side"]]
+            assert self.step(p) == "exhaust"
+            hook("exhaust", p)
+            for r in d["ranks"]:
+                self.tap(p, f'#act [data-pick="{r}"]')
+            self.submit(p, "#do-exhaust")
+        elif kind == "intel":
+            p = self.phones["red"]
+            assert self.step(p) == "intel"
+            for r in d["ranks"]:
+                self.tap(p, f'#act [data-pick="{r}"]')
+            hook("intel", p)
+            self.submit(p, "#do-intel")
+        elif kind == "tokens":
+            p = self.phones[d["side"]]
+            assert self.step(p) == "tokens"
+            for m in d["missions"]:
+                self.tap(p, f'#act [data-pick="{m}"]')
+            hook("tokens", p)
+            self.submit(p, "#do-tokens")
+        elif kind == "start":
+            p = self.phones[d["side"]]
+            assert self.step(p) == "start"
+            hook("start", p)
+            self.submit(p, f'#act [data-start="{d["side"]}"]')
+        elif kind == "reveal":
+            owner = self.phones["blue" if d["guesser"] == "red" else "red"]
+            guesser = self.phones[d["guesser"]]
+            if self.step(owner) == "reveal-deception":
+                hook("deception", owner)
+                self.submit(owner, f'[data-dec="{1 if d["deception"] else 0}"]')
+            assert self.step(guesser) == "reveal-guess"
+            hook("guess", guesser)
+            self.submit(guesser, f'[data-guess="{d["guess"]}"]')
+            assert self.step(owner) == "reveal-actual"
+            hook("actual", owner)
+            self.submit(owner, f'[data-actual="{d["actual"]}"]')
+            if d.get("choice") is not None and self.step(owner) == "reveal-choice":
+                hook("choice", owner)
+                self.submit(owner, f'[data-choice="{d["choice"]}"]')
+        elif kind == "check":
+            p = self.phones[d["side"]]
+            assert self.step(p) == "check"
+            for _m, r in sorted((int(m), r) for m, r in d["ranks"].items()):
+                self.tap(p, f'#act [data-pick="{r}"]')
+            hook("check", p)
+            self.submit(p, "#do-check")
+        else:  # pragma: no cover
+            raise AssertionError(kind)
+
+    # --- what the TV shows -----------------------------------------------------------
+    def board(self) -> dict[str, Any]:
+        """What the host screen shows now, read from its rendered board and side panel."""
+        tv = self.tv
+        self.sync(tv)
+        ids = lambda t: tv.get_by_test_id(t)  # noqa: E731
+        return {
+            "ip": {s: ids(f"ip-{s}").text_content() for s in SIDES},
+            "dt": {s: ids(f"dt-{s}").text_content() for s in SIDES},
+            "da": int(ids("da").get_attribute("data-pos") or "x"),
+            "da_text": ids("da-text").text_content(),
+            "da_label": ids("da").get_attribute("aria-label"),
+            "day": tv.locator("#day .on").text_content(),
+            "narration": tv.locator("#narration").inner_text(),
+            "history": tv.locator("#history li").all_inner_texts(),
+        }
+
+    def check_board(self, want: dict[str, Any]) -> None:
+        got = self.board()
+        assert got["ip"] == {s: f"IP {want['ip'][s]}" for s in SIDES}
+        assert got["dt"] == {s: f"DT {want['dt'][s]}" for s in SIDES}
+        assert got["da"] == want["da"]
+        da = want["da"]
+        where = "at the centre" if da == 0 else f"{abs(da)} toward {'red' if da < 0 else 'blue'}"
+        assert got["da_text"] == f"Double agent {where}"
+        assert got["da_label"] == f"double agent {where}"
+        assert got["day"] == str(want["day"])
+        today = [r["narration"] for r in want["reveals"] if r["day"] == want["day"]]
+        if today:
+            assert got["narration"] == today[-1]
+            assert got["history"] == today[-2::-1]
+
+    def check_end(self, want: dict[str, Any]) -> str:
+        tv = self.tv
+        self.sync(tv)
+        w = tv.get_by_test_id("winner")
+        w.wait_for()
+        assert w.get_attribute("data-winner") == want["winner"]
+        text = w.inner_text()
+        assert text == ("A draw" if want["winner"] == "draw" else f"{want['winner'][0].upper()} {want['winner'].capitalize()} wins")
+        reason = tv.get_by_test_id("reason")
+        assert reason.get_attribute("data-reason") == want["reason"]
+        return reason.inner_text()
+
+
+def shots_of(table: Table, name: str, *pages: Any) -> list[pathlib.Path]:
+    return [shot(p, f"{name}") for p in pages]

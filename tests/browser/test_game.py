@@ -1,0 +1,144 @@
+"""A whole three-day game at a real table: the TV opens it, two phones tap every event.
+
+The plan is a legal game from the referee's own simulator (fixed seed); after each
+day the host screen must show what the referee's replay of the same events says.
+"""
+
+from __future__ import annotations
+
+import random
+
+from companion.engine.simulate import random_record
+
+from .conftest import shot
+from .table import Table, expected_after, normalise
+
+WALL = 3
+
+
+def plan() -> list[dict]:
+    """Three days, a deception token, Captain and Marshal choices, draws at each day's end."""
+    rec = random_record(random.Random(0), wall_distance=WALL, disorder=0, lie=0)
+    events = normalise([e.to_dict() for e in rec.events])
+    reveals = [e for e in events if e["type"] == "reveal"]
+    assert any(e["deception"] for e in reveals)
+    assert {e["actual"] for e in reveals if e.get("choice")} >= {6, 10}
+    assert sum(e["type"] == "exhaust" for e in events) == 6
+    return events
+
+
+def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
+    events = plan()
+    table = Table(screens, live, WALL, shots="game")
+    assert table.join_url == f"{live.url}/j/{table.code}"
+    red = table.join("red", "Ann")
+    blue = table.join("blue", "Bob")
+    shot(table.tv, "game-tv-seated")
+    done: set[str] = set()
+
+    def photograph(stage, page):
+        if stage in done:
+            return
+        done.add(stage)
+        n = len(done)
+        shot(page, f"game-{n:02d}-{stage}-phone")
+        other = blue if page is red else red
+        shot(other, f"game-{n:02d}-{stage}-other-phone")
+        table.sync(table.tv)
+        shot(table.tv, f"game-{n:02d}-{stage}-tv")
+
+    undone = reloaded = False
+    days_checked = []
+    for i, d in enumerate(events):
+        if d["type"] == "reveal" and not undone:
+            # a wrong guess, taken back with Undo on the guesser's phone
+            undone = True
+            guesser = table.phones[d["guesser"]]
+            owner = table.phones["blue" if d["guesser"] == "red" else "red"]
+            if table.step(owner) == "reveal-deception":
+                table.submit(owner, f'[data-dec="{1 if d["deception"] else 0}"]')
+            wrong = 1 if d["guess"] != 1 else 2
+            table.submit(guesser, f'[data-guess="{wrong}"]')
+            assert table.step(owner) == "reveal-actual"
+            table.submit(guesser, "#b-undo")
+            assert table.step(guesser) == "reveal-guess"
+            assert table.step(owner) == "reveal-guess"
+            table.play(d, photograph)
+        elif d["type"] == "intel" and i > 10 and not reloaded:
+            # a phone reloads in the middle of the game: it keeps its seat
+            reloaded = True
+            blue.reload()
+            blue.wait_for_selector("body[data-version]", state="attached")
+            assert "Bob" in blue.locator("#who").inner_text()
+            assert table.step(blue) == "intel"
+            table.play(d, photograph)
+        else:
+            table.play(d, photograph)
+        want = expected_after(WALL, events[: i + 1])
+        if want["phase"] in ("round_end", "over") and want["day"] not in days_checked:
+            days_checked.append(want["day"])
+            table.check_board(want)
+            shot(table.tv, f"game-day{want['day']}-end-tv")
+            shot(red, f"game-day{want['day']}-end-phone")
+    assert days_checked == [1, 2, 3]
+    assert undone and reloaded
+    want = expected_after(WALL, events)
+    assert want["phase"] == "over"
+    reason = table.check_end(want)
+    assert reason == "double agent's territory after day 3"
+    shot(table.tv, "game-winner-tv")
+    for page, who in ((red, "red"), (blue, "blue")):
+        table.sync(page)
+        assert page.locator("#act").inner_text().startswith(want["end"])
+        shot(page, f"game-winner-phone-{who}")
+    assert table.tv.locator("#next").inner_text() == want["end"]
+
+
+def test_a_reloaded_phone_keeps_its_seat_and_a_third_waits_for_the_host(screens, live):
+    table = Table(screens, live, 2)
+    red = table.join("red", "Ann")
+    table.join("blue", "Bob")
+    table.play({"type": "exhaust", "side": "red", "ranks": [3]})
+    red.reload()
+    red.wait_for_selector("body[data-version]", state="attached")
+    assert "Ann" in red.locator("#who").inner_text()
+    assert table.step(red) == "exhaust"          # blue's draw is still to come; red waits
+    assert red.locator("#act").inner_text().startswith("Nothing for you to tap now")
+
+    # a third phone asks for red's seat: it waits, and can do nothing until the host agrees
+    eve = table.phone()
+    table.tap(eve, '[data-join="red:0"]')
+    assert "ask to take over" in eve.locator('[data-join="red:0"]').inner_text()
+    eve.fill("#name", "Eve")
+    table.submit(eve, "#do-join")
+    eve.wait_for_function("() => document.getElementById('next').textContent.includes('Waiting for the big screen')")
+    shot(eve, "takeover-phone-waiting")
+    before = table.version
+    eve.locator("#b-undo").click()
+    eve.locator("#toast").wait_for()
+    assert "waiting for the host screen" in eve.locator("#toast").inner_text()
+    assert table.seen(eve) == before                 # refused: nothing changed
+    tv = table.tv
+    table.sync(tv)
+    req = tv.locator("#requests .req")
+    assert "Eve asks for this seat" in req.inner_text()
+    shot(tv, "takeover-tv-request")
+
+    # the host keeps the seat: Eve is turned away and Ann plays on
+    table.submit(tv, "[data-decline]")
+    eve.wait_for_selector("#do-join")
+    assert table.step(red) == "exhaust" and "Ann" in red.locator("#who").inner_text()
+
+    # Eve asks again; this time the host lets her in and Ann's phone loses the seat
+    table.tap(eve, '[data-join="red:0"]')
+    table.submit(eve, "#do-join")
+    table.sync(tv)
+    table.submit(tv, "[data-approve]")
+    table.sync(eve)
+    assert "Eve" in eve.locator("#who").inner_text()
+    red.wait_for_selector("#do-join")
+    shot(red, "takeover-phone-replaced")
+    table.phones["red"] = eve
+    table.play({"type": "exhaust", "side": "blue", "ranks": [5]})
+    table.play({"type": "intel", "ranks": [1, 2, 3, 4]})
+    assert table.step(eve) == "tokens"
