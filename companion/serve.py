@@ -78,6 +78,21 @@ def qr_ascii(text: str) -> str:
     return buf.getvalue()
 
 
+def server_options(threads: int) -> dict[str, object]:
+    """Waitress settings for a server whose live streams each hold a thread.
+
+    Every open screen (SSE stream) holds one of ``threads`` while it is open;
+    ordinary requests need the rest. Connections are allowed well beyond the
+    threads (a phone also opens short requests beside its stream), and each
+    connection keeps reading while its request runs so a closed stream is
+    noticed at once (``waitress.client_disconnected``) instead of at the next
+    keep-alive.
+    """
+    return {"threads": threads, "connection_limit": max(100, threads * 2),
+            "channel_request_lookahead": 1, "channel_timeout": 120,
+            "ident": "spies-lies"}
+
+
 def serve(args: argparse.Namespace) -> int:
     from waitress import create_server
 
@@ -85,8 +100,7 @@ def serve(args: argparse.Namespace) -> int:
 
     url = public_url(args)
     app = create_app({"PUBLIC_URL": url})
-    server = create_server(app, host=args.host, port=args.port, threads=args.threads,
-                           channel_timeout=120, ident="spies-lies")
+    server = create_server(app, host=args.host, port=args.port, **server_options(args.threads))
     out = sys.stdout
     out.write("\nSpies & Lies table companion\n\n")
     out.write(f"  Open on the big screen:  {url}/\n")

@@ -1,133 +1,317 @@
-"""Live push: Server-Sent Events per table, fanned out in this process.
+"""Live push: Server-Sent Events per table.
 
 Every change to a table publishes its new public view; every open stream of that
 table wakes and sends it. A stream that (re)connects with ``?since=V`` gets the
 current view at once when the table is past ``V``, so a screen that slept
 catches up. Phones that cannot keep a stream open poll
 ``GET /api/tables/<code>/state?since=V`` instead.
+
+Cost per change: the view is encoded to JSON and framed as one SSE message
+*once*; each stream only writes those bytes. A channel exists only while a
+stream of its table is open, and a stream whose phone went away is ended within
+half a second (waitress tells us through ``waitress.client_disconnected``), so
+connections that come and go leak neither threads nor memory.
+
+Across processes: with SQLite there is one process and the fan-out stays in
+memory. With PostgreSQL every change is also announced with ``NOTIFY`` (table
+code and version); each process listens on its own connection and republishes
+a change it did not make to its own streams, so two servers on one database
+(or a hosted service across machines) show each other's changes.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
-from collections import defaultdict
-from typing import Any, Iterator
+import time
+from typing import Any, Callable, Iterator
 
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Flask, Response, current_app, request
 
 from . import game
 
 bp = Blueprint("live", __name__)
+log = logging.getLogger(__name__)
+NOTIFY_CHANNEL = "spies_lies_change"
 
 
 class Channel:
-    """One table's latest view and who is connected, behind one condition."""
+    """One table's latest message and who is connected, behind one condition."""
 
-    def __init__(self) -> None:
+    def __init__(self, key: str) -> None:
+        self.key = key
         self.cond = threading.Condition()
         self.seq = 0                     # grows with every message
         self.version = 0
-        self.view: str | None = None     # JSON of the latest public view
-        self.presence: defaultdict[str, int] = defaultdict(int)   # seat id -> open streams
+        self.message: bytes | None = None   # the latest view, framed as one SSE message
+        self.presence: dict[str, int] = {}   # seat id -> open streams
+        self.presence_message = b""
+        self.streams = 0                 # subscriptions (guarded by the hub's lock)
 
-    def publish(self, version: int, view_json: str) -> None:
+    def publish(self, version: int, data: str) -> None:
+        """Keep ``data`` (JSON) as the latest message if it is not older, and wake the streams."""
         with self.cond:
-            if version >= self.version:
-                self.version, self.view = version, view_json
+            if version >= self.version and (version > self.version or self.message is None):
+                self.version = version
+                self.message = f"id: {version}\nevent: state\ndata: {data}\n\n".encode()
                 self.seq += 1
                 self.cond.notify_all()
 
-    def presence_json(self) -> str:
-        return json.dumps({"connected": sorted(k for k, n in self.presence.items() if n > 0)})
+    def _presence_changed(self) -> None:
+        names = sorted(k for k, n in self.presence.items() if n > 0)
+        self.presence_message = (f"event: presence\ndata: "
+                                 f"{json.dumps({'connected': names})}\n\n").encode()
+        self.seq += 1
+        self.cond.notify_all()
 
     def join(self, who: str) -> None:
         with self.cond:
-            self.presence[who] += 1
-            self.seq += 1
-            self.cond.notify_all()
+            self.presence[who] = self.presence.get(who, 0) + 1
+            self._presence_changed()
 
     def leave(self, who: str) -> None:
         with self.cond:
             self.presence[who] -= 1
-            self.seq += 1
-            self.cond.notify_all()
+            if self.presence[who] <= 0:
+                del self.presence[who]
+            self._presence_changed()
 
 
 class Hub:
-    """All channels of this process."""
+    """All channels of this process; a channel lives while a stream holds it."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._channels: dict[str, Channel] = {}
 
-    def channel(self, code: str) -> Channel:
+    def subscribe(self, key: str) -> Channel:
         with self._lock:
-            ch = self._channels.get(code)
+            ch = self._channels.get(key)
             if ch is None:
-                ch = self._channels[code] = Channel()
+                ch = self._channels[key] = Channel(key)
+            ch.streams += 1
             return ch
 
+    def unsubscribe(self, ch: Channel) -> None:
+        with self._lock:
+            ch.streams -= 1
+            if ch.streams <= 0 and self._channels.get(ch.key) is ch:
+                del self._channels[ch.key]
+
+    def get(self, key: str) -> Channel | None:
+        with self._lock:
+            return self._channels.get(key)
+
     def connected(self, code: str) -> list[str]:
-        ch = self.channel(code)
+        ch = self.get(code)
+        if ch is None:
+            return []
         with ch.cond:
             return sorted(k for k, n in ch.presence.items() if n > 0)
 
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._channels)
+
+
+class _Watch:
+    """One open stream whose client may go away."""
+
+    __slots__ = ("check", "ch", "gone")
+
+    def __init__(self, check: Callable[[], bool], ch: Channel) -> None:
+        self.check, self.ch, self.gone = check, ch, False
+
+
+class Reaper:
+    """One thread that notices closed clients and wakes their streams (every 0.5 s).
+
+    Without it a stream whose phone left holds its server thread until the next
+    keep-alive write fails (up to 15 s): phones that come and go would starve
+    the server of threads.
+    """
+
+    def __init__(self, every: float = 0.5) -> None:
+        self.every = every
+        self._lock = threading.Lock()
+        self._watched: set[_Watch] = set()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, check: Callable[[], bool] | None, ch: Channel) -> _Watch:
+        w = _Watch(check or (lambda: False), ch)
+        if check is None:
+            return w
+        with self._lock:
+            self._watched.add(w)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="sse-reaper", daemon=True)
+                self._thread.start()
+        return w
+
+    def unwatch(self, w: _Watch) -> None:
+        with self._lock:
+            self._watched.discard(w)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self.every)
+            with self._lock:
+                watched = list(self._watched)
+            for w in watched:
+                try:
+                    gone = w.check()
+                except Exception:   # a check must never end the reaper
+                    gone = True
+                if gone:
+                    w.gone = True
+                    with w.ch.cond:
+                        w.ch.cond.notify_all()
+
 
 hub = Hub()
+reaper = Reaper()
 
 
 def publish(view: dict[str, Any]) -> None:
-    """Send a table's new view to every open stream of that table."""
-    hub.channel(view["code"]).publish(view["version"], json.dumps(view))
+    """Send a table's new view to every open stream of that table, in every process."""
+    ch = hub.get(view["code"])
+    if ch is not None:
+        ch.publish(view["version"], json.dumps(view))
+    fanout = current_app.extensions.get("live_fanout")
+    if fanout is not None:
+        fanout.notify(view["code"], view["version"])
 
 
-def _stream(ch: Channel, who: str, since: int, first: str | None, version: int,
-            keepalive: float) -> Iterator[str]:
+def _stream(ch: Channel, who: str, since: int, watch: _Watch,
+            keepalive: float) -> Iterator[bytes]:
     ch.join(who)
     try:
-        yield ": connected\n\n"
+        yield b": connected\n\n"
         sent_version = since
-        if first is not None and version > since:
-            yield f"id: {version}\nevent: state\ndata: {first}\n\n"
-            sent_version = version
-        sent_presence = None
+        sent_presence = b""
         seen = -1
-        while True:
+        while not watch.gone:
             with ch.cond:
-                if ch.seq == seen:
+                if ch.seq == seen and not watch.gone:
                     ch.cond.wait(keepalive)
+                if watch.gone:
+                    return
                 if ch.seq == seen:
-                    view, v, presence = None, sent_version, None
+                    msg, v, presence = None, sent_version, None
                 else:
                     seen = ch.seq
-                    view, v, presence = ch.view, ch.version, ch.presence_json()
-            if view is None and presence is None:
-                yield ": keep-alive\n\n"
+                    msg, v, presence = ch.message, ch.version, ch.presence_message
+            if msg is None and presence is None:
+                yield b": keep-alive\n\n"
                 continue
-            if view is not None and v > sent_version:
+            if msg is not None and v > sent_version:
                 sent_version = v
-                yield f"id: {v}\nevent: state\ndata: {view}\n\n"
-            if presence is not None and presence != sent_presence:
+                yield msg
+            if presence and presence != sent_presence:
                 sent_presence = presence
-                yield f"event: presence\ndata: {presence}\n\n"
+                yield presence
     finally:
+        reaper.unwatch(watch)
         ch.leave(who)
+        hub.unsubscribe(ch)
+
+
+def stream_response(ch: Channel, who: str, since: int) -> Response:
+    """The SSE response for one subscriber of ``ch`` (the subscription ends with it)."""
+    watch = reaper.watch(request.environ.get("waitress.client_disconnected"), ch)
+    gen = _stream(ch, who, since, watch, current_app.config["SSE_KEEPALIVE"])
+    return Response(gen, mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 @bp.get("/api/tables/<code>/stream")
 def stream(code: str) -> Response:
     """Server-Sent Events: the table's view whenever it changes, and who is connected."""
-    table = game.load(code)
     since = request.args.get("since", type=int)
     if since is None:
         since = request.headers.get("Last-Event-ID", type=int) or 0
     who = request.args.get("seat", "")
     who = who if who.isdigit() or who == "host" else "viewer"
-    view = game.public_view(table)
-    ch = hub.channel(table.code)
-    ch.publish(view["version"], json.dumps(view))
-    gen = _stream(ch, who, since, json.dumps(view), table.version,
-                  current_app.config["SSE_KEEPALIVE"])
-    return Response(gen, mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    # subscribe before reading the view: a change committed meanwhile is not missed
+    ch = hub.subscribe(code.upper())
+    try:
+        table = game.load(code)
+        view = game.public_view(table)
+        ch.publish(view["version"], json.dumps(view))
+        fanout = current_app.extensions.get("live_fanout")
+        if fanout is not None:
+            fanout.start()
+    except BaseException:
+        hub.unsubscribe(ch)
+        raise
+    return stream_response(ch, who, since)
+
+
+# --- across processes: PostgreSQL LISTEN/NOTIFY -------------------------------------
+
+class PgFanout:
+    """Announce this process's changes with NOTIFY; republish other processes' changes."""
+
+    def __init__(self, app: Flask) -> None:
+        from sqlalchemy.engine import make_url
+        url = make_url(app.config["SQLALCHEMY_DATABASE_URI"]).set(drivername="postgresql")
+        self.conninfo = url.render_as_string(hide_password=False)
+        self.app = app
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self.ready = threading.Event()
+
+    def notify(self, code: str, version: int) -> None:
+        """Tell the other processes (after the change is committed)."""
+        from sqlalchemy import text
+
+        from .models import db
+        db.session.execute(text("SELECT pg_notify(:ch, :payload)"),
+                           {"ch": NOTIFY_CHANNEL, "payload": f"{code}:{version}"})
+        db.session.commit()
+
+    def start(self) -> None:
+        """Start listening (once per process and app: when the first stream opens)."""
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="pg-listen", daemon=True)
+                self._thread.start()
+        self.ready.wait(5)
+
+    def _run(self) -> None:
+        import psycopg
+        delay = 0.5
+        while True:
+            try:
+                with psycopg.connect(self.conninfo, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+                    self.ready.set()
+                    delay = 0.5
+                    for n in conn.notifies():
+                        self._changed(n.payload)
+            except Exception:
+                log.warning("live: lost the PostgreSQL listener; reconnecting", exc_info=True)
+                time.sleep(delay)
+                delay = min(delay * 2, 10.0)
+
+    def _changed(self, payload: str) -> None:
+        code, _, v = payload.rpartition(":")
+        ch = hub.get(code)
+        if ch is None or not v.isdigit() or int(v) <= ch.version:
+            return      # nobody here watches that table, or we made (or saw) the change
+        from .models import db
+        with self.app.app_context():
+            try:
+                view = game.public_view(game.load(code))
+                ch.publish(view["version"], json.dumps(view))
+            except Exception:
+                log.warning("live: could not load table %s after a NOTIFY", code, exc_info=True)
+            finally:
+                db.session.remove()
+
+
+def init_app(app: Flask) -> None:
+    """Fan out through PostgreSQL when the app runs on it; SQLite stays in this process."""
+    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("postgresql"):
+        app.extensions["live_fanout"] = PgFanout(app)

@@ -1,0 +1,68 @@
+"""Gzip for text answers: pages, styles, scripts, JSON and SVG, never the live stream.
+
+A phone on a café's Wi-Fi loads the page in a fraction of the bytes. Static
+files are compressed once per file version and kept; other answers are
+compressed as they go (level 6: most of the gain for little CPU).
+"""
+
+from __future__ import annotations
+
+import gzip
+import threading
+
+from flask import Flask, Response, request
+
+TYPES = {"text/html", "text/css", "text/javascript", "application/javascript",
+         "application/json", "image/svg+xml", "text/plain"}
+MIN_SIZE = 500
+_static: dict[tuple[str, str], bytes] = {}
+_static_lock = threading.Lock()
+
+
+def _wants_gzip() -> bool:
+    for part in request.headers.get("Accept-Encoding", "").split(","):
+        name, _, q = part.strip().partition(";")
+        if name.strip().lower() in ("gzip", "*"):
+            return q.strip().replace(" ", "") not in ("q=0", "q=0.0")
+    return False
+
+
+def compress(resp: Response) -> Response:
+    """Gzip ``resp`` in place when the client accepts it and it is worth it."""
+    if (resp.status_code != 200 or resp.mimetype not in TYPES or resp.is_streamed
+            and not resp.direct_passthrough or "Content-Encoding" in resp.headers):
+        return resp
+    resp.vary.add("Accept-Encoding")
+    if not _wants_gzip() or resp.headers.get("Content-Range"):
+        return resp
+    static_key = None
+    if resp.direct_passthrough:          # a static file: compress once per version
+        static_key = (request.path, resp.headers.get("ETag", ""))
+        with _static_lock:
+            cached = _static.get(static_key)
+        if cached is not None:
+            resp.response.close()
+            resp.direct_passthrough = False
+            return _packed(resp, cached)
+        resp.direct_passthrough = False
+    data = resp.get_data()
+    if len(data) < MIN_SIZE:
+        return resp
+    packed = gzip.compress(data, compresslevel=6, mtime=0)
+    if static_key is not None:
+        with _static_lock:
+            _static[static_key] = packed
+    return _packed(resp, packed)
+
+
+def _packed(resp: Response, packed: bytes) -> Response:
+    resp.set_data(packed)
+    resp.headers["Content-Encoding"] = "gzip"
+    etag = resp.headers.get("ETag")
+    if etag and not etag.startswith("W/"):
+        resp.headers["ETag"] = "W/" + etag     # the bytes differ from the plain file's
+    return resp
+
+
+def init_app(app: Flask) -> None:
+    app.after_request(compress)
