@@ -604,7 +604,7 @@ def test_R70_the_game_stops_at_once_no_colonel_remainder_no_token_bonus():
 
 
 @rule("R70", "R31")
-def test_R70_worked_example_the_DA_reaches_the_flag_on_day_2():
+def test_R70_a_general_starting_on_the_wall_captures_on_day_1():
     t = Table(wall=3)
     t.day([5, 6, 8, 9], [1, 2, 3, 5], start="blue")
     t.reveal()                                # DA 1
@@ -615,6 +615,22 @@ def test_R70_worked_example_the_DA_reaches_the_flag_on_day_2():
     t.right()                                 # red 10: DA 3 = blue's wall
     s = t.reveal()                            # red's General: starts on the wall: flag
     assert (s.day, s.winner, s.reason, s.da) == (1, "red", "flag", 4)
+
+
+@rule("R70", "R31", "R32")
+def test_R70_worked_example_the_DA_reaches_the_flag_on_day_2():
+    t = Table(wall=2)
+    t.day([1, 2, 3, 5], [1, 2, 3, 5], start="red")
+    t.finish_round()                          # both at 8 IP, DA at the centre
+    assert (t.state.day, t.state.ip, t.state.da) == (2, {"red": 8, "blue": 8}, 0)
+    t.day([5, 9, 10, 4], [2, 3, 5, 6], start="blue")
+    t.reveal()                                # red's Lieutenant: DA 1
+    s = t.right()                             # red 10: day-2 infiltration asks 2, walls at 2
+    assert (s.ip["red"], s.da) == (0, 2)
+    s = t.reveal()                            # red's General starts on blue's wall: flag
+    assert (s.day, s.winner, s.reason, s.phase, s.da) == (2, "red", "flag", "capture_check", 3)
+    s = t.check("red")                        # 5-9-10 and the Sergeant: in order
+    assert (s.phase, s.winner, s.reason) == ("over", "red", "flag")
 
 
 @rule("R70", "R71")
