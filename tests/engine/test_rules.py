@@ -185,8 +185,8 @@ def test_R21_R43_the_sergeant_may_lie_about_intel():
     assert (t.last()["outcome"], s.ip["blue"]) == ("activated", 4)
 
 
-@rule("R20", "R43")
-def test_R20_R43_the_sergeant_may_stand_anywhere():
+@rule("R10", "R20", "R43")
+def test_R10_R20_R43_the_sergeant_may_stand_anywhere():
     t = Table()
     t.day([5, 4, 6, 2], [4, 5, 6, 8], start="red")  # red's 2 after 6 is out of order
     t.reveal()
@@ -744,3 +744,16 @@ def test_R80_team_parts_are_missions_1_2_and_3_4():
     assert expected(t.state).to_dict() == {
         "type": "reveal", "sides": ["red"], "text": "Red: guess blue's mission 3",
         "mission": 3, "owner": "blue", "part": 2}
+
+
+def test_every_rule_id_of_RULES_md_has_a_test_here():
+    import pathlib
+    import re
+    here = pathlib.Path(__file__).resolve()
+    spec = here.parents[3] / "shared" / "spec" / "RULES.md"
+    if not spec.exists():
+        pytest.skip("../shared/spec/RULES.md is not beside the checkout")
+    ids = set(re.findall(r"\*\*(R\d+) ", spec.read_text()))
+    marked = set(re.findall(r'@rule\(([^)]*)\)', here.read_text()))
+    covered = {i for m in marked for i in re.findall(r"R\d+", m)}
+    assert ids and ids <= covered, f"rules without a test: {sorted(ids - covered)}"
