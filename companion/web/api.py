@@ -14,7 +14,7 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, request
+from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from ..engine import SIDES, ability_preview
@@ -29,8 +29,17 @@ def register_errors(app: Flask) -> None:
     """One place maps every refusal to JSON with a plain-words message."""
 
     @app.errorhandler(ApiError)
-    def _api_error(err: ApiError) -> tuple[Response, int]:
-        return jsonify(err.to_dict()), err.status
+    def _api_error(err: ApiError) -> Any:
+        if request.path.startswith("/api"):
+            resp = jsonify(err.to_dict())
+        else:                      # a page: a page that says what happened, never a trace
+            resp = Response(render_template("error_table.html", status=err.status,
+                                            message=err.message, code=err.code),
+                            mimetype="text/html")
+        resp.status_code = err.status
+        if err.retry_after:
+            resp.headers["Retry-After"] = str(err.retry_after)
+        return resp
 
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException) -> Any:
@@ -78,7 +87,10 @@ def _body() -> dict[str, Any]:
     if not request.is_json:
         raise ApiError(400, "the body must be JSON (Content-Type: application/json)",
                        code="malformed")
-    data = request.get_json(silent=True)
+    try:
+        data = request.get_json(silent=True)
+    except RecursionError:
+        data = None
     if not isinstance(data, dict):
         raise ApiError(400, "the body must be a JSON object", code="malformed")
     return data
@@ -102,6 +114,22 @@ def create_table() -> tuple[Response, int]:
     table, secret = game.create_table(body)
     return jsonify({"code": table.code, "host_secret": secret,
                     "view": game.public_view(table)}), 201
+
+
+@bp.post("/tables/import")
+def import_record() -> tuple[Response, int]:
+    """Open a table from a game record, only if the referee replays it (else nothing)."""
+    body = _body()
+    table, secret = game.import_table(body)
+    return jsonify({"code": table.code, "host_secret": secret,
+                    "view": game.public_view(table)}), 201
+
+
+@bp.get("/openapi.json")
+def openapi_document() -> Response:
+    """This API described in OpenAPI 3.1."""
+    from .openapi import document
+    return jsonify(document())
 
 
 @bp.get("/tables/<code>/state")
@@ -211,8 +239,8 @@ def preview(code: str) -> Response:
 
 @bp.get("/tables/<code>/record")
 def record(code: str) -> Response:
-    """The game as a spies-and-lies-record/1 file (events not undone)."""
-    table = game.load(code)
+    """The game as a spies-and-lies-record/1 file (events not undone); expired tables too."""
+    table = game.load(code, allow_expired=True)
     rows = game.active_events(table)
     out = {"format": "spies-and-lies-record/1",
            "options": {"wall_distance": table.wall_distance},

@@ -9,19 +9,24 @@ Nothing here knows about HTTP beyond raising :class:`ApiError`.
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
 import threading
 from collections import defaultdict
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
+from flask import current_app, has_request_context, request
 from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
 
-from ..engine import (RANK_NAMES, SIDES, Options, Reveal, State, apply, choice_options,
+from ..engine import (RANK_NAMES, SIDES, Options, Record, Reveal, State, apply, choice_options,
                       event_from_dict, expected, narrate_reveal, replay, replay_output,
                       reveal_options)
 from ..engine.errors import RecordError
+from .limits import TokenBucket
 from .models import Event, Receipt, Seat, Table, db, hash_secret, new_code, new_secret, now
 
 _rng = random.SystemRandom()
@@ -29,24 +34,33 @@ _locks: defaultdict[int, threading.Lock] = defaultdict(threading.Lock)
 _cache: dict[int, tuple[int, State]] = {}
 _cache_lock = threading.Lock()
 KEY_RE = re.compile(r"^[A-Za-z0-9_.:-]{8,64}$")
+CODE_RE = re.compile(r"^[A-Za-z0-9]{1,12}$")
+EXPIRY_DAYS = 30            # a table untouched this long is expired (TABLE_EXPIRY_DAYS)
+LOOKUP_BURST = 20           # unknown codes a client may try at once (CODE_LOOKUP_BURST)
+LOOKUP_REFILL = 3.0         # seconds until it may try one more (CODE_LOOKUP_REFILL)
 
 
 class ApiError(Exception):
     """A refusal with an HTTP status, a message a player can read and maybe a field."""
 
     def __init__(self, status: int, message: str, field: str | None = None,
-                 code: str = "refused", view: dict[str, Any] | None = None) -> None:
+                 code: str = "refused", view: dict[str, Any] | None = None,
+                 retry_after: int | None = None, event: int | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.field = field
         self.code = code
         self.view = view
+        self.retry_after = retry_after
+        self.event = event
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"error": self.message, "code": self.code}
         if self.field:
             d["field"] = self.field
+        if self.event is not None:
+            d["event"] = self.event
         if self.view is not None:
             d["view"] = self.view
         return d
@@ -72,10 +86,47 @@ class Actor:
 
 # --- loading and deriving ------------------------------------------------------
 
-def load(code: str) -> Table:
-    table = db.session.scalar(select(Table).where(Table.code == code.upper()))
+def _lookup_bucket() -> TokenBucket:
+    """This app's bucket of code look-ups per client (made on first use)."""
+    bucket = current_app.extensions.get("companion.code_lookups")
+    if bucket is None:
+        refill = float(current_app.config.get("CODE_LOOKUP_REFILL", LOOKUP_REFILL))
+        bucket = TokenBucket(current_app.config.get("CODE_LOOKUP_BURST", LOOKUP_BURST),
+                             1.0 / refill)
+        current_app.extensions["companion.code_lookups"] = bucket
+    return bucket
+
+
+def _client() -> str:
+    return (request.remote_addr or "unknown") if has_request_context() else "local"
+
+
+def expired(table: Table) -> bool:
+    """A table nobody has changed for ``TABLE_EXPIRY_DAYS`` (30) days is over for good."""
+    days = current_app.config.get("TABLE_EXPIRY_DAYS", EXPIRY_DAYS)
+    return table.updated < now() - timedelta(days=days)
+
+
+def load(code: str, allow_expired: bool = False) -> Table:
+    """The table with this code; unknown codes cost the client a token (no guessing)."""
+    bucket, client = _lookup_bucket(), _client()
+    wait = bucket.blocked(client)
+    if wait:
+        secs = max(1, math.ceil(wait))
+        raise ApiError(429, "too many table codes that do not exist were tried from this "
+                            f"device; wait {secs} seconds and check the code on the big screen",
+                       code="rate_limited", retry_after=secs)
+    table = None
+    if CODE_RE.match(code):
+        table = db.session.scalar(select(Table).where(Table.code == code.upper()))
     if table is None:
-        raise ApiError(404, f"there is no table with the code {code.upper()!r}", code="not_found")
+        bucket.spend(client)
+        raise ApiError(404, f"there is no table with the code {code.upper()[:12]!r}; check "
+                            "the code on the big screen", code="not_found")
+    if not allow_expired and expired(table):
+        raise ApiError(410, f"the table {table.code} has expired: nobody played at it for "
+                            f"{current_app.config.get('TABLE_EXPIRY_DAYS', EXPIRY_DAYS)} days. "
+                            "Open a new table to play again", code="expired")
     return table
 
 
@@ -260,22 +311,116 @@ class Transaction:
         values: dict[str, Any] = {"version": t.version + 1, "updated": now(), "draft": t.draft}
         if not keep_notice:
             values["notice"] = notice
-        res = db.session.execute(update(Table).where(Table.id == t.id, Table.version == t.version)
-                                 .values(**values))
-        if res.rowcount != 1:
+        # The compare-and-swap comes first, before any row of this request is written:
+        # it takes the table's row lock (PostgreSQL) or the write lock (SQLite), so a
+        # writer in another thread or process that read the same version finds it gone
+        # and is refused, whatever lock this process holds.
+        stale = ApiError(409, "the table changed at the same moment; here is the fresh "
+                              "state — check and tap again", field="version", code="stale")
+        try:
+            with db.session.no_autoflush:
+                res = db.session.execute(
+                    update(Table).where(Table.id == t.id, Table.version == t.version)
+                    .values(**values).execution_options(synchronize_session=False))
+            if res.rowcount != 1:
+                raise stale
+            db.session.flush()
+            db.session.refresh(t)
+            body = {**body, "view": public_view(t)}
+            kept = {k: v for k, v in body.items() if k != "secret"}   # secrets are never stored
+            db.session.add(Receipt(table_id=t.id, key=self.key, status=status,
+                                   body=json.dumps(kept)))
+            db.session.commit()    # acknowledged only after this returns
+        except IntegrityError:     # the same seq or key written by another process first
             db.session.rollback()
-            raise ApiError(409, "the table changed at the same moment; tap again",
-                           field="version", code="stale")
-        db.session.refresh(t)
-        body = {**body, "view": public_view(t)}
-        kept = {k: v for k, v in body.items() if k != "secret"}   # secrets are never stored
-        db.session.add(Receipt(table_id=t.id, key=self.key, status=status,
-                               body=json.dumps(kept)))
-        db.session.commit()
+            raise stale from None
         self.result = (status, body)
 
 
+def _create_key(body: dict[str, Any]) -> str | None:
+    key = body.get("idempotency_key")
+    if key is None:
+        return None
+    if not isinstance(key, str) or not KEY_RE.match(key):
+        raise ApiError(400, "the field 'idempotency_key' must be 8-64 letters, digits or -_.:",
+                       field="idempotency_key", code="bad_field")
+    return key
+
+
+def _created_before(key: str | None) -> tuple[Table, str] | None:
+    """A retried create or import: the same table, with a new host secret (the first was lost)."""
+    if key is None:
+        return None
+    table = db.session.scalar(select(Table).where(Table.create_key == key))
+    if table is None:
+        return None
+    secret = new_secret()
+    table.host_hash = hash_secret(secret)
+    db.session.commit()
+    return table, secret
+
+
+def _insert_table(table: Table, key: str | None, events: list[dict[str, Any]] = ()
+                  ) -> tuple[Table, str]:
+    secret = new_secret()
+    table.host_hash, table.create_key = hash_secret(secret), key
+    for _ in range(20):
+        code = new_code()
+        if db.session.scalar(select(Table.id).where(Table.code == code)) is None:
+            break
+    table.code = code
+    try:
+        db.session.add(table)
+        db.session.flush()
+        for i, d in enumerate(events, start=1):
+            db.session.add(Event(table_id=table.id, seq=i, data=json.dumps(d),
+                                 idempotency_key=None))
+        db.session.commit()
+    except IntegrityError:          # the same key at the same moment, or a code just taken
+        db.session.rollback()
+        again = _created_before(key)
+        if again is None:
+            raise ApiError(409, "two tables were opened at the same moment; try again",
+                           code="stale") from None
+        return again
+    return table, secret
+
+
+def import_table(body: dict[str, Any]) -> tuple[Table, str]:
+    """A new table from a record file, only if the referee replays it; nothing otherwise."""
+    key = _create_key(body)
+    again = _created_before(key)
+    if again is not None:
+        return again
+    raw = body.get("record")
+    if not isinstance(raw, dict):
+        raise ApiError(400, "the field 'record' must be a game record (a JSON object with "
+                            "format, options and events)", field="record",
+                       code="missing_field" if raw is None else "bad_field")
+    teams = body.get("teams", False)
+    if type(teams) is not bool:
+        raise ApiError(400, "the field 'teams' must be true or false", field="teams",
+                       code="bad_field")
+    try:
+        rec = Record.from_dict(raw)
+        replay(rec)
+    except RecordError as err:
+        raise ApiError(400, f"the record is refused: {err}", field="record", code=err.code,
+                       event=err.index) from None
+    except (RecursionError, ValueError, TypeError) as err:   # the referee's own guard
+        raise ApiError(400, f"the record is refused: {type(err).__name__}", field="record",
+                       code="bad_record") from None
+    events = [e.to_dict() for e in rec.events]
+    table = Table(wall_distance=rec.options.wall_distance, teams=teams,
+                  version=1 + len(events), notice=f"Game imported: {len(events)} events")
+    return _insert_table(table, key, events)
+
+
 def create_table(body: dict[str, Any]) -> tuple[Table, str]:
+    key = _create_key(body)
+    again = _created_before(key)
+    if again is not None:
+        return again
     wall = body.get("wall_distance", 4)
     if type(wall) is not int or not 2 <= wall <= 8:
         raise ApiError(400, "the field 'wall_distance' must be a whole number 2-8",
@@ -284,16 +429,7 @@ def create_table(body: dict[str, Any]) -> tuple[Table, str]:
     if type(teams) is not bool:
         raise ApiError(400, "the field 'teams' must be true or false", field="teams",
                        code="bad_field")
-    secret = new_secret()
-    for _ in range(20):
-        code = new_code()
-        if db.session.scalar(select(Table.id).where(Table.code == code)) is None:
-            break
-    table = Table(code=code, wall_distance=wall, teams=teams, host_hash=hash_secret(secret),
-                  version=1)
-    db.session.add(table)
-    db.session.commit()
-    return table, secret
+    return _insert_table(Table(wall_distance=wall, teams=teams, version=1), key)
 
 
 def join(tx: Transaction, name: Any, side: Any, part: Any) -> tuple[Seat, str]:

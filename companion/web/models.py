@@ -55,6 +55,8 @@ class Table(db.Model):
     notice = db.Column(db.Text, nullable=True)     # last undo or seat change, for every screen
     created = db.Column(db.DateTime, nullable=False, default=now)
     updated = db.Column(db.DateTime, nullable=False, default=now, onupdate=now)
+    # the idempotency key of the request that opened (or imported) the table
+    create_key = db.Column(db.String(64), nullable=True, unique=True, index=True)
 
     seats = db.relationship("Seat", back_populates="table", order_by="Seat.id",
                             cascade="all, delete-orphan")

@@ -1,0 +1,25 @@
+"""Remember the idempotency key that opened a table, so a retried create or import
+finds the same table instead of opening a second one.
+
+Revision ID: 0002
+Revises: 0001
+Create Date: 2026-11-22
+"""
+from alembic import op
+import sqlalchemy as sa
+
+revision = "0002"
+down_revision = "0001"
+branch_labels = None
+depends_on = None
+
+
+def upgrade():
+    op.add_column("table", sa.Column("create_key", sa.String(64), nullable=True))
+    op.create_index("ix_table_create_key", "table", ["create_key"], unique=True)
+
+
+def downgrade():
+    op.drop_index("ix_table_create_key", "table")
+    with op.batch_alter_table("table") as batch:
+        batch.drop_column("create_key")

@@ -1,0 +1,220 @@
+"""The OpenAPI 3.1 description of the JSON API, served at ``/api/openapi.json``.
+
+Built by hand from the same words the API uses, and kept honest by a test that
+compares it with the app's routes and by the fuzzer that reads it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .game import CODE_RE, KEY_RE
+
+ERRORS = {
+    400: "a field is missing or malformed (`field` names it) or the record is refused",
+    401: "the bearer secret belongs to no seat of this table, or none was sent where one is needed",
+    403: "another site sent it, or this seat may not do this now",
+    404: "no such table (or seat request)",
+    409: "the table moved on (`view` holds the fresh state) or the action is out of turn",
+    410: "the table has expired (untouched for 30 days)",
+    413: "the request body is larger than 16 KB",
+    429: "too many unknown table codes tried from this client (see Retry-After)",
+}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _errors(*codes: int) -> dict[str, Any]:
+    out = {}
+    for c in codes:
+        resp = _json(_ref("Error"), ERRORS[c])
+        if c == 429:
+            resp["headers"] = {"Retry-After": {"schema": {"type": "string"},
+                                               "description": "seconds to wait"}}
+        out[str(c)] = resp
+    return out
+
+
+CODE = {"name": "code", "in": "path", "required": True,
+        "description": "the table code shown on the big screen (letters and digits)",
+        "schema": {"type": "string", "pattern": CODE_RE.pattern}}
+SEAT_ID = {"name": "seat_id", "in": "path", "required": True,
+           "schema": {"type": "integer", "minimum": 0}}
+ACTION = ["version", "idempotency_key"]      # fields every change of a table carries
+LOOKUP = (404, 410, 429)                      # every address with a table code may answer these
+
+
+def _action(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"required": True, "content": {"application/json": {"schema": {
+        "type": "object", "required": ACTION + required,
+        "properties": {"version": {"type": "integer",
+                                   "description": "the table version this screen last saw"},
+                       "idempotency_key": _ref("IdempotencyKey"), **props}}}}}
+
+
+def _post(summary: str, props: dict[str, Any], required: list[str], ok: int,
+          secure: bool = True) -> dict[str, Any]:
+    op: dict[str, Any] = {
+        "summary": summary, "parameters": [CODE], "requestBody": _action(props, required),
+        "responses": {str(ok): _json(_ref("Change"), "applied, or the first answer to this "
+                                                     "idempotency key"),
+                      **_errors(400, 401, 403, 409, 413, *LOOKUP)}}
+    if secure:
+        op["security"] = [{"seat": []}, {}]
+    return op
+
+
+def document() -> dict[str, Any]:
+    """The whole OpenAPI document as a dict."""
+    rank = {"type": "integer", "minimum": 1, "maximum": 10}
+    table_created = _json({"type": "object", "required": ["code", "host_secret", "view"],
+                           "properties": {"code": {"type": "string"},
+                                          "host_secret": {"type": "string", "minLength": 40},
+                                          "view": _ref("View")}},
+                          "the table; its host secret is in this answer only")
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Spies & Lies table companion", "version": "1",
+                 "description": "Every POST must come from this site (Origin or Referer "
+                                "header), carry a JSON object of at most 16 KB and, to change "
+                                "a table, the table version it last saw and an idempotency "
+                                "key: a retry with the same key gets the first answer and is "
+                                "never applied twice. Seats and the host screen prove "
+                                "themselves with `Authorization: Bearer <secret>`."},
+        "paths": {
+            "/api/openapi.json": {"get": {
+                "summary": "this document",
+                "responses": {"200": _json({"type": "object"}, "the OpenAPI document")}}},
+            "/api/tables": {"post": {
+                "summary": "open a new table",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "properties": {
+                        "wall_distance": {"type": "integer", "minimum": 2, "maximum": 8},
+                        "teams": {"type": "boolean"},
+                        "idempotency_key": _ref("IdempotencyKey")}}}}},
+                "responses": {"201": table_created, **_errors(400, 403, 409, 413)}}},
+            "/api/tables/import": {"post": {
+                "summary": "open a table from a game record, only if the referee replays it",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["record"], "properties": {
+                        "record": _ref("Record"), "teams": {"type": "boolean"},
+                        "idempotency_key": _ref("IdempotencyKey")}}}}},
+                "responses": {"201": table_created, **_errors(400, 403, 409, 413)}}},
+            "/api/tables/{code}/state": {"get": {
+                "summary": "the public view (with since=V: only whether it moved past V)",
+                "parameters": [CODE, {"name": "since", "in": "query", "required": False,
+                                      "schema": {"type": "integer"}}],
+                "security": [{"seat": []}, {}],
+                "responses": {"200": _json({"type": "object", "required": ["version"],
+                                            "properties": {"version": {"type": "integer"},
+                                                           "changed": {"type": "boolean"},
+                                                           "view": _ref("View"),
+                                                           "me": _ref("Me"),
+                                                           "connected": {"type": "array"}}},
+                                           "the view"),
+                              **_errors(401, *LOOKUP)}}},
+            "/api/tables/{code}/me": {"get": {
+                "summary": "who this secret belongs to", "parameters": [CODE],
+                "security": [{"seat": []}, {}],
+                "responses": {"200": _json(_ref("Me"), "host, seat or viewer"),
+                              **_errors(401, *LOOKUP)}}},
+            "/api/tables/{code}/seats": {"post": _post(
+                "sit down as a side (and in team play a part); the answer holds the seat "
+                "secret", {"side": _ref("Side"), "name": {"type": "string", "minLength": 1,
+                                                          "maxLength": 40},
+                           "part": {"type": "integer", "enum": [0, 1, 2]}},
+                ["side", "name"], 201, secure=False)},
+            "/api/tables/{code}/seats/{seat_id}/decision": {"post": {
+                **_post("the host screen lets a phone take over a seat, or keeps it",
+                        {"approve": {"type": "boolean"}}, ["approve"], 200),
+                "parameters": [CODE, SEAT_ID]}},
+            "/api/tables/{code}/events": {"post": _post(
+                "record one event other than a reveal",
+                {"event": {"type": "object", "description": "a RECORD.md event; an exhaust "
+                           "or start may say \"random\": true to be drawn by the server",
+                           "required": ["type"],
+                           "properties": {"type": {"type": "string", "enum": [
+                               "exhaust", "intel", "tokens", "start", "check"]}}}},
+                ["event"], 201)},
+            "/api/tables/{code}/draft": {"post": _post(
+                "one tap of the reveal being built",
+                {"step": {"type": "string", "enum": ["deception", "guess", "actual", "choice"]},
+                 "value": {"description": "bool (deception), rank (guess, actual) or a "
+                           "choice text"}}, ["step", "value"], 200)},
+            "/api/tables/{code}/undo": {"post": _post(
+                "take back the last tap or event", {}, [], 200)},
+            "/api/tables/{code}/preview": {"get": {
+                "summary": "the ability calculator: what if this side's rank were activated",
+                "parameters": [CODE,
+                               {"name": "side", "in": "query", "required": True,
+                                "schema": _ref("Side")},
+                               {"name": "rank", "in": "query", "required": True,
+                                "schema": rank}],
+                "responses": {"200": _json({"type": "object", "required": ["options"],
+                                            "properties": {"side": _ref("Side"),
+                                                           "rank": rank,
+                                                           "version": {"type": "integer"},
+                                                           "options": {"type": "array"}}},
+                                           "what the ability could do"),
+                              **_errors(400, *LOOKUP)}}},
+            "/api/tables/{code}/record": {"get": {
+                "summary": "the game as a spies-and-lies-record/1 file (expired tables too)",
+                "parameters": [CODE],
+                "responses": {"200": _json(_ref("Record"), "the record"),
+                              **_errors(404, 429)}}},
+            "/api/tables/{code}/stream": {"get": {
+                "summary": "Server-Sent Events: the view whenever it changes, and presence",
+                "x-stream": True,
+                "parameters": [CODE,
+                               {"name": "since", "in": "query", "required": False,
+                                "schema": {"type": "integer"}},
+                               {"name": "seat", "in": "query", "required": False,
+                                "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "an endless event stream",
+                                      "content": {"text/event-stream": {
+                                          "schema": {"type": "string"}}}},
+                              **_errors(*LOOKUP)}}},
+        },
+        "components": {
+            "securitySchemes": {"seat": {"type": "http", "scheme": "bearer",
+                                         "description": "a seat's or the host screen's secret"}},
+            "schemas": {
+                "Side": {"type": "string", "enum": ["red", "blue"]},
+                "IdempotencyKey": {"type": "string", "pattern": KEY_RE.pattern},
+                "Error": {"type": "object", "required": ["error", "code"], "properties": {
+                    "error": {"type": "string", "description": "what went wrong, in plain words"},
+                    "code": {"type": "string"},
+                    "field": {"type": "string", "description": "the field at fault"},
+                    "event": {"type": "integer", "description": "the refused event's index"},
+                    "view": _ref("View")}},
+                "View": {"type": "object", "required": ["code", "version", "state"],
+                         "properties": {"code": {"type": "string"},
+                                        "version": {"type": "integer"},
+                                        "teams": {"type": "boolean"},
+                                        "wall_distance": {"type": "integer"},
+                                        "state": {"type": "object"},
+                                        "draft": {"type": ["object", "null"]},
+                                        "seats": {"type": "array"},
+                                        "notice": {"type": ["string", "null"]},
+                                        "log": {"type": "array"},
+                                        "seen_intel": {"type": "array"}}},
+                "Me": {"type": "object", "required": ["role"], "properties": {
+                    "role": {"type": "string", "enum": ["host", "seat", "viewer"]}}},
+                "Change": {"type": "object", "required": ["view"],
+                           "properties": {"view": _ref("View"),
+                                          "secret": {"type": "string",
+                                                     "description": "a new seat's secret"}}},
+                "Record": {"type": "object", "required": ["format", "events"], "properties": {
+                    "format": {"type": "string", "const": "spies-and-lies-record/1"},
+                    "options": {"type": "object", "properties": {
+                        "wall_distance": {"type": "integer", "minimum": 2, "maximum": 8}}},
+                    "events": {"type": "array", "items": {"type": "object"}}}},
+            },
+        },
+    }
