@@ -70,6 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("what", choices=["engine", "server", "pages"])
     b.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     b.add_argument("--tables", type=int, default=50, help="tables (bench server)")
+    b.add_argument("--threads", type=int, default=None,
+                   help="server threads (bench server; default: 5 per table + 32)")
+    b.add_argument("--soak", type=float, default=None, metavar="SECONDS",
+                   help="bench server: open and close tables for SECONDS, sample for leaks")
+    b.add_argument("--database-url", default=None,
+                   help="bench server: run on this database (e.g. PostgreSQL) instead of SQLite")
     b.set_defaults(func=_bench)
 
     s = sub.add_parser("serve", help="start the companion on the local network")

@@ -1,0 +1,595 @@
+"""``spies-lies bench server``: how soon a tap shows on every screen of its table.
+
+Starts the production server (``python -m companion serve``, waitress) on
+loopback with a fresh SQLite database (or ``--database-url``), opens T tables
+with 4 phones (team play) and the host screen each, all five connected to the
+live push, and plays random legal games through the JSON API as the phones
+would (reveals tap by tap). For every accepted post it measures the time from
+sending the post until *every* screen of that table has received a message
+with the new version (or a later one).
+
+Phases, each ``--seconds`` long:
+
+- human: every table posts once every 1-2 s (random), as people at a table do;
+- burst: every table posts back-to-back (the server's throughput limit).
+
+The floor: the same server, the same client, the same number of streams, but
+``/_floor/<n>`` (a bare endpoint pushing a tiny message through the same hub:
+no database, no referee). Our p95 over the floor's p95 is the figure to watch.
+
+``--soak SECONDS`` instead opens and closes tables and streams over and over and
+samples the server's RSS, threads and open files, to show nothing leaks.
+
+The client is one asyncio loop on raw sockets in this process; its own CPU use
+and how late its timers fire are printed, so a busy client is visible.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import bisect
+import itertools
+import json
+import os
+import random
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .engine.simulate import random_record
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+_keys = itertools.count(1)
+
+
+# --- the server under test --------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``python -m companion serve`` as a child process, and its /proc figures."""
+
+    def __init__(self, threads: int, database_url: str | None, floor: bool = True) -> None:
+        self.port = free_port()
+        self.tmp = tempfile.TemporaryDirectory(prefix="spies-lies-bench-")
+        env = dict(os.environ)
+        env["DATABASE_URL"] = database_url or f"sqlite:///{self.tmp.name}/bench.sqlite"
+        if floor:
+            env["SPIES_LIES_BENCH_FLOOR"] = "1"
+        self.log = open(os.path.join(self.tmp.name, "server.log"), "w+")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1",
+             "--port", str(self.port), "--threads", str(threads),
+             "--public-url", f"http://127.0.0.1:{self.port}"],
+            env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                break
+            except OSError:
+                if self.proc.poll() is not None or time.time() > deadline:
+                    self.log.seek(0)
+                    raise RuntimeError("the server did not start:\n" + self.log.read()[-3000:])
+                time.sleep(0.1)
+
+    def status(self) -> dict[str, int]:
+        out = {}
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                k, _, v = line.partition(":")
+                if k in ("VmRSS", "VmHWM", "Threads"):
+                    out[k] = int(v.split()[0])
+        out["fds"] = len(os.listdir(f"/proc/{self.proc.pid}/fd"))
+        return out
+
+    def cpu_ticks(self) -> int:
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            parts = f.read().rsplit(")", 1)[1].split()
+        return int(parts[11]) + int(parts[12])     # utime + stime
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+        self.tmp.cleanup()
+
+
+# --- a small HTTP/1.1 client on asyncio streams ------------------------------------
+
+class Conn:
+    """One keep-alive connection for ordinary requests."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def request(self, method: str, path: str, body: Any = None,
+                      headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port,
+                                                                     limit=1 << 22)
+        payload = b"" if body is None else json.dumps(body).encode()
+        head = [f"{method} {path} HTTP/1.1", f"Host: 127.0.0.1:{self.port}",
+                f"Origin: http://127.0.0.1:{self.port}", f"Content-Length: {len(payload)}"]
+        if body is not None:
+            head.append("Content-Type: application/json")
+        head += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        self.writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
+        assert self.reader is not None
+        status_line = await self.reader.readline()
+        if not status_line:
+            raise ConnectionError("closed")
+        status = int(status_line.split()[1])
+        length, close, chunked = 0, False, False
+        while True:
+            line = await self.reader.readline()
+            if line in (b"\r\n", b""):
+                break
+            k, _, v = line.decode().partition(":")
+            k = k.strip().lower()
+            if k == "content-length":
+                length = int(v)
+            elif k == "connection" and v.strip().lower() == "close":
+                close = True
+            elif k == "transfer-encoding" and "chunked" in v:
+                chunked = True
+        if chunked:
+            data = b""
+            while True:
+                n = int((await self.reader.readline()).strip(), 16)
+                chunk = await self.reader.readexactly(n + 2)
+                if n == 0:
+                    break
+                data += chunk[:-2]
+        else:
+            data = await self.reader.readexactly(length)
+        if close:
+            self.close()
+        return status, data
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+
+class Screen:
+    """One live stream; notes the time each version arrives."""
+
+    def __init__(self, port: int, path: str) -> None:
+        self.port, self.path = port, path
+        self.versions: list[int] = []
+        self.times: list[float] = []
+        self.connected = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    def start(self) -> None:
+        self.task = asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port, limit=1 << 22)
+        self.writer.write(f"GET {self.path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
+                          f"Accept: text/event-stream\r\n\r\n".encode())
+        try:
+            while True:
+                line = await reader.readline()
+                if not line:
+                    return
+                if line.startswith(b"id: "):
+                    self.versions.append(int(line[4:]))
+                    self.times.append(time.perf_counter())
+                elif line.startswith(b": connected"):
+                    self.connected.set()
+        except (ConnectionError, asyncio.CancelledError):
+            return
+
+    def received(self, version: int) -> float | None:
+        """When this screen first had ``version`` or a later one."""
+        i = bisect.bisect_left(self.versions, version)
+        return self.times[i] if i < len(self.times) else None
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        if self.task is not None:
+            self.task.cancel()
+
+
+# --- what the tables do ------------------------------------------------------------
+
+@dataclass
+class Post:
+    kind: str            # "ours" or "floor"
+    phase: str
+    screens: list[Screen]
+    version: int
+    sent: float
+
+
+@dataclass
+class Run:
+    """Shared between drivers: the phase now, and every accepted post."""
+
+    mode: str = "idle"
+    posts: list[Post] = field(default_factory=list)
+    refused: int = 0
+    games: int = 0
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def pace(self) -> str:
+        while self.mode == "idle":
+            self.wake.clear()
+            await self.wake.wait()
+        if self.mode == "human":
+            await asyncio.sleep(random.uniform(1.0, 2.0))
+        return self.mode
+
+
+class TableDriver:
+    """One physical table: a host screen and four phones, playing random games."""
+
+    def __init__(self, port: int, run: Run, seed: int) -> None:
+        self.port, self.run = port, run
+        self.rng = random.Random(seed)
+        self.conn = Conn(port)
+        self.screens: list[Screen] = []
+        self.view: dict[str, Any] = {}
+
+    async def setup(self) -> None:
+        self.rec = random_record(self.rng)
+        st, data = await self.conn.request("POST", "/api/tables",
+                                           {"wall_distance": self.rec.options.wall_distance,
+                                            "teams": True})
+        assert st == 201, data
+        made = json.loads(data)
+        self.code, self.view = made["code"], made["view"]
+        self.host = made["host_secret"]
+        self.seats: dict[tuple[str, int], str] = {}
+        ids = []
+        for side in ("red", "blue"):
+            for part in (1, 2):
+                st, body = await self._post(None, "/seats", {"side": side, "part": part,
+                                                             "name": f"{side}{part}"}, None)
+                assert st == 201, body
+                self.seats[(side, part)] = body["secret"]
+                ids.append(str(body["seat"]["id"]))
+        v = self.view["version"]
+        self.screens = [Screen(self.port, f"/api/tables/{self.code}/stream?since={v}&seat={w}")
+                        for w in ["host", *ids]]
+        for s in self.screens:
+            s.start()
+        await asyncio.gather(*(s.connected.wait() for s in self.screens))
+
+    def close(self) -> None:
+        for s in self.screens:
+            s.close()
+        self.conn.close()
+
+    async def _post(self, secret: str | None, path: str, body: dict[str, Any],
+                    phase: str | None) -> tuple[int, dict[str, Any]]:
+        for _ in range(5):
+            full = {"version": self.view["version"],
+                    "idempotency_key": f"bench-{next(_keys):09d}", **body}
+            headers = {"Authorization": f"Bearer {secret}"} if secret else None
+            sent = time.perf_counter()
+            st, data = await self.conn.request("POST", f"/api/tables/{self.code}{path}",
+                                               full, headers)
+            out = json.loads(data)
+            if "view" in out:
+                self.view = out["view"]
+            if st in (200, 201):
+                if phase is not None:
+                    self.run.posts.append(Post("ours", phase, self.screens,
+                                               self.view["version"], sent))
+                return st, out
+            self.run.refused += 1
+            if st != 409 or out.get("code") != "stale":
+                raise RuntimeError(f"{path} {body} refused: {st} {out}")
+        raise RuntimeError(f"{path} stayed stale")
+
+    async def act(self, secret: str | None, path: str, body: dict[str, Any]) -> int:
+        phase = await self.run.pace()
+        st, _ = await self._post(secret, path, body, phase)
+        return st
+
+    async def play(self) -> None:
+        """Random legal games, one after the other, entered as the phones would."""
+        while True:
+            for e in self.rec.events:
+                d = e.to_dict()
+                if d["type"] == "reveal":
+                    draft = self.view["draft"]
+                    part = draft.get("part") or 1
+                    owner, guesser = self.seats[(e.owner, part)], self.seats[(e.guesser, part)]
+                    if draft["step"] == "deception":
+                        await self.act(owner, "/draft", {"step": "deception", "value": e.deception})
+                    await self.act(guesser, "/draft", {"step": "guess", "value": e.guess})
+                    st = await self.act(owner, "/draft", {"step": "actual", "value": e.actual})
+                    if st == 200:
+                        await self.act(owner, "/draft", {"step": "choice", "value": e.choice})
+                elif d["type"] == "start":
+                    sides = self.view["state"]["next"]["sides"]
+                    await self.act(self.seats[(sides[0], 1)] if sides else self.host,
+                                   "/events", {"event": d})
+                elif d.get("side") is None:
+                    await self.act(self.host, "/events", {"event": d})
+                else:
+                    await self.act(self.seats[(d["side"], 1)], "/events", {"event": d})
+            assert self.view["state"]["phase"] == "over", self.view["state"]["phase"]
+            self.run.games += 1
+            self.close()
+            self.conn = Conn(self.port)
+            await self.setup()
+
+
+class FloorDriver:
+    """The floor: five streams on ``/_floor/<n>`` and posts that push a tiny message."""
+
+    def __init__(self, port: int, run: Run, n: int) -> None:
+        self.port, self.run, self.n = port, run, n
+        self.conn = Conn(port)
+
+    async def setup(self) -> None:
+        self.screens = [Screen(self.port, f"/_floor/{self.n}/stream?seat={i}") for i in range(5)]
+        for s in self.screens:
+            s.start()
+        await asyncio.gather(*(s.connected.wait() for s in self.screens))
+
+    def close(self) -> None:
+        for s in self.screens:
+            s.close()
+        self.conn.close()
+
+    async def play(self) -> None:
+        while True:
+            phase = await self.run.pace()
+            sent = time.perf_counter()
+            st, data = await self.conn.request("POST", f"/_floor/{self.n}", {})
+            assert st == 200, data
+            self.run.posts.append(Post("floor", phase, self.screens,
+                                       json.loads(data)["version"], sent))
+
+
+# --- measuring -------------------------------------------------------------------
+
+def pct(xs: list[float], p: float) -> float:
+    if not xs:
+        return float("nan")
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+@dataclass
+class Phase:
+    kind: str
+    name: str
+    seconds: float
+    latencies: list[float]
+    missed: int
+    cpu: float                # server CPU, % of one core
+    client_cpu: float         # this process, % of one core
+    lag95: float              # how late the client's 10 ms timer fired (p95, ms)
+    rss_mb: float
+    threads: int
+    fds: int
+
+    def line(self) -> str:
+        ms = [x * 1000 for x in self.latencies]
+        return (f"  {self.kind:5} {self.name:5}  posts {len(ms):6} ({len(ms) / self.seconds:6.1f}/s)"
+                f"  p50 {pct(ms, 50):7.2f}  p95 {pct(ms, 95):7.2f}  p99 {pct(ms, 99):7.2f} ms"
+                f"  missed {self.missed}  server CPU {self.cpu:5.1f}%  RSS {self.rss_mb:6.1f} MB"
+                f"  threads {self.threads}  fds {self.fds}"
+                f"  | client CPU {self.client_cpu:5.1f}%  timer lag p95 {self.lag95:5.2f} ms")
+
+
+async def _lag_probe(out: list[float], stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        t = time.perf_counter()
+        await asyncio.sleep(0.01)
+        out.append((time.perf_counter() - t - 0.01) * 1000)
+
+
+def _client_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+async def measure(server: Server, run: Run, kind: str, name: str, seconds: float) -> Phase:
+    lags: list[float] = []
+    stop = asyncio.Event()
+    probe = asyncio.ensure_future(_lag_probe(lags, stop))
+    first = len(run.posts)
+    peak: dict[str, int] = {"VmRSS": 0, "Threads": 0, "fds": 0}
+    t0, c0, k0 = time.perf_counter(), server.cpu_ticks(), _client_cpu()
+    run.mode = name
+    run.wake.set()
+    end = t0 + seconds
+    while time.perf_counter() < end:
+        await asyncio.sleep(min(0.5, max(0.0, end - time.perf_counter())))
+        st = server.status()
+        for k in peak:
+            peak[k] = max(peak[k], st[k])
+    run.mode = "idle"
+    wall = time.perf_counter() - t0
+    cpu = (server.cpu_ticks() - c0) / CLK_TCK / wall * 100
+    client = (_client_cpu() - k0) / wall * 100
+    stop.set()
+    await probe
+    await asyncio.sleep(2.0)             # posts in flight finish; their pushes arrive
+    lat, missed = [], 0
+    for p in run.posts[first:]:
+        if p.kind != kind or p.phase != name:
+            continue
+        got = [s.received(p.version) for s in p.screens]
+        if any(g is None for g in got):
+            missed += 1
+            continue
+        lat.append(max(got) - p.sent)       # type: ignore[type-var]
+    return Phase(kind, name, wall, lat, missed, cpu, client, pct(lags, 95),
+                 peak["VmRSS"] / 1024, peak["Threads"], peak["fds"])
+
+
+async def _open(drivers: list[Any], at_once: int = 10) -> None:
+    for i in range(0, len(drivers), at_once):
+        await asyncio.gather(*(d.setup() for d in drivers[i:i + at_once]))
+
+
+async def bench(server: Server, tables: int, seconds: float, burst: float) -> list[Phase]:
+    out: list[Phase] = []
+    # the floor first, then the tables; never both at once (same threads)
+    run = Run()
+    floor = [FloorDriver(server.port, run, n) for n in range(tables)]
+    await _open(floor)
+    tasks = [asyncio.ensure_future(d.play()) for d in floor]
+    await asyncio.sleep(1.0)
+    out.append(await measure(server, run, "floor", "human", seconds))
+    print(out[-1].line(), flush=True)
+    out.append(await measure(server, run, "floor", "burst", burst))
+    print(out[-1].line(), flush=True)
+    for t in tasks:
+        t.cancel()
+    for d in floor:
+        d.close()
+    await asyncio.sleep(1.5)
+
+    run = Run()
+    ours = [TableDriver(server.port, run, seed) for seed in range(tables)]
+    t0 = time.perf_counter()
+    await _open(ours)
+    print(f"  ({tables} tables seated and {tables * 5} streams open in "
+          f"{time.perf_counter() - t0:.1f} s)", flush=True)
+    tasks = [asyncio.ensure_future(d.play()) for d in ours]
+    await asyncio.sleep(1.0)
+    out.append(await measure(server, run, "ours", "human", seconds))
+    print(out[-1].line(), flush=True)
+    out.append(await measure(server, run, "ours", "burst", burst))
+    print(out[-1].line(), flush=True)
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for task in tasks:
+        if not task.cancelled() and task.exception() is not None:
+            raise task.exception()        # type: ignore[misc]
+    for d in ours:
+        d.close()
+    print(f"  (games finished: {run.games}; stale posts retried: {run.refused})")
+    return out
+
+
+# --- soak: connections opened and closed, over and over ------------------------------
+
+async def soak(server: Server, tables: int, seconds: float) -> int:
+    await asyncio.sleep(0.5)
+    base = server.status()
+    print(f"  idle server: RSS {base['VmRSS'] / 1024:.1f} MB, threads {base['Threads']}, "
+          f"fds {base['fds']}", flush=True)
+    run = Run(mode="burst")
+    end = time.perf_counter() + seconds
+    cycles = 0
+
+    async def worker(i: int) -> None:
+        nonlocal cycles
+        rng = random.Random(i)
+        while time.perf_counter() < end:
+            d = TableDriver(server.port, run, rng.randrange(10**9))
+            await d.setup()
+            play = asyncio.ensure_future(d.play())
+            await asyncio.sleep(rng.uniform(2.0, 6.0))
+            # one screen drops and comes back, as a phone that slept
+            s = d.screens[1]
+            s.close()
+            d.screens[1] = Screen(server.port, s.path)
+            d.screens[1].start()
+            await asyncio.sleep(rng.uniform(1.0, 3.0))
+            play.cancel()
+            await asyncio.gather(play, return_exceptions=True)
+            d.close()
+            cycles += 1
+
+    async def paced(i: int) -> None:
+        # posts at a human pace inside a busy table: pace() sleeps 1-2 s in "human"
+        await worker(i)
+
+    run.mode = "human"
+    samples: list[tuple[float, dict[str, int]]] = []
+    t0 = time.perf_counter()
+    workers = [asyncio.ensure_future(paced(i)) for i in range(tables)]
+    while time.perf_counter() < end:
+        await asyncio.sleep(min(10.0, max(0.0, end - time.perf_counter())))
+        st = server.status()
+        samples.append((time.perf_counter() - t0, st))
+        print(f"  {samples[-1][0]:6.0f} s  RSS {st['VmRSS'] / 1024:6.1f} MB  threads "
+              f"{st['Threads']}  fds {st['fds']}  table cycles {cycles}", flush=True)
+    await asyncio.gather(*workers, return_exceptions=True)
+    await asyncio.sleep(3.0)
+    after = server.status()
+    n = max(1, len(samples) // 5)
+    early = [s for _, s in samples[:n]]
+    late = [s for _, s in samples[-n:]]
+
+    def avg(xs: list[dict[str, int]], k: str) -> float:
+        return sum(x[k] for x in xs) / len(xs)
+
+    print(f"  table cycles (5 streams opened and closed each): {cycles}, "
+          f"posts accepted: {len(run.posts)}")
+    print(f"  RSS first fifth {avg(early, 'VmRSS') / 1024:.1f} MB -> last fifth "
+          f"{avg(late, 'VmRSS') / 1024:.1f} MB (growth "
+          f"{(avg(late, 'VmRSS') - avg(early, 'VmRSS')) / 1024:+.1f} MB); threads "
+          f"{avg(early, 'Threads'):.0f} -> {avg(late, 'Threads'):.0f}; fds "
+          f"{avg(early, 'fds'):.0f} -> {avg(late, 'fds'):.0f}")
+    print(f"  all clients gone: RSS {after['VmRSS'] / 1024:.1f} MB, threads {after['Threads']} "
+          f"(idle {base['Threads']}), fds {after['fds']} (idle {base['fds']})")
+    return 0
+
+
+# --- the command -----------------------------------------------------------------
+
+def main(args: argparse.Namespace) -> int:
+    tables = args.tables
+    threads = getattr(args, "threads", None) or tables * 5 + 32
+    database_url = getattr(args, "database_url", None)
+    soak_seconds = getattr(args, "soak", None)
+    seconds = max(args.seconds, 5.0)
+    burst = max(5.0, seconds / 3)
+    with open("/proc/loadavg") as f:
+        load = " ".join(f.read().split()[:3])
+    print(f"server benchmark: {tables} tables x (4 phones + 1 host screen), waitress with "
+          f"{threads} threads, {'PostgreSQL' if database_url else 'SQLite'}; "
+          f"{os.cpu_count()} cores; load average before: {load}", flush=True)
+    server = Server(threads, database_url)
+    try:
+        if soak_seconds:
+            print(f"soak: {soak_seconds:.0f} s of tables opening, playing and closing")
+            return asyncio.run(soak(server, tables, soak_seconds))
+        print(f"phases: human pace (a post per table every 1-2 s) {seconds:.0f} s, "
+              f"burst (back-to-back) {burst:.0f} s; latency = post sent -> all 5 screens have it")
+        phases = asyncio.run(bench(server, tables, seconds, burst))
+    finally:
+        server.stop()
+    by = {(p.kind, p.name): p for p in phases}
+    ours, floor = by[("ours", "human")], by[("floor", "human")]
+    ratio = pct(ours.latencies, 95) / pct(floor.latencies, 95)
+    with open("/proc/loadavg") as f:
+        load = " ".join(f.read().split()[:3])
+    print(f"result: human pace p95 ours {pct(ours.latencies, 95) * 1000:.2f} ms / floor "
+          f"{pct(floor.latencies, 95) * 1000:.2f} ms = {ratio:.2f} x the floor (target <= 1.5); "
+          f"peak RSS {max(p.rss_mb for p in phases):.1f} MB (target <= 150); "
+          f"load average after: {load}")
+    return 0
