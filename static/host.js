@@ -15,7 +15,7 @@
     const shape = side === "red"
       ? `<rect x="${x - r}" y="${y - r}" width="${2 * r}" height="${2 * r}" rx="${r / 5}" fill="${COL.red}" stroke="#fff" stroke-width="3"/>`
       : `<circle cx="${x}" cy="${y}" r="${r}" fill="${COL.blue}" stroke="#fff" stroke-width="3"/>`;
-    return shape + t(x, y + r * 0.38, side === "red" ? "R" : "B", {size: r * 1.1, weight: 800, fill: side === "red" ? "#fff" : "#06203d"});
+    return `<g class="token" data-side="${side}">` + shape + t(x, y + r * 0.38, side === "red" ? "R" : "B", {size: r * 1.1, weight: 800, fill: side === "red" ? "#fff" : "#06203d"}) + "</g>";
   }
 
   function daTrack(s) {
@@ -73,7 +73,7 @@
       const act = info.outcome === "activated";
       body = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="${info.side === "red" ? COL.redBg : COL.blueBg}" stroke="${act ? COL.gold : "#fff"}" stroke-width="${act ? 6 : 2}"/>
         ${t(cx, cy + 6, info.rank, {size: 64, weight: 800})}
-        ${t(cx, y + h - 18, NAMES[info.rank], {size: 22})}`;
+        ${t(cx, y + h - 18, NAMES[info.rank], {size: 22, extra: NAMES[info.rank].length > 8 ? `textLength="${w - 14}" lengthAdjust="spacingAndGlyphs"` : ""})}`;
       if (!act) body = `<g transform="rotate(-20 ${cx} ${cy})" opacity=".8">${body}</g>`;
     }
     const oc = info.outcome, label = !oc ? "" : oc === "activated" ? "activated" : oc === "identified" ? "retreated" : "neutralised";
@@ -101,8 +101,8 @@
   }
 
   function smallCard(x, y, rank, side) {
-    return `<rect x="${x}" y="${y}" width="62" height="84" rx="8" fill="${side === "red" ? COL.redBg : COL.blueBg}" stroke="#fff" stroke-width="2" opacity=".75"/>
-      ${t(x + 31, y + 48, rank, {size: 32, weight: 800})}${t(x + 31, y + 74, NAMES[rank], {size: 11})}`;
+    return `<g role="img" aria-label="${NAMES[rank]} (${rank})"><title>${NAMES[rank]}</title><rect x="${x}" y="${y}" width="62" height="84" rx="8" fill="${side === "red" ? COL.redBg : COL.blueBg}" stroke="#fff" stroke-width="2" opacity=".75"/>
+      ${t(x + 31, y + 56, rank, {size: 36, weight: 800})}</g>`;
   }
 
   function sidePanel(s, side, y) {
@@ -110,21 +110,21 @@
     const ex = s.phase === "setup" ? (s.drawn[side] || []) : s.exhausted[side];
     ex.forEach((r, i) => { out += smallCard(960 + i * 72, y + 32, r, side); });
     if (!ex.length) out += t(960, y + 80, "—", {anchor: "start", size: 26, fill: COL.dim});
-    if (s.phase === "round_end") out += t(960, y + 146, "next day: " + ((s.drawn[side] || []).map(r => NAMES[r]).join(", ") || "?"), {anchor: "start", size: 22, fill: COL.ink});
+    if (s.phase === "round_end") out += t(960, y + 146, `day ${s.day + 1} draw: ` + ((s.drawn[side] || []).map(r => NAMES[r]).join(", ") || "not yet"), {anchor: "start", size: 22, fill: COL.ink});
     out += t(1110, y + 20, `DT ${s.dt[side]}`, {anchor: "start", size: 24, fill: COL.ink, extra: `data-testid="dt-${side}" data-value="${s.dt[side]}"`});
     for (let i = 0; i < s.dt[side]; i++)
       out += `<circle cx="${1128 + i * 46}" cy="${y + 70}" r="19" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(1128 + i * 46, y + 78, side === "red" ? "R" : "B", {size: 22, weight: 800})}`;
     if (!s.dt[side]) out += t(1110, y + 80, "none", {anchor: "start", size: 24, fill: COL.dim});
     const eff = s.effects[side];
-    if (eff.length) out += t(960, y + 176, "in play: " + eff.join(", "), {anchor: "start", size: 22, fill: COL.gold});
+    if (eff.length) out += t(960, y + 176, "in play: " + eff.map(e => cap(e) + " effect").join(", "), {anchor: "start", size: 22, fill: COL.gold});
     return out;
   }
 
   function intel(s) {
-    let out = t(770, 312, "Intel card", {size: 22, fill: COL.dim});
-    const x = 690, y = 326, w = 160, h = 250;
+    let out = t(790, 312, "Intel card", {size: 22, fill: COL.dim});
+    const x = 690, y = 326, w = 200, h = 250;
     out += `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="14" fill="${s.intel ? "#2d2a16" : "#151d18"}" stroke="${COL.gold}" stroke-width="3"/>`;
-    if (s.intel) s.intel.forEach((r, i) => { out += t(x + 36, y + 52 + i * 56, r, {size: 36, weight: 800, fill: COL.gold}) + t(x + 64, y + 48 + i * 56, NAMES[r], {size: 22, anchor: "start"}); });
+    if (s.intel) s.intel.forEach((r, i) => { out += t(x + 38, y + 52 + i * 56, r, {size: 36, weight: 800, fill: COL.gold}) + t(x + 74, y + 48 + i * 56, NAMES[r], {size: 24, anchor: "start"}); });
     else out += t(x + w / 2, y + h / 2, "not yet", {size: 24, fill: COL.dim});
     out += t(690, 632, "DT supply", {anchor: "start", size: 22, fill: COL.dim});
     for (let i = 0; i < s.dt.supply; i++) out += `<circle cx="${712 + i * 44}" cy="${666}" r="18" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>`;
@@ -143,6 +143,8 @@
     $("board").innerHTML = daTrack(s) + ipTrack(s, "red", 170) + ipTrack(s, "blue", 232)
       + missions(v, "red", 340) + missions(v, "blue", 585) + intel(s)
       + sidePanel(s, "red", 330) + sidePanel(s, "blue", 575);
+    const da = s.da === 0 ? "at the centre" : `${Math.abs(s.da)} toward ${s.da < 0 ? "red" : "blue"}`;
+    $("board").setAttribute("aria-label", `The board, day ${s.day}: red ${s.ip.red} IP, blue ${s.ip.blue} IP, double agent ${da}, deception tokens red ${s.dt.red}, blue ${s.dt.blue}`);
     $("day").innerHTML = [1, 2, 3].map(d => `<span class="${d === s.day ? "on" : ""}" title="day ${d}">${d}</span>`).join("");
     $("next").textContent = SL.nextText(v);
     $("rules-link").href = "/rules?phase=" + s.phase;
@@ -179,7 +181,7 @@
       ["IP from identifying", x => s.stats[x].ip_identified], ["IP from abilities", x => s.stats[x].ip_abilities],
       ["IP from deception", x => s.stats[x].ip_deception], ["infiltrations", x => s.stats[x].infiltrations],
       ["double-agent steps", x => s.stats[x].da_steps], ["cards activated", x => s.stats[x].activated]];
-    box.innerHTML = `<h1 data-testid="winner" data-winner="${s.winner}">${s.winner === "draw" ? "A draw" : mark(s.winner) + " " + cap(s.winner) + " wins"}</h1>
+    box.innerHTML = `<h1 id="end-title" data-testid="winner" data-winner="${s.winner}">${s.winner === "draw" ? "A draw" : mark(s.winner) + " " + cap(s.winner) + " wins"}</h1>
       <div data-testid="reason" data-reason="${s.reason}">${esc(reason || "")}</div><p>${esc(s.end || "")}</p>
       <table><tr><th></th><th class="side-red">${mark("red")} Red</th><th class="side-blue">${mark("blue")} Blue</th></tr>
       ${rows.map(([k, f]) => `<tr><td>${k}</td><td>${f("red")}</td><td>${f("blue")}</td></tr>`).join("")}</table>

@@ -18,7 +18,7 @@
   function header(v) {
     const s = v.state;
     $("who").innerHTML = seat ? `${mark(seat.side)} ${esc(seat.name)}${seat.part ? ` <span class="muted">${partName(seat.part)}</span>` : ""}` : `Table ${SL.code}`;
-    $("score").innerHTML = `${mark("red")} ${s.ip.red} · ${mark("blue")} ${s.ip.blue} · DA ${s.da > 0 ? "+" : ""}${s.da} · day ${s.day}`;
+    $("score").innerHTML = `${mark("red")} ${s.ip.red} · ${mark("blue")} ${s.ip.blue} · DA ${s.da === 0 ? "centre" : Math.abs(s.da) + (s.da < 0 ? " red" : " blue")} · day ${s.day}`;
     $("live").classList.toggle("on", !!seat && connected.includes(String(seat.id)));
     $("notice").textContent = v.notice || "";
     $("notice").classList.toggle("hidden", !v.notice);
@@ -58,7 +58,7 @@
     if (stepKey !== lastStep) { picked = []; lastStep = stepKey; }
     const me = v.seats.find(x => x.id === seat.id);
     if (me.status === "pending") { $("next").textContent = "Waiting for the big screen to let you take this seat…"; act.innerHTML = ""; return; }
-    $("next").textContent = SL.nextText(v);
+    $("next").textContent = s.phase === "over" ? "Game over" : SL.nextText(v);
     act.innerHTML = actions(v) || `<div class="card muted">Nothing for you to tap now. ${esc(waitingFor(v))}</div>`;
   }
 
@@ -114,7 +114,9 @@
       if (m) return `<div class="card">Capture check: turn up mission ${m} and tap its rank.</div>${grid(ranks.filter(r => !picked.includes(r)), "pick")}`;
       return `<div class="card">Missions ${down.join(", ")}: ${picked.map(r => NAMES[r]).join(", ")}</div><button type="button" class="primary big" id="do-check">Confirm</button><button type="button" id="do-clear">Start again</button>`;
     }
-    if (s.phase === "over") return `<div class="card big">${esc(s.end)}</div><a href="/api/tables/${SL.code}/record" download>Save the game record</a>`;
+    if (s.phase === "over") return `<div class="card over" data-testid="winner" data-winner="${s.winner}">
+        <h1>${s.winner === "draw" ? "A draw" : mark(s.winner) + " " + cap(s.winner) + " wins"}</h1><p>${esc(s.end)}</p></div>
+        <a class="btn" href="/api/tables/${SL.code}/record" download>Save the game record</a>`;
     return "";
   }
 

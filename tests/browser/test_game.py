@@ -89,7 +89,10 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
     shot(table.tv, "game-winner-tv")
     for page, who in ((red, "red"), (blue, "blue")):
         table.sync(page)
-        assert page.locator("#act").inner_text().startswith(want["end"])
+        won = page.get_by_test_id("winner")
+        assert won.get_attribute("data-winner") == "red"
+        assert won.inner_text().splitlines() == ["R Red wins", want["end"]]
+        assert page.locator("#next").inner_text() == "Game over"
         shot(page, f"game-winner-phone-{who}")
     assert table.tv.locator("#next").inner_text() == want["end"]
 

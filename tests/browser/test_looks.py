@@ -1,0 +1,172 @@
+"""Looking right at the table: accessibility, TV text size, touch targets, colour-free
+sides and page weights, measured in Chromium through a short game (a flag capture on
+day 1: draws, intel, tokens, start, a Captain's choice, a deception token, the check).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .conftest import ROOT, audit, shot
+from .table import Table
+from .test_flag import WALL, plan
+
+PHONE_MAX = 60_000       # bytes over the wire for the phone page
+HOST_MAX = 150_000       # bytes over the wire for the host page
+
+# every piece of visible text on the TV: its rendered size in CSS pixels
+TEXT_SIZES = """() => {
+  const out = [];
+  const visible = el => { const r = el.getBoundingClientRect(); const cs = getComputedStyle(el);
+    return r.width > 0 && r.height > 0 && cs.visibility !== "hidden" && cs.display !== "none"
+      && r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth; };
+  for (const el of document.querySelectorAll("body *:not(svg *):not(script):not(style)")) {
+    const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    if (!own || !visible(el)) continue;
+    out.push({text: el.textContent.trim().slice(0, 40), px: parseFloat(getComputedStyle(el).fontSize)});
+  }
+  for (const el of document.querySelectorAll("svg text")) {
+    if (!el.textContent.trim() || !visible(el)) continue;
+    const m = el.getScreenCTM();
+    const scale = Math.hypot(m.a, m.b);
+    out.push({text: el.textContent.trim().slice(0, 40), px: parseFloat(getComputedStyle(el).fontSize) * scale});
+  }
+  return out;
+}"""
+
+# every visible thing a thumb can tap: its size in CSS pixels
+TARGETS = """() => [...document.querySelectorAll("button, a[href], input, select, [role=button]")]
+  .filter(el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0
+    && getComputedStyle(el).visibility !== "hidden"; })
+  .map(el => { const r = el.getBoundingClientRect();
+    return {what: el.id || el.textContent.trim().slice(0, 30) || el.outerHTML.slice(0, 50), w: r.width, h: r.height}; })"""
+
+# every side marker, in HTML and on the board: its letter and shape, so no one needs colour
+MARKERS = """() => [
+  ...[...document.querySelectorAll(".mark")].map(el => ({side: el.classList.contains("red") ? "red" : "blue",
+      letter: el.textContent.trim(), shape: getComputedStyle(el).borderRadius === "50%" ? "circle" : "square"})),
+  ...[...document.querySelectorAll("svg .token")].map(g => ({side: g.dataset.side,
+      letter: g.querySelector("text").textContent.trim(), shape: g.querySelector("circle") ? "circle" : "square"})),
+]"""
+
+
+MEASURED: dict[str, list[float]] = {"tv_text_px": [], "phone_target_px": []}
+
+
+def small_text(page: Any) -> list[dict]:
+    sizes = page.evaluate(TEXT_SIZES)
+    assert len(sizes) > 30, sizes          # the board and the side panel were measured
+    MEASURED["tv_text_px"] += [t["px"] for t in sizes]
+    return [t for t in sizes if t["px"] < 24 - 0.01]
+
+
+def small_targets(page: Any) -> list[dict]:
+    targets = page.evaluate(TARGETS)
+    assert len(targets) >= 3, targets      # at least the tab bar
+    MEASURED["phone_target_px"] += [min(t["w"], t["h"]) for t in targets]
+    return [t for t in targets if t["w"] < 44 or t["h"] < 44]
+
+
+def sides_marked(page: Any) -> int:
+    marks = page.evaluate(MARKERS)
+    want = {"red": ("R", "square"), "blue": ("B", "circle")}
+    wrong = [m for m in marks if (m["letter"], m["shape"]) != want[m["side"]]]
+    assert not wrong, wrong
+    return len(marks)
+
+
+def test_the_table_looks_right_and_stays_light(screens, live):
+    events = plan()
+    weights: dict[str, int] = {}
+    problems: dict[str, Any] = {}
+    table = Table(screens, live, WALL, shots="looks")
+    tv = table.tv
+
+    def look_tv(name: str) -> None:
+        table.sync(tv)
+        shot(tv, f"looks-tv-{name}")
+        if small := small_text(tv):
+            problems[f"tv {name}: text below 24 px"] = small
+        if bad := audit(tv):
+            problems[f"tv {name}: axe"] = [(v["id"], v["impact"], v["help"]) for v in bad]
+        assert sides_marked(tv) > 0
+
+    def look_phone(page: Any, name: str) -> None:
+        table.sync(page)
+        shot(page, f"looks-phone-{name}")
+        if small := small_targets(page):
+            problems[f"phone {name}: targets below 44 px"] = small
+        if bad := audit(page):
+            problems[f"phone {name}: axe"] = [(v["id"], v["impact"], v["help"]) for v in bad]
+        sides_marked(page)
+
+    # the create page on the TV
+    create = screens("tv")
+    create.goto(live.url + "/")
+    create.wait_for_selector("#wd-pic rect")
+    if bad := audit(create):
+        problems["create: axe"] = [(v["id"], v["impact"], v["help"]) for v in bad]
+    weights["/ (create table)"] = create.wire.total()
+
+    # a fresh phone loads the join page: the page weight a phone pays on joining
+    red = table.phone()
+    red.wait_for_selector("#do-join")
+    red.wait_for_load_state("networkidle")
+    weights["/j/<code> (phone)"] = red.wire.total()
+    weights_phone = dict(red.wire.bytes)
+    look_phone(red, "join")
+    table.join("red", "Ann", red)
+    blue = table.join("blue", "Bob")
+    look_tv("seated")
+
+    # the host page as a TV that opens it afresh
+    again = screens("tv")
+    again.goto(f"{live.url}/t/{table.code}")
+    again.wait_for_selector("#board text")
+    again.wait_for_load_state("networkidle")
+    weights["/t/<code> (host)"] = again.wire.total()
+    weights_host = dict(again.wire.bytes)
+
+    seen: set[str] = set()
+
+    def hook(stage: str, page: Any) -> None:
+        if stage in seen:
+            return
+        seen.add(stage)
+        look_phone(page, stage)
+        if stage in ("intel", "deception", "choice"):
+            look_tv(stage)
+
+    for d in events[:-1]:
+        table.play(d, hook)
+    look_tv("capture-check")
+    look_phone(red, "check")
+    table.play(events[-1])
+    look_tv("winner")
+    look_phone(red, "winner")
+    look_phone(blue, "winner-other")
+
+    # the phone's panels: the ability calculator and the rules
+    red.locator("#b-calc").click()
+    red.locator('[data-calc="6"]').click()
+    red.locator("#calc-out .card").first.wait_for()
+    look_phone(red, "calculator")
+    red.locator("#panel-close").click()
+    red.locator("#b-rules").click()
+    red.locator("#rl .rule").first.wait_for()
+    shot(red, "looks-phone-rules")
+    if bad := audit(red):
+        problems["phone rules: axe"] = [(v["id"], v["impact"], v["help"]) for v in bad]
+
+    out = ROOT / "test-output"
+    report = {"weights": weights, "phone_paths": weights_phone, "host_paths": weights_host,
+              "smallest_tv_text_px": round(min(MEASURED["tv_text_px"]), 1),
+              "tv_texts_measured": len(MEASURED["tv_text_px"]),
+              "smallest_phone_target_px": round(min(MEASURED["phone_target_px"]), 1),
+              "phone_targets_measured": len(MEASURED["phone_target_px"])}
+    (out / "page-weights.json").write_text(json.dumps(report, indent=2))
+    print("page weights (bytes over the wire):", json.dumps(report, indent=2))
+    assert not problems, json.dumps(problems, indent=1)
+    assert weights["/j/<code> (phone)"] <= PHONE_MAX, report
+    assert weights["/t/<code> (host)"] <= HOST_MAX, report
