@@ -154,13 +154,20 @@ def active_events(table: Table) -> list[Event]:
                                    .order_by(Event.seq)))
 
 
+def _event_rows(table: Table) -> list[Any]:
+    """(data, seat_id) of the events not undone: plain rows, no ORM objects to build."""
+    return list(db.session.execute(select(Event.data, Event.seat_id)
+                                   .where(Event.table_id == table.id, Event.undone.is_(False))
+                                   .order_by(Event.seq)))
+
+
 def derive(table: Table) -> State:
     """The state of the game: a replay of the events not undone (cached per version)."""
     with _cache_lock:
         hit = _cache.get(table.id)
     if hit and hit[0] == table.version:
         return hit[1]
-    events = [event_from_dict(json.loads(e.data)) for e in active_events(table)]
+    events = [event_from_dict(json.loads(e.data)) for e in _event_rows(table)]
     state = replay(Options(table.wall_distance), events)
     with _cache_lock:
         _cache[table.id] = (table.version, state)
@@ -223,7 +230,7 @@ def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
     """Everything any screen may see: no secrets, the same for every viewer."""
     state = state or derive(table)
     out = replay_output(state)
-    rows = active_events(table)
+    rows = _event_rows(table)
     reveal_text = {r["index"]: r["narration"] for r in out["reveals"]}
     names = {s.id: s.name for s in table.seats}
     log = []
@@ -273,6 +280,7 @@ class Transaction:
                            field="idempotency_key", code="bad_field")
         self.key = key
         self.lock = _locks[table.id]
+        self.state: State | None = None     # the game after this change, when known
 
     def __enter__(self) -> "Transaction":
         self.lock.acquire()
@@ -326,7 +334,7 @@ class Transaction:
                 raise stale
             db.session.flush()
             db.session.refresh(t)
-            body = {**body, "view": public_view(t)}
+            body = {**body, "view": public_view(t, self.state)}
             kept = {k: v for k, v in body.items() if k != "secret"}   # secrets are never stored
             db.session.add(Receipt(table_id=t.id, key=self.key, status=status,
                                    body=json.dumps(kept)))
@@ -334,6 +342,9 @@ class Transaction:
         except IntegrityError:     # the same seq or key written by another process first
             db.session.rollback()
             raise stale from None
+        if self.state is not None:  # committed: the next request need not replay the game
+            with _cache_lock:
+                _cache[t.id] = (t.version, self.state)
         self.result = (status, body)
 
 
@@ -531,6 +542,7 @@ def _record(tx: Transaction, actor: Actor, state: State, event: Any) -> State:
                          seat_id=actor.seat.id if actor.seat else None,
                          idempotency_key=tx.key))
     tx.table.draft = None
+    tx.state = after
     return after
 
 
@@ -644,6 +656,7 @@ def post_draft(tx: Transaction, actor: Actor) -> None:
                         "next": expected(after).to_dict()})
     else:
         table.draft = json.dumps(d)
+        tx.state = state            # a tap of a reveal records no event: same game
         tx.commit(200, {"draft": d, "text": text})
 
 
@@ -660,6 +673,7 @@ def undo(tx: Transaction, actor: Actor) -> None:
                         "deception": "the deception decision"}[k]
                 d[k] = None
                 table.draft = json.dumps(d)
+                tx.state = state
                 tx.commit(200, {"undone": what}, notice=f"{actor.name} took back {what}")
                 return
     rows = active_events(table)
