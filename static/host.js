@@ -168,8 +168,13 @@
       <span class="dot ${on.has(String(x.id)) ? "on" : ""}" title="${on.has(String(x.id)) ? "connected" : "not connected"}"></span></span>`).join("")
       : `<span class="muted">No phone seated yet.</span>`;
     const pending = v.seats.filter(x => x.status === "pending");
-    $("requests").innerHTML = pending.map(x => `<div class="req">${mark(x.side)} ${esc(x.name)} asks for this seat
-      ${SL.secret ? `<button class="primary" data-approve="${x.id}">Let in</button><button data-decline="${x.id}">Keep</button>` : ""}</div>`).join("");
+    if (pending.length) $("notice").classList.add("hidden");     // the request says it all
+    $("requests").innerHTML = pending.map(x => {
+      const now = active.find(y => y.side === x.side && y.part === x.part);
+      const keep = now ? esc(now.name) : cap(x.side);
+      return `<div class="req" data-testid="request"><div>${mark(x.side)} <b>${esc(x.name)}</b> asks to take ${now ? `${keep}'s seat` : `the ${x.side} seat`}</div>
+      ${SL.secret ? `<div class="req-actions"><button class="primary" data-approve="${x.id}">Let ${esc(x.name)} in</button><button data-decline="${x.id}">Keep ${keep}</button></div>` : ""}</div>`;
+    }).join("");
   }
 
   function end(v) {

@@ -47,5 +47,5 @@ def test_a_flag_capture_ends_the_game_after_the_capture_check(screens, live):
     assert table.check_end(want) == "flag captured"
     shot(table.tv, "flag-winner-tv")
     table.sync(blue)
-    assert blue.get_by_test_id("winner").inner_text().splitlines() == ["R Red wins", want["end"]]
+    assert blue.get_by_test_id("winner").inner_text().split("\n\n") == ["R Red wins", want["end"]]
     shot(blue, "flag-winner-phone")
