@@ -80,7 +80,7 @@
     let extra = t(cx, y - 10, `mission ${info.mission}`, {size: 22, fill: COL.dim});
     if (label) extra += t(cx, y + h + 28, label, {size: 22, fill: oc === "activated" ? COL.gold : COL.dim, weight: oc === "activated" ? 800 : 600});
     if (info.token) extra += `<circle cx="${x + w - 8}" cy="${y + 8}" r="16" fill="${COL.gold}" stroke="#000" stroke-width="2"/>${t(x + w - 8, y + 16, "i", {size: 22, weight: 800, fill: "#000"})}`;
-    if (info.deception) extra += `<rect x="${x - 10}" y="${y + h - 40}" width="52" height="30" rx="6" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(x + 16, y + h - 18, "DT", {size: 22, weight: 800})}`;
+    if (info.deception) extra += `<rect x="${x - 12}" y="${y - 4}" width="54" height="32" rx="6" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(x + 15, y + 20, "DT", {size: 24, weight: 800})}`;
     return body + extra;
   }
 

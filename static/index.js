@@ -11,11 +11,11 @@
       const fill = a === wall + 1 ? "#111" : a === wall ? (p < 0 ? "#7a2b24" : "#24507f") : p === 0 ? "#4a4220" : "#223029";
       s += `<rect x="${x + 2}" y="20" width="${w - 4}" height="50" rx="5" fill="${fill}" stroke="#33473c" stroke-width="2"/>`;
       if (p > 0 && p <= wall) s += `<text x="${x + w / 2}" y="52" font-size="22" fill="#f2c14e" text-anchor="middle" font-weight="800">${p}</text>`;
-      if (a === wall + 1) s += `<text x="${x + w / 2}" y="52" font-size="16" fill="#a9b5ad" text-anchor="middle">flag</text>`;
+      if (a === wall + 1) s += `<text x="${x + w / 2}" y="52" font-size="18" fill="#a9b5ad" text-anchor="middle">flag</text>`;
     }
     const c = 10 + (wall + 1.5) * w, e = 10 + (2 * wall + 2) * w;
-    s += `<text x="${c}" y="100" font-size="18" fill="#f3efe2" text-anchor="middle">centre</text>`;
-    s += `<text x="${e - w / 2}" y="100" font-size="18" fill="#f3efe2" text-anchor="middle">wall</text>`;
+    s += `<text x="${c}" y="100" font-size="18" fill="#f3efe2" text-anchor="middle" font-weight="700">centre</text>`;
+    s += `<text x="${e - w / 2}" y="100" font-size="18" fill="#f3efe2" text-anchor="middle" font-weight="700">wall</text>`;
     s += `<path d="M${c + w / 2} 110 H${e - w}" stroke="#f2c14e" stroke-width="3" marker-end="url(#a)"/>`;
     s += `<defs><marker id="a" markerWidth="8" markerHeight="8" refX="6" refY="4" orient="auto"><path d="M0 0L8 4L0 8z" fill="#f2c14e"/></marker></defs>`;
     pic.innerHTML = s;

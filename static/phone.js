@@ -77,7 +77,7 @@
       const pool = s.phase === "round_end" ? Object.values(s.revealed[side]).sort((a, b) => a - b) : range(1, 10);
       return `<div class="card">Which of your soldiers did ${other(side)} draw${n > 1 ? ` (${n}, double damage)` : ""}?</div>
         ${grid(pool, "pick", picked)}
-        <button type="button" class="primary big" id="do-exhaust" ${picked.length === n ? "" : "disabled"}>Record ${picked.map(r => NAMES[r]).join(" and ") || "…"}</button>
+        <button type="button" class="primary big" id="do-exhaust" ${picked.length === n ? "" : "disabled"}>${picked.length ? "Record " + picked.map(r => NAMES[r]).join(" and ") : `Tap ${n > 1 ? `the ${n} soldiers` : "the soldier"} above`}</button>
         <button type="button" id="do-draw">Draw for me at random</button>`;
     }
     if (exp.type === "intel") {
@@ -89,7 +89,7 @@
     }
     if (exp.type === "tokens" && exp.sides.includes(side)) {
       return `<div class="card">Intel card: <b>${s.intel.join(" · ")}</b>. Tap your missions that carry an intel token.</div>
-        <div class="row">${[1, 2, 3, 4].map(m => `<button type="button" class="big ${picked.includes(m) ? "sel" : ""}" data-pick="${m}">${m}</button>`).join("")}</div>
+        <div class="row">${[1, 2, 3, 4].map(m => `<button type="button" class="big mission ${picked.includes(m) ? "sel" : ""}" data-pick="${m}" aria-label="mission ${m}"><small>mission</small>${m}</button>`).join("")}</div>
         <button type="button" class="primary big" id="do-tokens">${picked.length ? "Tokens on " + [...picked].sort().join(", ") : "No intel tokens"}</button>`;
     }
     if (exp.type === "start") {
@@ -121,9 +121,11 @@
   }
 
   function summary(o) {
-    const c = (n) => n > 0 ? `+${n}` : `${n}`;
-    let t = `IP red ${o.ip.red} (${c(o.ip_change.red)}), blue ${o.ip.blue} (${c(o.ip_change.blue)}) · DA ${o.da}${o.da_change ? ` (${c(o.da_change)})` : ""}`;
-    if (o.winner) t += ` · ${o.winner} wins`;
+    const c = n => n > 0 ? ` (+${n})` : n < 0 ? ` (−${-n})` : "";
+    const da = o.da === 0 ? "centre" : `${Math.abs(o.da)} ${o.da < 0 ? "red" : "blue"}`;
+    const moved = o.da_change ? ` (${Math.abs(o.da_change)} toward ${o.da_change < 0 ? "red" : "blue"})` : "";
+    let t = `Then red ${o.ip.red} IP${c(o.ip_change.red)} · blue ${o.ip.blue} IP${c(o.ip_change.blue)} · DA ${da}${moved}`;
+    if (o.winner) t += ` · ${o.winner === "draw" ? "a draw" : cap(o.winner) + " wins"}`;
     return esc(t);
   }
 
