@@ -66,7 +66,10 @@ class Live:
         with self.app.app_context():
             db.session.remove()
             if os.environ.get("DATABASE_URL"):
+                import sqlalchemy as sa
                 db.drop_all()
+                with db.engine.begin() as c:
+                    c.execute(sa.text("DROP TABLE IF EXISTS alembic_version"))
             db.engine.dispose()
 
 
