@@ -93,13 +93,29 @@ def server_options(threads: int) -> dict[str, object]:
             "ident": "spies-lies"}
 
 
+def engine_config(threads: int) -> dict[str, object]:
+    """Database connections for ``threads`` server threads.
+
+    A connection is held only while a request runs (an open stream holds none),
+    but SQLAlchemy's default pool (5 + 10 overflow) made the 16th concurrent
+    request wait up to 30 s for one. Allow one per thread; most stay unopened.
+    """
+    import os
+    url = os.environ.get("DATABASE_URL", "")
+    options: dict[str, object] = {"pool_size": 10, "max_overflow": max(10, threads - 10),
+                                  "pool_timeout": 10}
+    if not url or url.startswith("sqlite"):
+        options["connect_args"] = {"timeout": 15}
+    return {"SQLALCHEMY_ENGINE_OPTIONS": options}
+
+
 def serve(args: argparse.Namespace) -> int:
     from waitress import create_server
 
     from .web import create_app
 
     url = public_url(args)
-    app = create_app({"PUBLIC_URL": url})
+    app = create_app({"PUBLIC_URL": url, **engine_config(args.threads)})
     server = create_server(app, host=args.host, port=args.port, **server_options(args.threads))
     out = sys.stdout
     out.write("\nSpies & Lies table companion\n\n")

@@ -59,6 +59,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     db.init_app(app)
     migrate.init_app(app, db, directory=str(MIGRATIONS))
     with app.app_context():
+        if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
+            from .sqlite_writer import install
+            install(db.engine)         # writers queue in-process; WAL
         upgrade(directory=str(MIGRATIONS))
 
     from . import api, compress, live, pages
