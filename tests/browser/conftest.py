@@ -27,6 +27,17 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 NO_LOOKUPS = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost"
 
 
+# what the pages weighed, filled in by the tests and printed at the end of the run
+WEIGHTS: dict[str, int] = {}
+
+
+def pytest_terminal_summary(terminalreporter):
+    if WEIGHTS:
+        terminalreporter.section("page weights (bytes over the wire)")
+        for name, n in WEIGHTS.items():
+            terminalreporter.write_line(f"{name:<48} {n:>9,}")
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/browser" in str(item.fspath):

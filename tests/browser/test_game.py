@@ -10,7 +10,7 @@ import random
 
 from companion.engine.simulate import random_record
 
-from .conftest import shot
+from .conftest import WEIGHTS, shot
 from .table import Table, expected_after, normalise
 
 WALL = 3
@@ -95,6 +95,8 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
         assert page.locator("#next").inner_text() == "Game over"
         shot(page, f"game-winner-phone-{who}")
     assert table.tv.locator("#next").inner_text() == want["end"]
+    WEIGHTS["whole 3-day game, host screen (all requests)"] = table.tv.wire.total()
+    WEIGHTS["whole 3-day game, red phone (all requests)"] = red.wire.total()
 
 
 def test_a_reloaded_phone_keeps_its_seat_and_a_third_waits_for_the_host(screens, live):

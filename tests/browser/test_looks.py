@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .conftest import ROOT, audit, shot
+from .conftest import ROOT, WEIGHTS, audit, shot
 from .table import Table
 from .test_flag import WALL, plan
 
@@ -166,7 +166,7 @@ def test_the_table_looks_right_and_stays_light(screens, live):
               "smallest_phone_target_px": round(min(MEASURED["phone_target_px"]), 1),
               "phone_targets_measured": len(MEASURED["phone_target_px"])}
     (out / "page-weights.json").write_text(json.dumps(report, indent=2))
-    print("page weights (bytes over the wire):", json.dumps(report, indent=2))
+    WEIGHTS.update({f"load {k}": v for k, v in weights.items()})
     assert not problems, json.dumps(problems, indent=1)
     assert weights["/j/<code> (phone)"] <= PHONE_MAX, report
     assert weights["/t/<code> (host)"] <= HOST_MAX, report
