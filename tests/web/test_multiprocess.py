@@ -1,0 +1,138 @@
+"""Two server processes on one PostgreSQL database show each other's changes live.
+
+Each process fans out its changes with NOTIFY and republishes the others'
+(``companion/web/live.py``). Skipped unless ``DATABASE_URL`` names PostgreSQL
+(``./scripts/test`` runs the suite a second time on PostgreSQL).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+URL = os.environ.get("DATABASE_URL", "")
+pytestmark = pytest.mark.skipif(not URL.startswith("postgresql"),
+                                reason="needs DATABASE_URL on PostgreSQL")
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Proc:
+    """``python -m companion serve`` on loopback, on the shared database."""
+
+    def __init__(self, log: Path) -> None:
+        self.port = _port()
+        self.out = open(log, "wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1",
+             "--port", str(self.port), "--threads", "16",
+             "--public-url", f"http://127.0.0.1:{self.port}"],
+            cwd=ROOT, env={**os.environ, "DATABASE_URL": URL},
+            stdout=self.out, stderr=subprocess.STDOUT)
+        end = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > end:
+                    raise RuntimeError(log.read_text())
+                time.sleep(0.1)
+
+    def call(self, method: str, path: str, body: dict | None = None,
+             secret: str | None = None) -> tuple[int, dict]:
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        h = {"Origin": f"http://127.0.0.1:{self.port}", "Content-Type": "application/json"}
+        if secret:
+            h["Authorization"] = f"Bearer {secret}"
+        c.request(method, path, json.dumps(body) if body is not None else None, h)
+        r = c.getresponse()
+        data = json.loads(r.read())
+        c.close()
+        return r.status, data
+
+    def stream(self, code: str, since: int) -> http.client.HTTPResponse:
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+        c.request("GET", f"/api/tables/{code}/stream?since={since}&seat=host")
+        r = c.getresponse()
+        assert r.status == 200
+        return r
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.out.close()
+
+
+def next_state(resp: http.client.HTTPResponse, timeout: float = 3.0) -> dict:
+    """The next ``state`` message on a stream (presence and comments skipped)."""
+    end = time.monotonic() + timeout
+    name = None
+    while time.monotonic() < end:
+        line = resp.fp.readline().decode()
+        if line.startswith("event: "):
+            name = line[7:].strip()
+        elif line.startswith("data: ") and name == "state":
+            return json.loads(line[6:])
+        elif line == "\n":
+            name = None
+    raise AssertionError("no state message in time")
+
+
+@pytest.fixture
+def two(app, tmp_path):
+    """Two processes (the app fixture made the schema and drops it afterwards)."""
+    a = Proc(tmp_path / "a.log")
+    b = Proc(tmp_path / "b.log")
+    yield a, b
+    a.stop()
+    b.stop()
+
+
+def test_a_change_made_on_one_process_reaches_the_screens_of_the_other(two):
+    a, b = two
+    st, made = a.call("POST", "/api/tables", {"wall_distance": 4})
+    assert st == 201
+    code, v = made["code"], made["view"]["version"]
+    on_b = b.stream(code, v)
+    on_a = a.stream(code, v)
+    time.sleep(0.3)          # both listeners are up once their first stream opened
+
+    t0 = time.monotonic()
+    st, joined = a.call("POST", f"/api/tables/{code}/seats",
+                        {"version": v, "idempotency_key": "mp-000001", "side": "red",
+                         "name": "Ann"})
+    assert st == 201
+    view = next_state(on_b)
+    assert view["version"] == v + 1 and view["seats"][0]["name"] == "Ann"
+    assert time.monotonic() - t0 < 2.0
+    assert joined["secret"] not in json.dumps(view)
+
+    # and back: a post on B shows on A's screen
+    st, _ = b.call("POST", f"/api/tables/{code}/events",
+                   {"version": v + 1, "idempotency_key": "mp-000002",
+                    "event": {"type": "exhaust", "side": "red", "ranks": [3]}},
+                   joined["secret"])
+    assert st == 201
+    seen = next_state(on_a)
+    while seen["version"] < v + 2:
+        seen = next_state(on_a)
+    assert seen["state"]["drawn"]["red"] == [3]
+    assert next_state(on_b)["version"] == v + 2
