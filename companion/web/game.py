@@ -494,7 +494,7 @@ def decide_takeover(tx: Transaction, actor: Actor, seat_id: int, approve: Any) -
     if type(approve) is not bool:
         raise ApiError(400, "the field 'approve' must be true or false", field="approve",
                        code="bad_field")
-    seat = db.session.get(Seat, seat_id)
+    seat = db.session.get(Seat, seat_id) if 0 <= seat_id < 2**31 else None
     if seat is None or seat.table_id != tx.table.id or seat.status != "pending":
         raise ApiError(404, "there is no such request to take over a seat", code="not_found")
     if approve:

@@ -111,7 +111,7 @@ def document() -> dict[str, Any]:
                 "parameters": [CODE, {"name": "since", "in": "query", "required": False,
                                       "schema": {"type": "integer"}}],
                 "security": [{"seat": []}, {}],
-                "responses": {"200": _json({"type": "object", "required": ["version"],
+                "responses": {"200": _json({"type": "object", "required": ["changed", "connected"],
                                             "properties": {"version": {"type": "integer"},
                                                            "changed": {"type": "boolean"},
                                                            "view": _ref("View"),
