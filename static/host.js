@@ -154,6 +154,7 @@
     const today = s.reveals.filter(r => r.day === s.day).map(r => r.narration);
     const items = today.length ? today.slice(0, -1).reverse() : v.log.slice(-6).reverse().map(l => l.text);
     $("history").innerHTML = items.map(x => `<li>${esc(x)}</li>`).join("");
+    $("today").classList.toggle("hidden", !items.length);
     $("notice").textContent = v.notice || "";
     $("notice").classList.toggle("hidden", !v.notice);
     seats(v);
@@ -190,7 +191,7 @@
       <div data-testid="reason" data-reason="${s.reason}">${esc(reason || "")}</div><p>${esc(s.end || "")}</p>
       <table><tr><th></th><th class="side-red">${mark("red")} Red</th><th class="side-blue">${mark("blue")} Blue</th></tr>
       ${rows.map(([k, f]) => `<tr><td>${k}</td><td>${f("red")}</td><td>${f("blue")}</td></tr>`).join("")}</table>
-      <p class="muted">Double agent at ${s.da} · <button id="close-end" type="button">Show the board</button></p>`;
+      <p class="muted">Double agent ${s.da === 0 ? "at the centre" : `${Math.abs(s.da)} toward ${s.da < 0 ? "red" : "blue"}`} · <button id="close-end" type="button">Show the board</button></p>`;
     box.classList.remove("hidden");
   }
 

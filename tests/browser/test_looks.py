@@ -76,6 +76,19 @@ def sides_marked(page: Any) -> int:
     return len(marks)
 
 
+PHONE, TV = {"width": 390, "height": 844}, {"width": 1920, "height": 1080}
+
+
+def other_size(page: Any, name: str, size: dict[str, int]) -> None:
+    """The same state at the other size (a phone opening the TV page, a laptop the phone's)."""
+    back = page.viewport_size
+    page.set_viewport_size(size)
+    shot(page, name)
+    wide = page.evaluate("() => document.scrollingElement.scrollWidth - innerWidth")
+    page.set_viewport_size(back)
+    assert wide <= 0, f"{name}: the page scrolls sideways by {wide} px"
+
+
 def test_the_table_looks_right_and_stays_light(screens, live):
     events = plan()
     weights: dict[str, int] = {}
@@ -86,6 +99,7 @@ def test_the_table_looks_right_and_stays_light(screens, live):
     def look_tv(name: str) -> None:
         table.sync(tv)
         shot(tv, f"looks-tv-{name}")
+        other_size(tv, f"looks-tv-{name}-at-390", PHONE)
         if small := small_text(tv):
             problems[f"tv {name}: text below 24 px"] = small
         if bad := audit(tv):
@@ -95,6 +109,7 @@ def test_the_table_looks_right_and_stays_light(screens, live):
     def look_phone(page: Any, name: str) -> None:
         table.sync(page)
         shot(page, f"looks-phone-{name}")
+        other_size(page, f"looks-phone-{name}-at-1920", TV)
         if small := small_targets(page):
             problems[f"phone {name}: targets below 44 px"] = small
         if bad := audit(page):
