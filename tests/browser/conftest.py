@@ -145,10 +145,10 @@ def screens(browser, live) -> Iterator[Callable[..., Any]]:
     assert not foreign, f"requests left the server's origin: {foreign}"
 
 
-def shot(page: Any, name: str) -> pathlib.Path:
+def shot(page: Any, name: str, scale: str = "device") -> pathlib.Path:
     SCREENS.mkdir(parents=True, exist_ok=True)
     path = SCREENS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=False)
+    page.screenshot(path=str(path), full_page=False, scale=scale)
     return path
 
 

@@ -83,7 +83,7 @@ def other_size(page: Any, name: str, size: dict[str, int]) -> None:
     """The same state at the other size (a phone opening the TV page, a laptop the phone's)."""
     back = page.viewport_size
     page.set_viewport_size(size)
-    shot(page, name)
+    shot(page, name, scale="css")
     wide = page.evaluate("() => document.scrollingElement.scrollWidth - innerWidth")
     page.set_viewport_size(back)
     assert wide <= 0, f"{name}: the page scrolls sideways by {wide} px"
