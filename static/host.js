@@ -80,7 +80,7 @@
     let extra = t(cx, y - 10, `mission ${info.mission}`, {size: 22, fill: COL.dim});
     if (label) extra += t(cx, y + h + 28, label, {size: 22, fill: oc === "activated" ? COL.gold : COL.dim, weight: oc === "activated" ? 800 : 600});
     if (info.token) extra += `<circle cx="${x + w - 8}" cy="${y + 8}" r="16" fill="${COL.gold}" stroke="#000" stroke-width="2"/>${t(x + w - 8, y + 16, "i", {size: 22, weight: 800, fill: "#000"})}`;
-    if (info.deception) extra += `<rect x="${x - 12}" y="${y - 4}" width="54" height="32" rx="6" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(x + 15, y + 20, "DT", {size: 24, weight: 800})}`;
+    if (info.deception) extra += `<rect x="${x - 12}" y="${y + 2}" width="54" height="32" rx="6" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(x + 15, y + 26, "DT", {size: 24, weight: 800})}`;
     return body + extra;
   }
 
@@ -116,7 +116,7 @@
       out += `<circle cx="${1128 + i * 46}" cy="${y + 70}" r="19" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(1128 + i * 46, y + 78, side === "red" ? "R" : "B", {size: 22, weight: 800})}`;
     if (!s.dt[side]) out += t(1110, y + 80, "none", {anchor: "start", size: 24, fill: COL.dim});
     const eff = s.effects[side];
-    if (eff.length) out += t(960, y + 176, "in play: " + eff.map(e => cap(e) + " effect").join(", "), {anchor: "start", size: 22, fill: COL.gold});
+    if (eff.length) out += t(960, y + 176, eff.map(e => `${cap(side)}'s ${cap(e)} effect in play`).join(", "), {anchor: "start", size: 22, fill: COL.gold});
     return out;
   }
 
