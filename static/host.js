@@ -116,7 +116,7 @@
       out += `<circle cx="${1128 + i * 46}" cy="${y + 70}" r="19" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(1128 + i * 46, y + 78, side === "red" ? "R" : "B", {size: 22, weight: 800})}`;
     if (!s.dt[side]) out += t(1110, y + 80, "none", {anchor: "start", size: 24, fill: COL.dim});
     const eff = s.effects[side];
-    if (eff.length) out += t(960, y + 176, eff.map(e => `${cap(side)}'s ${cap(e)} effect in play`).join(", "), {anchor: "start", size: 22, fill: COL.gold});
+    if (eff.length) out += t(960, y + 176, `${cap(side)}'s ${eff.map(cap).join(" + ")} in play`, {anchor: "start", size: 22, fill: COL.gold});
     return out;
   }
 
