@@ -23,7 +23,8 @@
     $("notice").textContent = v.notice || "";
     $("notice").classList.toggle("hidden", !v.notice);
     const last = s.reveals[s.reveals.length - 1];
-    $("last").textContent = last ? "Last: " + last.narration : "";
+    $("last").innerHTML = last ? `<b>Last reveal</b> ${esc(last.narration)}` : "";
+    $("last").classList.toggle("hidden", !last || s.phase === "over");
   }
 
   function joinForm(v) {
@@ -131,7 +132,8 @@
 
   async function act(path, body) {
     const r = await SL.post(path, body);
-    if (r.ok) { picked = []; if (r.data.text) SL.toast(r.data.text, true); }
+    const shown = SL.view && SL.view.state.reveals.slice(-1).map(x => x.narration)[0];
+    if (r.ok) { picked = []; if (r.data.text && r.data.text !== shown) SL.toast(r.data.text, true); }
     render();
     return r;
   }
