@@ -204,3 +204,19 @@ def test_corruption_figures():
     """Runs after the property above (same module, in order): say what it did."""
     print(f"\ncorrupted records through import and replay: {FIGURES['records']}, "
           f"{FIGURES['refused']} refused cleanly, {FIGURES['accepted']} still legal, 0 crashes")
+
+
+def test_export_then_import_gives_the_same_game(table, client):
+    rec = random_record(random.Random(11))
+    host = table(wall_distance=rec.options.wall_distance)
+    red, blue = sit(host, "red", "Ann"), sit(host, "blue", "Bob")
+    for e in rec.events[:5]:                       # the opening, recorded from the phones
+        d = e.to_dict()
+        {"red": red, "blue": blue}.get(d.get("side"), host).event(d)
+    exported = client.get(f"/api/tables/{host.code}/record")
+    assert exported.headers["Content-Disposition"].startswith("attachment")
+    d = post_import(client, exported.get_json()).get_json()
+    assert d["code"] != host.code
+    again = client.get(f"/api/tables/{d['code']}/record").get_json()
+    assert again == exported.get_json()
+    assert d["view"]["state"] == host.refresh()["state"]
