@@ -12,6 +12,11 @@ import threading
 import time
 
 
+def _now() -> float:
+    """The buckets' clock (tests move it by hand)."""
+    return time.monotonic()
+
+
 class TokenBucket:
     """``capacity`` tokens per key, ``rate`` tokens back per second."""
 
@@ -28,14 +33,14 @@ class TokenBucket:
 
     def blocked(self, key: str) -> float:
         """Seconds until ``key`` has a token again (0 when it has one now)."""
-        at = time.monotonic()
+        at = _now()
         with self._lock:
             level = self._level(key, at)
         return 0.0 if level >= 1 else (1 - level) / self.rate
 
     def spend(self, key: str) -> None:
         """Take one token from ``key`` (never below zero)."""
-        at = time.monotonic()
+        at = _now()
         with self._lock:
             if len(self._buckets) >= self.max_keys:
                 self._prune(at)
