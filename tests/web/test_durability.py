@@ -11,6 +11,7 @@ give exactly one copy of it, and the games must play on to the referee's result.
 
 from __future__ import annotations
 
+import http.client
 import random
 import threading
 import time
@@ -68,7 +69,7 @@ class Table:
         try:
             st, d = self.server.call("POST", f"/api/tables/{self.code}{path}", full, secret,
                                      timeout=20)
-        except OSError:
+        except (OSError, http.client.HTTPException):   # refused, reset, or cut mid-answer
             self.pending = (who or "", path, full)
             raise Killed from None
         if isinstance(d, dict) and "view" in d:
