@@ -13,7 +13,7 @@ import math
 import random
 import re
 import threading
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -31,8 +31,11 @@ from .models import Event, Receipt, Seat, Table, db, hash_secret, new_code, new_
 
 _rng = random.SystemRandom()
 _locks: defaultdict[int, threading.Lock] = defaultdict(threading.Lock)
-_cache: dict[int, tuple[int, State]] = {}
+# table id -> (code, version, state), least recently used first; the code is checked too,
+# as a rolled-back insert or a fresh database hands the same id to another table
+_cache: OrderedDict[int, tuple[str, int, State]] = OrderedDict()
 _cache_lock = threading.Lock()
+CACHE_TABLES = 256          # states kept in memory; an older table is replayed when it acts
 KEY_RE = re.compile(r"^[A-Za-z0-9_.:-]{8,64}$")
 CODE_RE = re.compile(r"^[A-Za-z0-9]{1,12}$")
 EXPIRY_DAYS = 30            # a table untouched this long is expired (TABLE_EXPIRY_DAYS)
@@ -165,13 +168,23 @@ def derive(table: Table) -> State:
     """The state of the game: a replay of the events not undone (cached per version)."""
     with _cache_lock:
         hit = _cache.get(table.id)
-    if hit and hit[0] == table.version:
-        return hit[1]
+        if hit is not None:
+            _cache.move_to_end(table.id)
+    if hit and hit[0] == table.code and hit[1] == table.version:
+        return hit[2]
     events = [event_from_dict(json.loads(e.data)) for e in _event_rows(table)]
     state = replay(Options(table.wall_distance), events)
-    with _cache_lock:
-        _cache[table.id] = (table.version, state)
+    _keep(table, state)
     return state
+
+
+def _keep(table: Table, state: State) -> None:
+    """Cache a table's state; beyond ``CACHE_TABLES`` tables the least recent is dropped."""
+    with _cache_lock:
+        _cache[table.id] = (table.code, table.version, state)
+        _cache.move_to_end(table.id)
+        while len(_cache) > CACHE_TABLES:
+            _cache.popitem(last=False)
 
 
 # --- the view every screen shares ------------------------------------------------
@@ -343,8 +356,7 @@ class Transaction:
             db.session.rollback()
             raise stale from None
         if self.state is not None:  # committed: the next request need not replay the game
-            with _cache_lock:
-                _cache[t.id] = (t.version, self.state)
+            _keep(t, self.state)
         self.result = (status, body)
 
 
