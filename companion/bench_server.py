@@ -93,6 +93,21 @@ class Server:
         out["fds"] = len(os.listdir(f"/proc/{self.proc.pid}/fd"))
         return out
 
+    def fd_kinds(self) -> str:
+        """Open files by kind: sockets, the database files, others."""
+        kinds: dict[str, int] = {}
+        base = f"/proc/{self.proc.pid}/fd"
+        for fd in os.listdir(base):
+            try:
+                target = os.readlink(f"{base}/{fd}")
+            except OSError:
+                continue
+            kind = ("socket" if target.startswith("socket:") else
+                    "database" if ".sqlite" in target else
+                    "pipe" if target.startswith("pipe:") else "other")
+            kinds[kind] = kinds.get(kind, 0) + 1
+        return ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
+
     def cpu_ticks(self) -> int:
         with open(f"/proc/{self.proc.pid}/stat") as f:
             parts = f.read().rsplit(")", 1)[1].split()
@@ -498,6 +513,7 @@ async def bench(server: Server, tables: int, seconds: float, burst: float) -> li
 async def soak(server: Server, tables: int, seconds: float) -> int:
     await asyncio.sleep(0.5)
     base = server.status()
+    idle_fds = server.fd_kinds()
     print(f"  idle server: RSS {base['VmRSS'] / 1024:.1f} MB, threads {base['Threads']}, "
           f"fds {base['fds']}", flush=True)
     run = Run(mode="burst")
@@ -555,7 +571,8 @@ async def soak(server: Server, tables: int, seconds: float) -> int:
           f"{avg(early, 'Threads'):.0f} -> {avg(late, 'Threads'):.0f}; fds "
           f"{avg(early, 'fds'):.0f} -> {avg(late, 'fds'):.0f}")
     print(f"  all clients gone: RSS {after['VmRSS'] / 1024:.1f} MB, threads {after['Threads']} "
-          f"(idle {base['Threads']}), fds {after['fds']} (idle {base['fds']})")
+          f"(idle {base['Threads']}), fds {after['fds']} (idle {base['fds']}: "
+          f"{idle_fds}; now: {server.fd_kinds()})")
     return 0
 
 
