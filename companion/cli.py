@@ -83,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=8000)
     s.add_argument("--public-url", default=None,
                    help="address phones should open (default: this machine's LAN address)")
-    s.add_argument("--threads", type=int, default=64, help="worker threads")
+    s.add_argument("--threads", type=int, default=300,
+                   help="worker threads; each open screen holds one (default 300: ~50 tables)")
     s.set_defaults(func=_serve)
     return p
 
