@@ -27,14 +27,40 @@
     if (b.dataset.w) { wall = +b.dataset.w; document.querySelectorAll("[data-w]").forEach(x => x.classList.toggle("sel", x === b)); drawPic(); }
     if (b.dataset.teams) { teams = b.dataset.teams === "1"; document.querySelectorAll("[data-teams]").forEach(x => x.classList.toggle("sel", x === b)); }
   });
-  document.getElementById("create").addEventListener("submit", async e => {
+  // One key per attempt at opening a table: a retry after a lost answer opens the same table.
+  function key() {
+    const b = new Uint8Array(12); crypto.getRandomValues(b);
+    return Array.from(b, x => x.toString(16).padStart(2, "0")).join("");
+  }
+  async function open(url, body, say) {
+    const payload = JSON.stringify({idempotency_key: key(), ...body});
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const r = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"}, body: payload});
+        const d = await r.json();
+        if (!r.ok) { say(d.error || "refused"); return; }
+        localStorage.setItem("sl-host-" + d.code, d.host_secret);
+        location.href = "/t/" + d.code;
+        return;
+      } catch (e) {
+        if (attempt >= 3) { say("No answer from the companion. Is it still running?"); return; }
+        await new Promise(res => setTimeout(res, 600 * (attempt + 1)));
+      }
+    }
+  }
+  const problem = document.getElementById("import-problem");
+  document.getElementById("create").addEventListener("submit", e => {
     e.preventDefault();
-    const r = await fetch("/api/tables", {method: "POST", headers: {"Content-Type": "application/json"},
-      body: JSON.stringify({wall_distance: wall, teams})});
-    const d = await r.json();
-    if (!r.ok) { alert(d.error); return; }
-    localStorage.setItem("sl-host-" + d.code, d.host_secret);
-    location.href = "/t/" + d.code;
+    open("/api/tables", {wall_distance: wall, teams}, msg => alert(msg));
+  });
+  document.getElementById("import-file").addEventListener("change", async e => {
+    const file = e.target.files[0];
+    if (!file) return;
+    problem.textContent = "";
+    let record;
+    try { record = JSON.parse(await file.text()); }
+    catch (err) { problem.textContent = "This file is not a saved game (it is not JSON)."; return; }
+    open("/api/tables/import", {record, teams}, msg => { problem.textContent = msg; });
   });
   drawPic();
 })();
