@@ -13,7 +13,8 @@ import math
 import random
 import re
 import threading
-from collections import OrderedDict, defaultdict
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -30,7 +31,9 @@ from .limits import TokenBucket
 from .models import Event, Receipt, Seat, Table, db, hash_secret, new_code, new_secret, now
 
 _rng = random.SystemRandom()
-_locks: defaultdict[int, threading.Lock] = defaultdict(threading.Lock)
+# one lock per table while anyone holds it (weak: a table nobody uses costs nothing)
+_locks: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+_locks_lock = threading.Lock()
 # table id -> (code, version, state), least recently used first; the code is checked too,
 # as a rolled-back insert or a fresh database hands the same id to another table
 _cache: OrderedDict[int, tuple[str, int, State]] = OrderedDict()
@@ -292,7 +295,10 @@ class Transaction:
             raise ApiError(400, "the field 'idempotency_key' must be 8-64 letters, digits or -_.:",
                            field="idempotency_key", code="bad_field")
         self.key = key
-        self.lock = _locks[table.id]
+        with _locks_lock:
+            self.lock = _locks.get(table.id)
+            if self.lock is None:
+                self.lock = _locks[table.id] = threading.Lock()
         self.state: State | None = None     # the game after this change, when known
 
     def __enter__(self) -> "Transaction":
