@@ -349,6 +349,7 @@ class TableDriver:
                     await self.act(self.seats[(d["side"], 1)], "/events", {"event": d})
             assert self.view["state"]["phase"] == "over", self.view["state"]["phase"]
             self.run.games += 1
+            await asyncio.sleep(2.0)       # the last push reaches the screens before they close
             self.close()
             self.conn = Conn(self.port)
             await self.setup()
