@@ -236,6 +236,7 @@ class Post:
     screens: list[Screen]
     version: int
     sent: float
+    answered: float = 0.0     # when the post's own answer arrived
 
 
 @dataclass
@@ -312,7 +313,8 @@ class TableDriver:
             if st in (200, 201):
                 if phase is not None:
                     self.run.posts.append(Post("ours", phase, self.screens,
-                                               self.view["version"], sent))
+                                               self.view["version"], sent,
+                                               time.perf_counter()))
                 return st, out
             self.run.refused += 1
             if st != 409 or out.get("code") != "stale":
@@ -380,7 +382,8 @@ class FloorDriver:
             st, data = await self.conn.request("POST", f"/_floor/{self.n}", {})
             assert st == 200, data
             self.run.posts.append(Post("floor", phase, self.screens,
-                                       json.loads(data)["version"], sent))
+                                       json.loads(data)["version"], sent,
+                                       time.perf_counter()))
 
 
 # --- measuring -------------------------------------------------------------------
@@ -398,6 +401,7 @@ class Phase:
     name: str
     seconds: float
     latencies: list[float]
+    answers: list[float]      # post sent -> its answer received
     missed: int
     cpu: float                # server CPU, % of one core
     client_cpu: float         # this process, % of one core
@@ -408,8 +412,10 @@ class Phase:
 
     def line(self) -> str:
         ms = [x * 1000 for x in self.latencies]
+        ans = [x * 1000 for x in self.answers]
         return (f"  {self.kind:5} {self.name:5}  posts {len(ms):6} ({len(ms) / self.seconds:6.1f}/s)"
                 f"  p50 {pct(ms, 50):7.2f}  p95 {pct(ms, 95):7.2f}  p99 {pct(ms, 99):7.2f} ms"
+                f"  (answer p50 {pct(ans, 50):6.2f} p95 {pct(ans, 95):7.2f})"
                 f"  missed {self.missed}  server CPU {self.cpu:5.1f}%  RSS {self.rss_mb:6.1f} MB"
                 f"  threads {self.threads}  fds {self.fds}"
                 f"  | client CPU {self.client_cpu:5.1f}%  timer lag p95 {self.lag95:5.2f} ms")
@@ -449,7 +455,7 @@ async def measure(server: Server, run: Run, kind: str, name: str, seconds: float
     stop.set()
     await probe
     await asyncio.sleep(2.0)             # posts in flight finish; their pushes arrive
-    lat, missed = [], 0
+    lat, answers, missed = [], [], 0
     for p in run.posts[first:]:
         if p.kind != kind or p.phase != name:
             continue
@@ -458,7 +464,8 @@ async def measure(server: Server, run: Run, kind: str, name: str, seconds: float
             missed += 1
             continue
         lat.append(max(got) - p.sent)       # type: ignore[type-var]
-    return Phase(kind, name, wall, lat, missed, cpu, client, pct(lags, 95),
+        answers.append(p.answered - p.sent)
+    return Phase(kind, name, wall, lat, answers, missed, cpu, client, pct(lags, 95),
                  peak["VmRSS"] / 1024, peak["Threads"], peak["fds"])
 
 
