@@ -267,9 +267,13 @@ class PgFanout:
         from sqlalchemy import text
 
         from .models import db
-        db.session.execute(text("SELECT pg_notify(:ch, :payload)"),
-                           {"ch": NOTIFY_CHANNEL, "payload": f"{code}:{version}"})
-        db.session.commit()
+        try:
+            db.session.execute(text("SELECT pg_notify(:ch, :payload)"),
+                               {"ch": NOTIFY_CHANNEL, "payload": f"{code}:{version}"})
+            db.session.commit()
+        except Exception:   # the change is committed: never fail its answer for the push
+            db.session.rollback()
+            log.warning("live: could not NOTIFY the change %s:%s", code, version, exc_info=True)
 
     def start(self) -> None:
         """Start listening (once per process and app: when the first stream opens)."""
