@@ -11,7 +11,7 @@ with ``Authorization: Bearer <secret>``.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
@@ -168,56 +168,42 @@ def join(code: str) -> tuple[Response, int]:
     return _done(tx)
 
 
-@bp.post("/tables/<code>/seats/<int:seat_id>/decision")
-def decide(code: str, seat_id: int) -> tuple[Response, int]:
-    """The host screen lets a phone take over a seat, or keeps it."""
+def _act(code: str, action: Callable[[Transaction, game.Actor, dict[str, Any]], None]
+         ) -> tuple[Response, int]:
+    """One state-changing request by a known screen: a retry gets the first answer."""
     table = game.load(code)
     body = _body()
     actor = game.actor_for(table, _secret())
     with Transaction(table, body) as tx:
         if tx.receipt:
             return _replay_receipt(tx)
-        game.decide_takeover(tx, actor, seat_id, body.get("approve"))
+        action(tx, actor, body)
     return _done(tx)
+
+
+@bp.post("/tables/<code>/seats/<int:seat_id>/decision")
+def decide(code: str, seat_id: int) -> tuple[Response, int]:
+    """The host screen lets a phone take over a seat, or keeps it."""
+    return _act(code, lambda tx, actor, body:
+                game.decide_takeover(tx, actor, seat_id, body.get("approve")))
 
 
 @bp.post("/tables/<code>/events")
 def post_event(code: str) -> tuple[Response, int]:
     """Record one event: exhaust, intel, tokens, start, check (reveals go through /draft)."""
-    table = game.load(code)
-    body = _body()
-    actor = game.actor_for(table, _secret())
-    with Transaction(table, body) as tx:
-        if tx.receipt:
-            return _replay_receipt(tx)
-        game.post_event(tx, actor)
-    return _done(tx)
+    return _act(code, lambda tx, actor, body: game.post_event(tx, actor))
 
 
 @bp.post("/tables/<code>/draft")
 def post_draft(code: str) -> tuple[Response, int]:
     """One tap of the reveal being built: deception, guess, actual, choice."""
-    table = game.load(code)
-    body = _body()
-    actor = game.actor_for(table, _secret())
-    with Transaction(table, body) as tx:
-        if tx.receipt:
-            return _replay_receipt(tx)
-        game.post_draft(tx, actor)
-    return _done(tx)
+    return _act(code, lambda tx, actor, body: game.post_draft(tx, actor))
 
 
 @bp.post("/tables/<code>/undo")
 def undo(code: str) -> tuple[Response, int]:
     """Take back the last tap or event, for every screen to see."""
-    table = game.load(code)
-    body = _body()
-    actor = game.actor_for(table, _secret())
-    with Transaction(table, body) as tx:
-        if tx.receipt:
-            return _replay_receipt(tx)
-        game.undo(tx, actor)
-    return _done(tx)
+    return _act(code, lambda tx, actor, body: game.undo(tx, actor))
 
 
 @bp.get("/tables/<code>/preview")
