@@ -32,11 +32,12 @@ def _effect(e: dict[str, Any]) -> str | None:
     side = e["side"]
     kind = e["kind"]
     if kind == "ip":
+        if e.get("carried"):
+            return f"{side} carries the other {e['amount']} IP over (R48)"
         extra = " for the deception token" if e.get("source") == "deception" else ""
         return f"{side} +{e['amount']} IP{extra}"
     if kind == "infiltrate":
-        kept = f", keeping {e['excess']}" if e.get("kept") and e.get("excess") else ""
-        return f"{side} infiltrates{kept}"
+        return f"{side} infiltrates"
     if kind == "da":
         if e["steps"] == 0:
             return "the double agent cannot move (it stands on the wall)" if e.get("asked") else None

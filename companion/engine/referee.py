@@ -290,12 +290,16 @@ class _Reveal:
         self.effects.append({"kind": kind, "side": side, **more})
 
 
-def _gain(s: State, side: str, n: int, out: _Reveal, source: str, rollover: bool = False) -> None:
+def _gain(s: State, side: str, n: int, out: _Reveal, source: str, rollover: bool = False,
+          carried: bool = False) -> None:
     """R31, R33, R48: add IP; reaching 10 infiltrates (excess lost unless Colonel)."""
     if s.winner or n <= 0:
         return
     ip = s.ip[side] + n
-    out.add("ip", side, amount=n, source=source)
+    if carried:
+        out.add("ip", side, amount=n, source=source, carried=True)
+    else:
+        out.add("ip", side, amount=n, source=source)
     s.stats[side]["ip_" + source] += n
     if ip < 10:
         s.ip[side] = ip
@@ -305,7 +309,7 @@ def _gain(s: State, side: str, n: int, out: _Reveal, source: str, rollover: bool
     out.add("infiltrate", side, excess=ip - 10, kept=rollover)
     _move_da(s, side, s.day, out, "infiltration")
     if rollover and ip > 10:
-        _gain(s, side, ip - 10, out, source, rollover=True)
+        _gain(s, side, ip - 10, out, source, rollover=True, carried=True)
 
 
 def _move_da(s: State, side: str, steps: int, out: _Reveal, source: str) -> None:

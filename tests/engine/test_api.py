@@ -200,3 +200,14 @@ def test_narration_is_built_from_the_outcome_data():
     assert out["reveals"][0]["narration"] == narrate_reveal(t.last())
     assert out["next"]["text"] == "Blue: guess red's mission 1"
     assert narrate_end({"winner": "draw", "reason": "draw"}).endswith("a draw (R72).")
+
+
+def test_narration_of_a_colonel_rollover():
+    t = Table()
+    t.day([1, 4, 5, 8], [1, 2, 3, 5], start="blue", intel=(6, 7, 9, 10))
+    t.reveal(guess=2); t.right(); t.reveal(); t.reveal(); t.right(); t.reveal()
+    t.reveal()                                # red's Colonel at 7
+    assert narrate_reveal(t.last()) == (
+        "Blue guessed Spy on red's mission 4 — it was the Colonel: red +8 IP, red infiltrates, "
+        "the double agent moves 1 step toward blue's fort and red carries the other 5 IP "
+        "over (R48).")
