@@ -10,75 +10,24 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import socket
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from .server_process import Server
+
 URL = os.environ.get("DATABASE_URL", "")
 pytestmark = pytest.mark.skipif(not URL.startswith("postgresql"),
                                 reason="needs DATABASE_URL on PostgreSQL")
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Proc:
-    """``python -m companion serve`` on loopback, on the shared database."""
-
-    def __init__(self, log: Path) -> None:
-        self.port = _port()
-        self.out = open(log, "wb")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1",
-             "--port", str(self.port), "--threads", "16",
-             "--public-url", f"http://127.0.0.1:{self.port}"],
-            cwd=ROOT, env={**os.environ, "DATABASE_URL": URL},
-            stdout=self.out, stderr=subprocess.STDOUT)
-        end = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > end:
-                    raise RuntimeError(log.read_text())
-                time.sleep(0.1)
-
-    def call(self, method: str, path: str, body: dict | None = None,
-             secret: str | None = None) -> tuple[int, dict]:
-        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-        h = {"Origin": f"http://127.0.0.1:{self.port}", "Content-Type": "application/json"}
-        if secret:
-            h["Authorization"] = f"Bearer {secret}"
-        c.request(method, path, json.dumps(body) if body is not None else None, h)
-        r = c.getresponse()
-        data = json.loads(r.read())
-        c.close()
-        return r.status, data
-
-    def stream(self, code: str, since: int) -> http.client.HTTPResponse:
-        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
-        c.request("GET", f"/api/tables/{code}/stream?since={since}&seat=host")
-        r = c.getresponse()
-        assert r.status == 200
-        return r
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.out.close()
+def stream(server: Server, code: str, since: int) -> http.client.HTTPResponse:
+    """An open live stream of ``code`` on ``server``, as the host screen would hold it."""
+    c = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    c.request("GET", f"/api/tables/{code}/stream?since={since}&seat=host")
+    r = c.getresponse()
+    assert r.status == 200
+    return r
 
 
 def next_state(resp: http.client.HTTPResponse, timeout: float = 3.0) -> dict:
@@ -99,8 +48,8 @@ def next_state(resp: http.client.HTTPResponse, timeout: float = 3.0) -> dict:
 @pytest.fixture
 def two(app, tmp_path):
     """Two processes (the app fixture made the schema and drops it afterwards)."""
-    a = Proc(tmp_path / "a.log")
-    b = Proc(tmp_path / "b.log")
+    a = Server(URL, tmp_path / "a.log", threads=16).start()
+    b = Server(URL, tmp_path / "b.log", threads=16).start()
     yield a, b
     a.stop()
     b.stop()
@@ -111,8 +60,8 @@ def test_a_change_made_on_one_process_reaches_the_screens_of_the_other(two):
     st, made = a.call("POST", "/api/tables", {"wall_distance": 4})
     assert st == 201
     code, v = made["code"], made["view"]["version"]
-    on_b = b.stream(code, v)
-    on_a = a.stream(code, v)
+    on_b = stream(b, code, v)
+    on_a = stream(a, code, v)
     time.sleep(0.3)          # both listeners are up once their first stream opened
 
     t0 = time.monotonic()
