@@ -258,7 +258,26 @@ class Run:
         return self.mode
 
 
-class TableDriver:
+class Driver:
+    """One table's worth of clients: a connection for posts and five open screens."""
+
+    port: int
+    conn: "Conn"
+    screens: list["Screen"]
+
+    async def open_screens(self, paths: list[str]) -> None:
+        self.screens = [Screen(self.port, path) for path in paths]
+        for s in self.screens:
+            s.start()
+        await asyncio.gather(*(s.connected.wait() for s in self.screens))
+
+    def close(self) -> None:
+        for s in self.screens:
+            s.close()
+        self.conn.close()
+
+
+class TableDriver(Driver):
     """One physical table: a host screen and four phones, playing random games."""
 
     def __init__(self, port: int, run: Run, seed: int) -> None:
@@ -287,16 +306,8 @@ class TableDriver:
                 self.seats[(side, part)] = body["secret"]
                 ids.append(str(body["seat"]["id"]))
         v = self.view["version"]
-        self.screens = [Screen(self.port, f"/api/tables/{self.code}/stream?since={v}&seat={w}")
-                        for w in ["host", *ids]]
-        for s in self.screens:
-            s.start()
-        await asyncio.gather(*(s.connected.wait() for s in self.screens))
-
-    def close(self) -> None:
-        for s in self.screens:
-            s.close()
-        self.conn.close()
+        await self.open_screens([f"/api/tables/{self.code}/stream?since={v}&seat={w}"
+                                 for w in ["host", *ids]])
 
     async def _post(self, secret: str | None, path: str, body: dict[str, Any],
                     phase: str | None) -> tuple[int, dict[str, Any]]:
@@ -357,7 +368,7 @@ class TableDriver:
             await self.setup()
 
 
-class FloorDriver:
+class FloorDriver(Driver):
     """The floor: five streams on ``/_floor/<n>`` and posts that push a tiny message."""
 
     def __init__(self, port: int, run: Run, n: int) -> None:
@@ -365,15 +376,7 @@ class FloorDriver:
         self.conn = Conn(port)
 
     async def setup(self) -> None:
-        self.screens = [Screen(self.port, f"/_floor/{self.n}/stream?seat={i}") for i in range(5)]
-        for s in self.screens:
-            s.start()
-        await asyncio.gather(*(s.connected.wait() for s in self.screens))
-
-    def close(self) -> None:
-        for s in self.screens:
-            s.close()
-        self.conn.close()
+        await self.open_screens([f"/_floor/{self.n}/stream?seat={i}" for i in range(5)])
 
     async def play(self) -> None:
         while True:
