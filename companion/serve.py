@@ -1,70 +1,20 @@
 """``spies-lies serve``: the companion on the local network, with waitress.
 
-The address printed (and put in the QR code) is this machine's LAN address,
-found by asking the kernel about its own interfaces: no packet is sent.
+The address printed (and put in the QR code) is the one phones can open
+(:mod:`companion.address`).
 """
 
 from __future__ import annotations
 
 import argparse
-import fcntl
-import ipaddress
-import socket
-import struct
 import sys
-from typing import Iterable
 
-SIOCGIFADDR = 0x8915
-
-
-def _ioctl_addresses() -> Iterable[tuple[str, str]]:
-    """(interface, IPv4) for every interface that has one (Linux; nothing elsewhere)."""
-    try:
-        names = [name for _, name in socket.if_nameindex()]
-    except (OSError, AttributeError):
-        return []
-    out = []
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        for name in names:
-            try:
-                packed = fcntl.ioctl(s.fileno(), SIOCGIFADDR,
-                                     struct.pack("256s", name.encode()[:15]))
-            except OSError:
-                continue
-            out.append((name, socket.inet_ntoa(packed[20:24])))
-    return out
-
-
-def _rank(name: str, ip: str) -> int:
-    """Prefer real LAN interfaces over containers and VPNs; private over public."""
-    addr = ipaddress.IPv4Address(ip)
-    score = 0 if addr.is_private else 1
-    if name.startswith(("docker", "br-", "veth", "virbr", "tun", "tap", "wg", "zt", "tailscale")):
-        score += 2
-    return score
-
-
-def lan_ipv4(candidates: Iterable[tuple[str, str]] | None = None) -> str:
-    """This machine's LAN IPv4 address; loopback only when nothing else exists."""
-    found = [(n, ip) for n, ip in (_ioctl_addresses() if candidates is None else candidates)
-             if not ipaddress.IPv4Address(ip).is_loopback
-             and not ipaddress.IPv4Address(ip).is_link_local]
-    if found:
-        return sorted(found, key=lambda p: _rank(*p))[0][1]
-    try:
-        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
-            ip = str(info[4][0])
-            if not ipaddress.IPv4Address(ip).is_loopback:
-                return ip
-    except OSError:
-        pass
-    return "127.0.0.1"
+from .address import base_url
 
 
 def public_url(args: argparse.Namespace) -> str:
-    if args.public_url:
-        return str(args.public_url).rstrip("/")
-    return f"http://{lan_ipv4()}:{args.port}"
+    """The address printed and put in the QR: ``--public-url``, else the LAN address."""
+    return base_url(args.public_url, f"http://127.0.0.1:{args.port}")
 
 
 def qr_ascii(text: str) -> str:

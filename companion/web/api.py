@@ -11,16 +11,20 @@ with ``Authorization: Bearer <secret>``.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from ..engine import SIDES, ability_preview
-from . import game, live
-from .game import ApiError, Transaction
-from .models import Receipt, db
+from . import actions, live, tables
+from .authority import Transaction
+from .errors import ApiError
+from .models import Table, db
+from .states import active_events, derive
+from .views import public_view
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -67,6 +71,11 @@ def _secret() -> str | None:
     return None
 
 
+def _load(code: str, allow_expired: bool = False) -> Table:
+    """The table of ``code``; this client pays for unknown codes (no guessing)."""
+    return tables.load(code, request.remote_addr or "unknown", allow_expired=allow_expired)
+
+
 def _same_origin() -> None:
     """Refuse a state-changing request that another site's page could have sent."""
     origin = request.headers.get("Origin") or request.headers.get("Referer")
@@ -96,33 +105,27 @@ def _body() -> dict[str, Any]:
     return data
 
 
-def _replay_receipt(tx: Transaction) -> tuple[Response, int]:
-    r: Receipt = tx.receipt
-    return jsonify(json.loads(r.body)), r.status
-
-
 def _done(tx: Transaction) -> tuple[Response, int]:
     status, body = tx.result
     live.publish(body["view"])
     return jsonify(body), status
 
 
+def _opened(table: Table, secret: str) -> tuple[Response, int]:
+    return jsonify({"code": table.code, "host_secret": secret,
+                    "view": public_view(table)}), 201
+
+
 @bp.post("/tables")
 def create_table() -> tuple[Response, int]:
     """Open a new table; the answer carries the host screen's secret, once."""
-    body = _body()
-    table, secret = game.create_table(body)
-    return jsonify({"code": table.code, "host_secret": secret,
-                    "view": game.public_view(table)}), 201
+    return _opened(*tables.open_table(_body()))
 
 
 @bp.post("/tables/import")
 def import_record() -> tuple[Response, int]:
     """Open a table from a game record, only if the referee replays it (else nothing)."""
-    body = _body()
-    table, secret = game.import_table(body)
-    return jsonify({"code": table.code, "host_secret": secret,
-                    "view": game.public_view(table)}), 201
+    return _opened(*tables.open_table(_body(), imported=True))
 
 
 @bp.get("/openapi.json")
@@ -135,81 +138,81 @@ def openapi_document() -> Response:
 @bp.get("/tables/<code>/state")
 def state(code: str) -> Response:
     """The public view; with ``?since=V`` only whether it moved past ``V`` (polling)."""
-    table = game.load(code)
-    actor = game.actor_for(table, _secret())
-    game.touch(actor)
+    table = _load(code)
+    actor = tables.actor_for(table, _secret())
+    tables.touch(actor)
     since = request.args.get("since", type=int)
     if since is not None and since >= table.version:
         return jsonify({"version": table.version, "changed": False,
                         "connected": live.hub.connected(table.code)})
-    return jsonify({"view": game.public_view(table), "me": game.who(actor), "changed": True,
+    return jsonify({"view": public_view(table), "me": tables.who(actor), "changed": True,
                     "connected": live.hub.connected(table.code)})
 
 
 @bp.get("/tables/<code>/me")
 def me(code: str) -> Response:
     """Who this secret belongs to (host, seat or viewer)."""
-    table = game.load(code)
-    actor = game.actor_for(table, _secret())
-    game.touch(actor)
-    return jsonify(game.who(actor))
+    table = _load(code)
+    actor = tables.actor_for(table, _secret())
+    tables.touch(actor)
+    return jsonify(tables.who(actor))
 
 
 @bp.post("/tables/<code>/seats")
 def join(code: str) -> tuple[Response, int]:
     """Sit down: a side (and in team play a part) and a name; the answer holds the seat key."""
-    table = game.load(code)
+    table = _load(code)
     body = _body()
     with Transaction(table, body) as tx:
         if tx.receipt:
-            status, again = game.rejoin(tx.receipt)
+            status, again = tables.rejoin(tx.receipt)
             return jsonify(again), status
-        game.join(tx, body.get("name"), body.get("side"), body.get("part"))
+        tables.join(tx, body.get("name"), body.get("side"), body.get("part"))
     return _done(tx)
 
 
-def _act(code: str, action: Callable[[Transaction, game.Actor, dict[str, Any]], None]
+def _act(code: str, action: Callable[[Transaction, tables.Actor], None]
          ) -> tuple[Response, int]:
     """One state-changing request by a known screen: a retry gets the first answer."""
-    table = game.load(code)
+    table = _load(code)
     body = _body()
-    actor = game.actor_for(table, _secret())
+    actor = tables.actor_for(table, _secret())
     with Transaction(table, body) as tx:
         if tx.receipt:
-            return _replay_receipt(tx)
-        action(tx, actor, body)
+            return jsonify(json.loads(tx.receipt.body)), tx.receipt.status
+        action(tx, actor)
     return _done(tx)
 
 
 @bp.post("/tables/<code>/seats/<int:seat_id>/decision")
 def decide(code: str, seat_id: int) -> tuple[Response, int]:
     """The host screen lets a phone take over a seat, or keeps it."""
-    return _act(code, lambda tx, actor, body:
-                game.decide_takeover(tx, actor, seat_id, body.get("approve")))
+    return _act(code, lambda tx, actor:
+                tables.decide_takeover(tx, actor, seat_id, tx.body.get("approve")))
 
 
 @bp.post("/tables/<code>/events")
 def post_event(code: str) -> tuple[Response, int]:
     """Record one event: exhaust, intel, tokens, start, check (reveals go through /draft)."""
-    return _act(code, lambda tx, actor, body: game.post_event(tx, actor))
+    return _act(code, actions.post_event)
 
 
 @bp.post("/tables/<code>/draft")
 def post_draft(code: str) -> tuple[Response, int]:
     """One tap of the reveal being built: deception, guess, actual, choice."""
-    return _act(code, lambda tx, actor, body: game.post_draft(tx, actor))
+    return _act(code, actions.post_draft)
 
 
 @bp.post("/tables/<code>/undo")
 def undo(code: str) -> tuple[Response, int]:
     """Take back the last tap or event, for every screen to see."""
-    return _act(code, lambda tx, actor, body: game.undo(tx, actor))
+    return _act(code, actions.undo)
 
 
 @bp.get("/tables/<code>/preview")
 def preview(code: str) -> Response:
     """The ability calculator: what if ``side``'s ``rank`` were activated now?"""
-    table = game.load(code)
+    table = _load(code)
     side = request.args.get("side")
     rank = request.args.get("rank", type=int)
     if side not in SIDES:
@@ -218,20 +221,17 @@ def preview(code: str) -> Response:
     if rank is None or not 1 <= rank <= 10:
         raise ApiError(400, "the parameter 'rank' must be a rank 1-10", field="rank",
                        code="bad_field")
-    state = game.derive(table)
     return jsonify({"side": side, "rank": rank, "version": table.version,
-                    "options": ability_preview(state, side, rank)})
+                    "options": ability_preview(derive(table), side, rank)})
 
 
 @bp.get("/tables/<code>/record")
 def record(code: str) -> Response:
     """The game as a spies-and-lies-record/1 file (events not undone); expired tables too."""
-    table = game.load(code, allow_expired=True)
-    rows = game.active_events(table)
+    table = _load(code, allow_expired=True)
     out = {"format": "spies-and-lies-record/1",
            "options": {"wall_distance": table.wall_distance},
-           "events": [json.loads(r.data) for r in rows]}
+           "events": [json.loads(r.data) for r in active_events(table)]}
     resp = jsonify(out)
     resp.headers["Content-Disposition"] = f'attachment; filename="spies-lies-{table.code}.json"'
     return resp
-

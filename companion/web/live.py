@@ -29,7 +29,8 @@ from typing import Any, Callable, Iterator
 
 from flask import Blueprint, Flask, Response, current_app, request
 
-from . import game
+from .tables import load
+from .views import public_view
 
 bp = Blueprint("live", __name__)
 log = logging.getLogger(__name__)
@@ -236,8 +237,7 @@ def stream(code: str) -> Response:
     # subscribe before reading the view: a change committed meanwhile is not missed
     ch = hub.subscribe(code.upper())
     try:
-        table = game.load(code)
-        view = game.public_view(table)
+        view = public_view(load(code, request.remote_addr or "unknown"))
         ch.publish(view["version"], json.dumps(view))
         fanout = current_app.extensions.get("live_fanout")
         if fanout is not None:
@@ -307,7 +307,7 @@ class PgFanout:
         from .models import db
         with self.app.app_context():
             try:
-                view = game.public_view(game.load(code))
+                view = public_view(load(code))
                 ch.publish(view["version"], json.dumps(view))
             except Exception:
                 log.warning("live: could not load table %s after a NOTIFY", code, exc_info=True)

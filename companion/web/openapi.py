@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .game import CODE_RE, KEY_RE
+from .fields import CODE_RE, KEY_RE
 
 ERRORS = {
     400: "a field is missing or malformed (`field` names it) or the record is refused",

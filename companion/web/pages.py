@@ -4,30 +4,25 @@ from __future__ import annotations
 
 import io
 from typing import Any
-from urllib.parse import urlsplit
 
 import qrcode
 import qrcode.image.svg
 from flask import Blueprint, Response, current_app, render_template, request
 
-from . import game
+from .. import helptext
+from ..address import base_url
+from .tables import load
 
 bp = Blueprint("pages", __name__)
 
 
 def public_url() -> str:
     """The address phones can reach: --public-url, else this machine's LAN address."""
-    configured = current_app.config.get("PUBLIC_URL")
-    if configured:
-        return configured.rstrip("/")
-    root = request.host_url.rstrip("/")
-    parts = urlsplit(root)
-    host = parts.hostname or ""
-    if host in ("localhost", "127.0.0.1", "::1") or host.startswith("127."):
-        from ..serve import lan_ipv4
-        port = f":{parts.port}" if parts.port else ""
-        return f"{parts.scheme}://{lan_ipv4()}{port}"
-    return root
+    return base_url(current_app.config.get("PUBLIC_URL"), request.host_url)
+
+
+def _load(code: str) -> Any:
+    return load(code, request.remote_addr or "unknown")
 
 
 def join_url(code: str) -> str:
@@ -35,14 +30,8 @@ def join_url(code: str) -> str:
 
 
 def _helptext() -> dict[str, Any]:
-    try:
-        from .. import helptext
-    except ImportError:
-        return {"ranks": [], "rules": [], "phases": {}, "glossary": []}
-    return {"ranks": list(getattr(helptext, "RANKS", [])),
-            "rules": list(getattr(helptext, "RULES", [])),
-            "phases": dict(getattr(helptext, "PHASES", {})),
-            "glossary": list(getattr(helptext, "GLOSSARY", []))}
+    return {"ranks": helptext.RANKS, "rules": helptext.RULES, "phases": helptext.PHASES,
+            "glossary": helptext.GLOSSARY}
 
 
 @bp.get("/")
@@ -54,7 +43,7 @@ def index() -> str:
 @bp.get("/t/<code>")
 def host(code: str) -> str:
     """The shared screen for the TV."""
-    table = game.load(code)
+    table = _load(code)
     return render_template("host.html", code=table.code, join_url=join_url(table.code),
                            public=public_url())
 
@@ -62,7 +51,7 @@ def host(code: str) -> str:
 @bp.get("/j/<code>")
 def phone(code: str) -> str:
     """A phone at the table: join, then only what it can do now."""
-    table = game.load(code)
+    table = _load(code)
     return render_template("phone.html", code=table.code, teams=table.teams)
 
 
@@ -71,7 +60,7 @@ def phone_enter() -> str:
     """Type the table code by hand."""
     code = (request.args.get("code") or "").strip().upper()
     if code:
-        table = game.load(code)
+        table = _load(code)
         return render_template("phone.html", code=table.code, teams=table.teams)
     return render_template("enter.html")
 
@@ -93,7 +82,7 @@ def rules_json() -> Response:
 @bp.get("/qr/<code>.svg")
 def qr(code: str) -> Response:
     """The join QR code of a table as SVG, drawn on the server."""
-    table = game.load(code)
+    table = _load(code)
     img = qrcode.make(join_url(table.code), image_factory=qrcode.image.svg.SvgPathImage,
                       border=2, box_size=10)
     buf = io.BytesIO()

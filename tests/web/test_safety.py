@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from companion.web import game, limits
+from companion.web import api, limits, tables
 from companion.web.models import Event, Receipt, Seat, Table, db, now
 
 from .conftest import ORIGIN, sit
@@ -38,7 +38,7 @@ def clock(monkeypatch):
 
 def test_unknown_codes_are_rate_limited_per_client(table, client, clock):
     host = table()
-    burst = game.LOOKUP_BURST
+    burst = tables.LOOKUP_BURST
     for i in range(burst):
         r = client.get(f"/api/tables/QQQ{i:02d}/state")
         assert r.status_code == 404 and "check the code" in r.get_json()["error"]
@@ -56,7 +56,7 @@ def test_unknown_codes_are_rate_limited_per_client(table, client, clock):
     other = client.get(f"/api/tables/{host.code}/state", environ_base={"REMOTE_ADDR": "10.0.0.9"})
     assert other.status_code == 200
     # a token comes back after the refill time, one miss spends it again
-    clock.t += game.LOOKUP_REFILL + 0.01
+    clock.t += tables.LOOKUP_REFILL + 0.01
     assert client.get(f"/api/tables/{host.code}/state").status_code == 200
     assert client.get("/api/tables/QQQQQ/state").status_code == 404
     assert client.get(f"/api/tables/{host.code}/state").status_code == 429
@@ -66,7 +66,7 @@ def test_unknown_codes_are_rate_limited_per_client(table, client, clock):
 
 def test_found_codes_cost_nothing(table, client, clock):
     host = table()
-    for _ in range(3 * game.LOOKUP_BURST):
+    for _ in range(3 * tables.LOOKUP_BURST):
         assert client.get(f"/api/tables/{host.code}/state?since=0").status_code == 200
 
 
@@ -169,7 +169,7 @@ def test_secrets_never_reach_the_logs(table, client, app, caplog, monkeypatch):
 
     def boom(*a, **k):
         raise RuntimeError("the disk is on fire")
-    monkeypatch.setattr(game, "public_view", boom)
+    monkeypatch.setattr(api, "public_view", boom)
     r = client.get(f"/api/tables/{host.code}/state", headers=red.headers())
     assert r.status_code == 500 and r.get_json()["code"] == "server_error"
     assert "Traceback" not in r.get_data(as_text=True)

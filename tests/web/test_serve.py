@@ -6,22 +6,22 @@ import argparse
 
 import sqlalchemy as sa
 
-from companion import serve
+from companion import address, serve
 
 
 def test_lan_address_skips_loopback_and_prefers_the_lan():
-    assert serve.lan_ipv4([("lo", "127.0.0.1"), ("eth0", "192.168.1.20")]) == "192.168.1.20"
-    assert serve.lan_ipv4([("docker0", "172.17.0.1"), ("wlan0", "10.0.0.7"),
+    assert address.lan_ipv4([("lo", "127.0.0.1"), ("eth0", "192.168.1.20")]) == "192.168.1.20"
+    assert address.lan_ipv4([("docker0", "172.17.0.1"), ("wlan0", "10.0.0.7"),
                            ("lo", "127.0.0.1")]) in ("10.0.0.7",)
-    assert serve.lan_ipv4([("lo", "127.0.0.1"), ("eth0", "169.254.3.3")]) != "169.254.3.3"
+    assert address.lan_ipv4([("lo", "127.0.0.1"), ("eth0", "169.254.3.3")]) != "169.254.3.3"
 
 
 def test_this_machines_address_is_not_localhost():
-    ip = serve.lan_ipv4()
+    ip = address.lan_ipv4()
     url = serve.public_url(argparse.Namespace(public_url=None, port=8000))
     assert url == f"http://{ip}:8000"
     assert "localhost" not in url
-    if any(not a.startswith("127.") for _, a in serve._ioctl_addresses()):
+    if any(not a.startswith("127.") for _, a in address._ioctl_addresses()):
         assert not ip.startswith("127.")
 
 

@@ -1,0 +1,134 @@
+"""The authority: one state-changing request on one table, in one fixed sequence.
+
+Lock the table (in this process) → read its row → a retried key gets its stored
+answer → a stale version is refused with the fresh view → the action applies its
+events through the referee → compare-and-swap the version, write the receipt and
+commit. Only then is the request acknowledged, and the change pushed.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import weakref
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+
+from ..engine import Event as GameEvent
+from ..engine import RecordError, State, apply
+from .errors import ApiError, from_refusal
+from .fields import body_field, idempotency_key
+from .models import Event, Receipt, Table, db, now
+from .states import keep
+from .views import public_view
+
+# one lock per table while anyone holds it (weak: a table nobody uses costs nothing)
+_locks: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+_locks_lock = threading.Lock()
+
+
+def _table_lock(table_id: int) -> Any:
+    with _locks_lock:
+        lock = _locks.get(table_id)
+        if lock is None:
+            lock = _locks[table_id] = threading.Lock()
+        return lock
+
+
+class Transaction:
+    """One state-changing request on one table: lock, idempotency, version, receipt."""
+
+    def __init__(self, table: Table, body: dict[str, Any], need_version: bool = True) -> None:
+        self.table = table
+        self.body = body
+        self.need_version = need_version
+        self.key: str = idempotency_key(body) or ""
+        self.lock = _table_lock(table.id)
+        self.receipt: Receipt | None = None
+        self.state: State | None = None     # the game after this change, when known
+        self.result: tuple[int, dict[str, Any]] = (500, {})
+
+    def __enter__(self) -> Transaction:
+        self.lock.acquire()
+        try:
+            db.session.refresh(self.table)
+            self.receipt = db.session.scalar(select(Receipt).where(
+                Receipt.table_id == self.table.id, Receipt.key == self.key))
+            if self.receipt is None and self.need_version:
+                v = body_field(self.body, "version", int, "the table version the phone last saw")
+                if v != self.table.version:
+                    raise ApiError(409, "the table changed since this screen last updated; "
+                                        "here is the fresh state — check and tap again",
+                                   field="version", code="stale",
+                                   view=public_view(self.table))
+        except BaseException:
+            db.session.rollback()
+            self.lock.release()
+            raise
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            if exc[0] is not None:
+                db.session.rollback()
+                err = exc[1]
+                if isinstance(err, ApiError) and err.status == 409 and err.view is None:
+                    db.session.refresh(self.table)
+                    err.view = public_view(self.table)
+        finally:
+            self.lock.release()
+
+    def apply(self, state: State, event: GameEvent) -> State:
+        """The game after ``event``, or the referee's refusal as an :class:`ApiError`."""
+        try:
+            return apply(state, event)
+        except RecordError as err:
+            raise from_refusal(err) from None
+
+    def record(self, state: State, event: GameEvent, seat_id: int | None) -> State:
+        """Apply ``event`` and add it to the table's events (written at :meth:`commit`)."""
+        after = self.apply(state, event)
+        last = db.session.scalar(select(Event.seq).where(Event.table_id == self.table.id)
+                                 .order_by(Event.seq.desc()).limit(1))
+        db.session.add(Event(table_id=self.table.id, seq=(last or 0) + 1,
+                             data=json.dumps(event.to_dict()), seat_id=seat_id,
+                             idempotency_key=self.key))
+        self.table.draft = None
+        self.state = after
+        return after
+
+    def commit(self, status: int, body: dict[str, Any], notice: str | None = None,
+               keep_notice: bool = False) -> None:
+        """Bump the version (only if it is still the one we read), keep a receipt, commit."""
+        t = self.table
+        values: dict[str, Any] = {"version": t.version + 1, "updated": now(), "draft": t.draft}
+        if not keep_notice:
+            values["notice"] = notice
+        # The compare-and-swap comes first, before any row of this request is written:
+        # it takes the table's row lock (PostgreSQL) or the write lock (SQLite), so a
+        # writer in another thread or process that read the same version finds it gone
+        # and is refused, whatever lock this process holds.
+        stale = ApiError(409, "the table changed at the same moment; here is the fresh "
+                              "state — check and tap again", field="version", code="stale")
+        try:
+            with db.session.no_autoflush:
+                res = db.session.execute(
+                    update(Table).where(Table.id == t.id, Table.version == t.version)
+                    .values(**values).execution_options(synchronize_session=False))
+            if res.rowcount != 1:      # type: ignore[attr-defined]
+                raise stale
+            db.session.flush()
+            db.session.refresh(t)
+            body = {**body, "view": public_view(t, self.state)}
+            kept = {k: v for k, v in body.items() if k != "secret"}   # secrets are never stored
+            db.session.add(Receipt(table_id=t.id, key=self.key, status=status,
+                                   body=json.dumps(kept)))
+            db.session.commit()    # acknowledged only after this returns
+        except IntegrityError:     # the same seq or key written by another process first
+            db.session.rollback()
+            raise stale from None
+        if self.state is not None:  # committed: the next request need not replay the game
+            keep(t, self.state)
+        self.result = (status, body)

@@ -1,0 +1,54 @@
+"""Checks of the fields of a request body: each refusal names its field.
+
+>>> body_field({"version": 3}, "version", int, "a version")
+3
+>>> body_field({"version": "3"}, "version", int, "a version")
+Traceback (most recent call last):
+...
+companion.web.errors.ApiError: the field 'version' must be a version, not "3"
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .errors import ApiError
+
+KEY_RE = re.compile(r"^[A-Za-z0-9_.:-]{8,64}$")
+CODE_RE = re.compile(r"^[A-Za-z0-9]{1,12}$")
+
+
+def body_field(body: dict[str, Any], name: str, kind: type | tuple[type, ...],
+               what: str, required: bool = True) -> Any:
+    """``body[name]`` if it is of ``kind`` (an int is never a bool); else a 400 naming it."""
+    v = body.get(name)
+    if v is None:
+        if required:
+            raise ApiError(400, f"the field '{name}' is missing ({what})", field=name,
+                           code="missing_field")
+        return None
+    if kind is int and type(v) is not int or kind is not int and not isinstance(v, kind):
+        raise ApiError(400, f"the field '{name}' must be {what}, not {json.dumps(v)[:40]}",
+                       field=name, code="bad_field")
+    return v
+
+
+def idempotency_key(body: dict[str, Any], required: bool = True) -> str | None:
+    """The request's idempotency key: 8-64 letters, digits or ``-_.:``."""
+    key = body_field(body, "idempotency_key", str, "a text of 8-64 letters, digits or -_.:",
+                     required=required)
+    if key is not None and not KEY_RE.match(key):
+        raise ApiError(400, "the field 'idempotency_key' must be 8-64 letters, digits or -_.:",
+                       field="idempotency_key", code="bad_field")
+    return key
+
+
+def flag(body: dict[str, Any], name: str, default: bool = False) -> bool:
+    """A true/false field (absent: ``default``)."""
+    v = body.get(name, default)
+    if type(v) is not bool:
+        raise ApiError(400, f"the field '{name}' must be true or false", field=name,
+                       code="bad_field")
+    return v

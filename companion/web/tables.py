@@ -1,0 +1,285 @@
+"""Tables and seats: look a table up by code, open one (new or from a record), who
+holds which seat, and the secrets that prove it (kept only as hashes).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from flask import current_app
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from ..engine import SIDES, Record, RecordError, replay
+from .authority import Transaction
+from .errors import ApiError
+from .fields import CODE_RE, flag, idempotency_key
+from .limits import TokenBucket
+from .models import Event, Receipt, Seat, Table, db, hash_secret, new_code, new_secret, now
+from .views import seat_dict
+
+EXPIRY_DAYS = 30            # a table untouched this long is expired (TABLE_EXPIRY_DAYS)
+LOOKUP_BURST = 20           # unknown codes a client may try at once (CODE_LOOKUP_BURST)
+LOOKUP_REFILL = 3.0         # seconds until it may try one more (CODE_LOOKUP_REFILL)
+
+
+@dataclass
+class Actor:
+    """Who sends a request: the host screen, a seat, or nobody known."""
+
+    host: bool = False
+    seat: Seat | None = None
+
+    @property
+    def name(self) -> str:
+        if self.seat is not None:
+            return self.seat.name
+        return "the host screen" if self.host else "someone"
+
+    @property
+    def known(self) -> bool:
+        return self.host or self.seat is not None
+
+    @property
+    def seat_id(self) -> int | None:
+        return self.seat.id if self.seat is not None else None
+
+
+# --- looking a table up ----------------------------------------------------------
+
+def _lookup_bucket() -> TokenBucket:
+    """This app's bucket of code look-ups per client (made on first use)."""
+    bucket = current_app.extensions.get("companion.code_lookups")
+    if bucket is None:
+        refill = float(current_app.config.get("CODE_LOOKUP_REFILL", LOOKUP_REFILL))
+        bucket = TokenBucket(current_app.config.get("CODE_LOOKUP_BURST", LOOKUP_BURST),
+                             1.0 / refill)
+        current_app.extensions["companion.code_lookups"] = bucket
+    return bucket
+
+
+def expired(table: Table) -> bool:
+    """A table nobody has changed for ``TABLE_EXPIRY_DAYS`` (30) days is over for good."""
+    days = current_app.config.get("TABLE_EXPIRY_DAYS", EXPIRY_DAYS)
+    return bool(table.updated < now() - timedelta(days=days))
+
+
+def load(code: str, client: str = "local", allow_expired: bool = False) -> Table:
+    """The table with this code; unknown codes cost ``client`` a token (no guessing)."""
+    bucket = _lookup_bucket()
+    wait = bucket.blocked(client)
+    if wait:
+        secs = max(1, math.ceil(wait))
+        raise ApiError(429, "too many table codes that do not exist were tried from this "
+                            f"device; wait {secs} seconds and check the code on the big screen",
+                       code="rate_limited", retry_after=secs)
+    table = None
+    if CODE_RE.match(code):
+        table = db.session.scalar(select(Table).where(Table.code == code.upper()))
+    if table is None:
+        bucket.spend(client)
+        raise ApiError(404, f"there is no table with the code {code.upper()[:12]!r}; check "
+                            "the code on the big screen", code="not_found")
+    if not allow_expired and expired(table):
+        raise ApiError(410, f"the table {table.code} has expired: nobody played at it for "
+                            f"{current_app.config.get('TABLE_EXPIRY_DAYS', EXPIRY_DAYS)} days. "
+                            "Open a new table to play again", code="expired")
+    return table
+
+
+def actor_for(table: Table, secret: str | None) -> Actor:
+    """The actor a bearer secret belongs to; a wrong secret is refused, none is anonymous."""
+    if not secret:
+        return Actor()
+    h = hash_secret(secret)
+    if h == table.host_hash:
+        return Actor(host=True)
+    seat = db.session.scalar(select(Seat).where(Seat.table_id == table.id,
+                                                Seat.secret_hash == h))
+    if seat is None:
+        raise ApiError(401, "this phone's key does not belong to a seat at this table; join again",
+                       code="bad_secret")
+    if seat.status == "replaced":
+        raise ApiError(401, "another phone has taken over this seat; join again to play",
+                       code="seat_taken_over")
+    return Actor(seat=seat)
+
+
+def touch(actor: Actor) -> None:
+    """Note that a seat's phone is alive (at most every 10 s, to spare the database)."""
+    s = actor.seat
+    if s is not None and (s.last_seen is None or (now() - s.last_seen).total_seconds() > 10):
+        s.last_seen = now()
+        db.session.commit()
+
+
+def who(actor: Actor) -> dict[str, Any]:
+    """Whom this screen's secret belongs to: the host, a seat, or a viewer."""
+    if actor.host:
+        return {"role": "host"}
+    if actor.seat is not None:
+        return {"role": "seat", **seat_dict(actor.seat)}
+    return {"role": "viewer"}
+
+
+# --- opening a table ---------------------------------------------------------------
+
+def open_table(body: dict[str, Any], imported: bool = False) -> tuple[Table, str]:
+    """A new table (``imported``: from a record, only if the referee replays it).
+
+    A retried request (same ``idempotency_key``) gets the table it opened the first time.
+    """
+    key = idempotency_key(body, required=False)
+    again = _created_before(key)
+    if again is not None:
+        return again
+    events: list[dict[str, Any]] = []
+    if imported:
+        rec = _record_from(body)
+        events = [e.to_dict() for e in rec.events]
+        wall, notice = rec.options.wall_distance, f"Game imported: {len(events)} events"
+    else:
+        wall, notice = body.get("wall_distance", 4), None
+        if type(wall) is not int or not 2 <= wall <= 8:
+            raise ApiError(400, "the field 'wall_distance' must be a whole number 2-8",
+                           field="wall_distance", code="bad_field")
+    teams = flag(body, "teams")
+    table = Table(wall_distance=wall, teams=teams, version=1 + len(events), notice=notice)
+    return _insert_table(table, key, events)
+
+
+def _record_from(body: dict[str, Any]) -> Record:
+    """The record of an import, replayed once by the referee; a bad one opens nothing."""
+    raw = body.get("record")
+    if not isinstance(raw, dict):
+        raise ApiError(400, "the field 'record' must be a game record (a JSON object with "
+                            "format, options and events)", field="record",
+                       code="missing_field" if raw is None else "bad_field")
+    flag(body, "teams")
+    try:
+        rec = Record.from_dict(raw)
+        replay(rec)
+    except RecordError as err:
+        raise ApiError(400, f"the record is refused: {err}", field="record", code=err.code,
+                       event=err.index) from None
+    except (RecursionError, ValueError, TypeError) as err:   # the referee's own guard
+        raise ApiError(400, f"the record is refused: {type(err).__name__}", field="record",
+                       code="bad_record") from None
+    return rec
+
+
+def _created_before(key: str | None) -> tuple[Table, str] | None:
+    """A retried create or import: the same table, with a new host secret (the first was lost)."""
+    if key is None:
+        return None
+    table = db.session.scalar(select(Table).where(Table.create_key == key))
+    if table is None:
+        return None
+    secret = new_secret()
+    table.host_hash = hash_secret(secret)
+    db.session.commit()
+    return table, secret
+
+
+def _insert_table(table: Table, key: str | None, events: list[dict[str, Any]]
+                  ) -> tuple[Table, str]:
+    secret = new_secret()
+    table.host_hash, table.create_key = hash_secret(secret), key
+    for _ in range(20):
+        code = new_code()
+        if db.session.scalar(select(Table.id).where(Table.code == code)) is None:
+            break
+    table.code = code
+    try:
+        db.session.add(table)
+        db.session.flush()
+        for i, d in enumerate(events, start=1):
+            db.session.add(Event(table_id=table.id, seq=i, data=json.dumps(d),
+                                 idempotency_key=None))
+        db.session.commit()
+    except IntegrityError:          # the same key at the same moment, or a code just taken
+        db.session.rollback()
+        again = _created_before(key)
+        if again is None:
+            raise ApiError(409, "two tables were opened at the same moment; try again",
+                           code="stale") from None
+        return again
+    return table, secret
+
+
+# --- seats -----------------------------------------------------------------------
+
+def _where(side: str, part: int) -> str:
+    return side.capitalize() + (f" missions {'1-2' if part == 1 else '3-4'}" if part else "")
+
+
+def join(tx: Transaction, name: Any, side: Any, part: Any) -> tuple[Seat, str]:
+    """Sit down at ``side`` (and ``part`` in team play); a taken seat waits for the host."""
+    table = tx.table
+    if side not in SIDES:
+        raise ApiError(400, "the field 'side' must be \"red\" or \"blue\"", field="side",
+                       code="bad_field")
+    if not isinstance(name, str) or not name.strip() or len(name.strip()) > 40:
+        raise ApiError(400, "the field 'name' must be a name of 1-40 characters", field="name",
+                       code="bad_field")
+    if table.teams:
+        if part not in (1, 2):
+            raise ApiError(400, "in team play the field 'part' must be 1 (missions 1-2) or "
+                                "2 (missions 3-4)", field="part", code="bad_field")
+    else:
+        if part not in (None, 0):
+            raise ApiError(400, "without team play the field 'part' must be 0 or left out",
+                           field="part", code="bad_field")
+        part = 0
+    taken = [s for s in table.seats if s.side == side and s.part == part and s.status == "active"]
+    secret = new_secret()
+    seat = Seat(table_id=table.id, side=side, part=part, name=name.strip(),
+                secret_hash=hash_secret(secret), status="pending" if taken else "active",
+                last_seen=now())
+    db.session.add(seat)
+    db.session.flush()
+    if taken:
+        notice = (f"{seat.name} asks to take over {_where(side, part)} from {taken[0].name}: "
+                  "the host screen decides")
+    else:
+        notice = f"{seat.name} sits down as {_where(side, part)}"
+    tx.commit(201, {"seat": seat_dict(seat), "secret": secret}, notice=notice)
+    return seat, secret
+
+
+def rejoin(receipt: Receipt) -> tuple[int, dict[str, Any]]:
+    """A retried join: the first answer was lost with its secret, so the seat gets a new one."""
+    body = json.loads(receipt.body)
+    seat = db.session.get(Seat, body["seat"]["id"])
+    if seat is None or seat.status in ("replaced", "declined"):
+        raise ApiError(409, "this seat is no longer yours; join again", code="stale")
+    secret = new_secret()
+    seat.secret_hash = hash_secret(secret)
+    db.session.commit()
+    return receipt.status, {**body, "secret": secret}
+
+
+def decide_takeover(tx: Transaction, actor: Actor, seat_id: int, approve: Any) -> None:
+    """The host screen lets a waiting phone take over a seat, or keeps the seat as it is."""
+    if not actor.host:
+        raise ApiError(403, "only the host screen can let a phone take over a seat", code="not_host")
+    if type(approve) is not bool:
+        raise ApiError(400, "the field 'approve' must be true or false", field="approve",
+                       code="bad_field")
+    seat = db.session.get(Seat, seat_id) if 0 <= seat_id < 2**31 else None
+    if seat is None or seat.table_id != tx.table.id or seat.status != "pending":
+        raise ApiError(404, "there is no such request to take over a seat", code="not_found")
+    if approve:
+        for s in tx.table.seats:
+            if s.side == seat.side and s.part == seat.part and s.status == "active":
+                s.status = "replaced"
+        seat.status = "active"
+        notice = f"{seat.name} now plays {seat.side}"
+    else:
+        seat.status = "declined"
+        notice = f"The host kept the seat; {seat.name} was not let in"
+    tx.commit(200, {"seat": seat_dict(seat)}, notice=notice)
