@@ -41,7 +41,9 @@ def compress(resp: Response) -> Response:
         with _static_lock:
             cached = _static.get(static_key)
         if cached is not None:
-            resp.response.close()
+            close = getattr(resp.response, "close", None)
+            if close is not None:        # the file it would have sent
+                close()
             resp.direct_passthrough = False
             return _packed(resp, cached)
         resp.direct_passthrough = False

@@ -10,13 +10,19 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from flask_sqlalchemy import SQLAlchemy
-from sqlalchemy import UniqueConstraint
+from sqlalchemy import Boolean, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-db = SQLAlchemy()
+
+class Base(DeclarativeBase):
+    """Typed declarative models (SQLAlchemy 2): columns are checked by mypy."""
+
+
+db = SQLAlchemy(model_class=Base)
 
 # No 0/O, 1/I/L, 2/Z, 5/S, 8/B: a code read off a TV is typed without doubt.
 CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
@@ -24,7 +30,7 @@ CODE_LENGTH = 5
 
 
 def now() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def new_secret() -> str:
@@ -41,72 +47,73 @@ def new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
-class Table(db.Model):
+class Table(Base):
     """One game at one physical table."""
 
     __tablename__ = "table"
-    id = db.Column(db.Integer, primary_key=True)
-    code = db.Column(db.String(12), unique=True, nullable=False, index=True)
-    wall_distance = db.Column(db.Integer, nullable=False, default=4)
-    teams = db.Column(db.Boolean, nullable=False, default=False)
-    host_hash = db.Column(db.String(64), nullable=False)
-    version = db.Column(db.Integer, nullable=False, default=1)
-    draft = db.Column(db.Text, nullable=True)      # JSON of the reveal being built
-    notice = db.Column(db.Text, nullable=True)     # last undo or seat change, for every screen
-    created = db.Column(db.DateTime, nullable=False, default=now)
-    updated = db.Column(db.DateTime, nullable=False, default=now, onupdate=now)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    code: Mapped[str] = mapped_column(String(12), unique=True, index=True)
+    wall_distance: Mapped[int] = mapped_column(Integer, default=4)
+    teams: Mapped[bool] = mapped_column(Boolean, default=False)
+    host_hash: Mapped[str] = mapped_column(String(64))
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    draft: Mapped[str | None] = mapped_column(Text)      # JSON of the reveal being built
+    notice: Mapped[str | None] = mapped_column(Text)     # last undo or seat change, for every screen
+    created: Mapped[datetime] = mapped_column(DateTime, default=now)
+    updated: Mapped[datetime] = mapped_column(DateTime, default=now, onupdate=now)
     # the idempotency key of the request that opened (or imported) the table
-    create_key = db.Column(db.String(64), nullable=True, unique=True, index=True)
+    create_key: Mapped[str | None] = mapped_column(String(64), unique=True, index=True)
 
-    seats = db.relationship("Seat", back_populates="table", order_by="Seat.id",
-                            cascade="all, delete-orphan")
+    seats: Mapped[list[Seat]] = relationship(back_populates="table", order_by="Seat.id",
+                                             cascade="all, delete-orphan")
 
     def draft_dict(self) -> dict[str, Any] | None:
+        """The stored reveal being built, if any."""
         return json.loads(self.draft) if self.draft else None
 
 
-class Seat(db.Model):
+class Seat(Base):
     """A phone at the table: a side (and in team play, missions 1-2 or 3-4)."""
 
     __tablename__ = "seat"
-    id = db.Column(db.Integer, primary_key=True)
-    table_id = db.Column(db.Integer, db.ForeignKey("table.id"), nullable=False, index=True)
-    side = db.Column(db.String(4), nullable=False)
-    part = db.Column(db.Integer, nullable=False, default=0)   # 0 whole side, 1 or 2 (R80)
-    name = db.Column(db.String(40), nullable=False)
-    secret_hash = db.Column(db.String(64), nullable=False, unique=True)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("table.id"), index=True)
+    side: Mapped[str] = mapped_column(String(4))
+    part: Mapped[int] = mapped_column(Integer, default=0)   # 0 whole side, 1 or 2 (R80)
+    name: Mapped[str] = mapped_column(String(40))
+    secret_hash: Mapped[str] = mapped_column(String(64), unique=True)
     # active: plays; pending: asks to take over an occupied seat; replaced: taken over
-    status = db.Column(db.String(10), nullable=False, default="active")
-    last_seen = db.Column(db.DateTime, nullable=True)
-    created = db.Column(db.DateTime, nullable=False, default=now)
+    status: Mapped[str] = mapped_column(String(10), default="active")
+    last_seen: Mapped[datetime | None] = mapped_column(DateTime)
+    created: Mapped[datetime] = mapped_column(DateTime, default=now)
 
-    table = db.relationship("Table", back_populates="seats")
+    table: Mapped[Table] = relationship(back_populates="seats")
 
 
-class Event(db.Model):
+class Event(Base):
     """One recorded event (RECORD.md dict), in order by its per-table ``seq``."""
 
     __tablename__ = "event"
     __table_args__ = (UniqueConstraint("table_id", "seq", name="uq_event_table_seq"),
                       UniqueConstraint("table_id", "idempotency_key", name="uq_event_table_key"))
-    id = db.Column(db.Integer, primary_key=True)
-    table_id = db.Column(db.Integer, db.ForeignKey("table.id"), nullable=False, index=True)
-    seq = db.Column(db.Integer, nullable=False)
-    data = db.Column(db.Text, nullable=False)
-    seat_id = db.Column(db.Integer, db.ForeignKey("seat.id"), nullable=True)
-    created = db.Column(db.DateTime, nullable=False, default=now)
-    undone = db.Column(db.Boolean, nullable=False, default=False)
-    idempotency_key = db.Column(db.String(64), nullable=True)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("table.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    data: Mapped[str] = mapped_column(Text)
+    seat_id: Mapped[int | None] = mapped_column(ForeignKey("seat.id"))
+    created: Mapped[datetime] = mapped_column(DateTime, default=now)
+    undone: Mapped[bool] = mapped_column(Boolean, default=False)
+    idempotency_key: Mapped[str | None] = mapped_column(String(64))
 
 
-class Receipt(db.Model):
+class Receipt(Base):
     """The answer to one state-changing request, kept so a retry gets it again."""
 
     __tablename__ = "receipt"
     __table_args__ = (UniqueConstraint("table_id", "key", name="uq_receipt_table_key"),)
-    id = db.Column(db.Integer, primary_key=True)
-    table_id = db.Column(db.Integer, db.ForeignKey("table.id"), nullable=False)
-    key = db.Column(db.String(64), nullable=False)
-    status = db.Column(db.Integer, nullable=False)
-    body = db.Column(db.Text, nullable=False)
-    created = db.Column(db.DateTime, nullable=False, default=now)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("table.id"))
+    key: Mapped[str] = mapped_column(String(64))
+    status: Mapped[int] = mapped_column(Integer)
+    body: Mapped[str] = mapped_column(Text)
+    created: Mapped[datetime] = mapped_column(DateTime, default=now)

@@ -7,7 +7,7 @@ from typing import Any
 
 import qrcode
 import qrcode.image.svg
-from flask import Blueprint, Response, current_app, render_template, request
+from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
 from .. import helptext
 from ..address import base_url
@@ -74,7 +74,7 @@ def rules() -> str:
 @bp.get("/rules.json")
 def rules_json() -> Response:
     """The rules as data, for the phone's rules panel."""
-    resp = current_app.json.response(_helptext())
+    resp = jsonify(_helptext())
     resp.headers["Cache-Control"] = "public, max-age=300"
     return resp
 

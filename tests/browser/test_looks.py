@@ -96,24 +96,22 @@ def test_the_table_looks_right_and_stays_light(screens, live):
     table = Table(screens, live, WALL, shots="looks")
     tv = table.tv
 
+    def look(page: Any, kind: str, name: str, other: Any, too_small: Any, what: str) -> None:
+        """Screenshot one state at its size and the other, then measure and audit it."""
+        table.sync(page)
+        shot(page, f"looks-{kind}-{name}")
+        other_size(page, f"looks-{kind}-{name}-at-{other['width']}", other)
+        if small := too_small(page):
+            problems[f"{kind} {name}: {what}"] = small
+        if bad := audit(page):
+            problems[f"{kind} {name}: axe"] = [(v["id"], v["impact"], v["help"]) for v in bad]
+
     def look_tv(name: str) -> None:
-        table.sync(tv)
-        shot(tv, f"looks-tv-{name}")
-        other_size(tv, f"looks-tv-{name}-at-390", PHONE)
-        if small := small_text(tv):
-            problems[f"tv {name}: text below 24 px"] = small
-        if bad := audit(tv):
-            problems[f"tv {name}: axe"] = [(v["id"], v["impact"], v["help"]) for v in bad]
+        look(tv, "tv", name, PHONE, small_text, "text below 24 px")
         assert sides_marked(tv) > 0
 
     def look_phone(page: Any, name: str) -> None:
-        table.sync(page)
-        shot(page, f"looks-phone-{name}")
-        other_size(page, f"looks-phone-{name}-at-1920", TV)
-        if small := small_targets(page):
-            problems[f"phone {name}: targets below 44 px"] = small
-        if bad := audit(page):
-            problems[f"phone {name}: axe"] = [(v["id"], v["impact"], v["help"]) for v in bad]
+        look(page, "phone", name, TV, small_targets, "targets below 44 px")
         sides_marked(page)
 
     # the create page on the TV

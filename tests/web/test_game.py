@@ -16,6 +16,16 @@ def same_view(*screens):
     return views[0]
 
 
+def taps(*steps):
+    """Each ``(screen, step, value[, status])`` of a reveal: the screen catches up, then
+    taps (status 200 by default); the last answer is returned."""
+    r = None
+    for who, step, value, *status in steps:
+        who.refresh()
+        r = who.draft(step, value, expect=status[0] if status else 200)
+    return r
+
+
 def test_a_whole_game_with_undo_deception_captain_and_flag(table):
     host = table(wall_distance=2)
     assert host.view["state"]["phase"] == "setup"
@@ -78,44 +88,25 @@ def test_a_whole_game_with_undo_deception_captain_and_flag(table):
     assert v["log"][-1]["text"] == v["state"]["reveals"][-1]["narration"]
 
     # reveal 2: red holds a DT but declines; blue names the Scout: identified
-    blue.refresh()
-    red.draft("deception", False)
-    blue.refresh()
-    blue.draft("guess", 2)
-    red.refresh()
-    red.draft("actual", 2, expect=201)
+    taps((red, "deception", False), (blue, "guess", 2), (red, "actual", 2, 201))
     # reveal 3 (blue has a DT): blue declines, red names the Miner
-    for who, step, value, code in [(blue, "deception", False, 200), (red, "guess", 3, 200),
-                                   (blue, "actual", 3, 201),
-                                   # reveal 4: a wrong guess is taken back by undo
-                                   (red, "deception", False, 200), (blue, "guess", 8, 200)]:
-        who.refresh()
-        who.draft(step, value, expect=code)
+    taps((blue, "deception", False), (red, "guess", 3), (blue, "actual", 3, 201),
+         # reveal 4: a wrong guess is taken back by undo
+         (red, "deception", False), (blue, "guess", 8))
     v = same_view(host, red, blue)
     assert v["draft"]["guess"] == 8
     blue.undo()
     v = same_view(host, red, blue)
     assert v["draft"]["guess"] is None and v["draft"]["step"] == "guess"
     assert v["notice"] == "Bob took back the guess"
-    blue.draft("guess", 9)
-    red.refresh()
-    red.draft("actual", 5, expect=201)                        # Lieutenant: DA one step up
+    taps((blue, "guess", 9), (red, "actual", 5, 201))       # Lieutenant: DA one step up
     v = same_view(host, red, blue)
     assert v["state"]["da"] == 1 and v["state"]["ip"] == {"red": 2, "blue": 7}
     # reveal 5: red identifies blue's Bomb
-    blue.draft("deception", False)
-    red.refresh()
-    red.draft("guess", 7)
-    blue.refresh()
-    blue.draft("actual", 7, expect=201)
+    taps((blue, "deception", False), (red, "guess", 7), (blue, "actual", 7, 201))
 
     # reveal 6: the Captain; red sees a preview of each choice before choosing
-    red.refresh()
-    red.draft("deception", False)
-    blue.refresh()
-    blue.draft("guess", 3)
-    red.refresh()
-    red.draft("actual", 6, expect=200)
+    taps((red, "deception", False), (blue, "guess", 3), (red, "actual", 6))
     v = same_view(host, red, blue)
     d = v["draft"]
     assert d["step"] == "choice" and d["side"] == "red"
@@ -131,18 +122,8 @@ def test_a_whole_game_with_undo_deception_captain_and_flag(table):
     assert v["state"]["da"] == 2 and v["state"]["ip"]["red"] == 0
 
     # reveal 7 and 8: the General starts on blue's wall: red captures the flag (R32, R70)
-    blue.refresh()
-    blue.draft("deception", False)
-    red.refresh()
-    red.draft("guess", 8)
-    blue.refresh()
-    blue.draft("actual", 8, expect=201)
-    red.refresh()
-    red.draft("deception", False)
-    blue.refresh()
-    blue.draft("guess", 1)
-    red.refresh()
-    red.draft("actual", 9, expect=201)
+    taps((blue, "deception", False), (red, "guess", 8), (blue, "actual", 8, 201),
+         (red, "deception", False), (blue, "guess", 1), (red, "actual", 9, 201))
     v = same_view(host, red, blue)
     assert v["state"]["phase"] == "capture_check"
     assert (v["state"]["winner"], v["state"]["reason"]) == ("red", "flag")
@@ -202,15 +183,9 @@ def test_team_play_parts(table):
         p.refresh()
         p.event(e)
     # mission 1 belongs to part 1 (R80): red's missions 3-4 player cannot answer it
-    r2.refresh()
-    r = r2.draft("deception", False, expect=403)
+    r = taps((r2, "deception", False, 403))
     assert "missions 1-2" in r.get_json()["error"]
-    r1.refresh()
-    r1.draft("deception", False)
-    b2.refresh()
-    b2.draft("guess", 4, expect=403)
-    b1.refresh()
-    b1.draft("guess", 4)
+    taps((r1, "deception", False), (b2, "guess", 4, 403), (b1, "guess", 4))
 
 
 def test_takeover_needs_the_host(table):

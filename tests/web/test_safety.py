@@ -89,12 +89,17 @@ def test_unknown_code_pages_are_clear(client, path):
     assert "<script>" not in text and 'href="/j"' in text
 
 
+def untouched_for(app, code: str, days: int) -> None:
+    """Make the table look as if nobody had changed it for ``days`` days."""
+    with app.app_context():
+        db.session.execute(sa.update(Table).where(Table.code == code)
+                           .values(updated=now() - timedelta(days=days)))
+        db.session.commit()
+
+
 def test_expired_tables(table, client, app):
     host = table()
-    with app.app_context():
-        db.session.execute(sa.update(Table).where(Table.code == host.code)
-                           .values(updated=now() - timedelta(days=31)))
-        db.session.commit()
+    untouched_for(app, host.code, days=31)
     r = client.get(f"/api/tables/{host.code}/state")
     assert r.status_code == 410 and r.get_json()["code"] == "expired"
     assert "30 days" in r.get_json()["error"]
@@ -108,10 +113,7 @@ def test_expired_tables(table, client, app):
 
 def test_a_table_in_use_does_not_expire(table, client, app):
     host = table()
-    with app.app_context():
-        db.session.execute(sa.update(Table).where(Table.code == host.code)
-                           .values(updated=now() - timedelta(days=29)))
-        db.session.commit()
+    untouched_for(app, host.code, days=29)
     red = sit(host, "red", "Ann")
     with app.app_context():
         t = db.session.scalar(sa.select(Table).where(Table.code == host.code))
