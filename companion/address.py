@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 SIOCGIFADDR = 0x8915
 
 
-def _ioctl_addresses() -> Iterable[tuple[str, str]]:
+def interface_addresses() -> list[tuple[str, str]]:
     """(interface, IPv4) for every interface that has one (Linux; nothing elsewhere)."""
     try:
         names = [name for _, name in socket.if_nameindex()]
@@ -53,7 +53,7 @@ def _rank(name: str, ip: str) -> int:
 
 def lan_ipv4(candidates: Iterable[tuple[str, str]] | None = None) -> str:
     """This machine's LAN IPv4 address; loopback only when nothing else exists."""
-    found = [(n, ip) for n, ip in (_ioctl_addresses() if candidates is None else candidates)
+    found = [(n, ip) for n, ip in (interface_addresses() if candidates is None else candidates)
              if not ipaddress.IPv4Address(ip).is_loopback
              and not ipaddress.IPv4Address(ip).is_link_local]
     if found:

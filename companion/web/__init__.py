@@ -64,13 +64,14 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
             install(db.engine)         # writers queue in-process; WAL
         upgrade(directory=str(MIGRATIONS))
 
-    from . import api, compress, live, pages
+    from . import api, compress, edges, live, pages
     app.register_blueprint(api.bp)
     app.register_blueprint(live.bp)
     app.register_blueprint(pages.bp)
     api.register_errors(app)
     live.init_app(app)
     compress.init_app(app)
+    edges.init_app(app)
     if app.config.get("BENCH_FLOOR") or os.environ.get("SPIES_LIES_BENCH_FLOOR") == "1":
         from . import floor           # the benchmark's bare endpoint pair (never in play)
         app.register_blueprint(floor.bp)

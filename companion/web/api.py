@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
@@ -21,7 +20,9 @@ from werkzeug.exceptions import HTTPException
 from ..engine import SIDES, ability_preview
 from . import actions, live, tables
 from .authority import Transaction
+from .edges import check_origin
 from .errors import ApiError
+from .fields import clean_text
 from .models import Table, db
 from .states import active_events, derive
 from .views import public_view
@@ -76,23 +77,9 @@ def _load(code: str, allow_expired: bool = False) -> Table:
     return tables.load(code, request.remote_addr or "unknown", allow_expired=allow_expired)
 
 
-def _same_origin() -> None:
-    """Refuse a state-changing request that another site's page could have sent."""
-    origin = request.headers.get("Origin") or request.headers.get("Referer")
-    if not origin:
-        raise ApiError(403, "the request does not say which page sent it (Origin header)",
-                       code="cross_origin")
-    parts = urlsplit(origin)
-    allowed = {request.host.lower()}
-    public = current_app.config.get("PUBLIC_URL")
-    if public:
-        allowed.add(urlsplit(public).netloc.lower())
-    if parts.netloc.lower() not in allowed:
-        raise ApiError(403, "requests from another site are refused", code="cross_origin")
-
-
 def _body() -> dict[str, Any]:
-    _same_origin()
+    """The JSON object of a state-changing request from one of this server's pages."""
+    check_origin()
     if not request.is_json:
         raise ApiError(400, "the body must be JSON (Content-Type: application/json)",
                        code="malformed")
@@ -102,6 +89,12 @@ def _body() -> dict[str, Any]:
         data = None
     if not isinstance(data, dict):
         raise ApiError(400, "the body must be a JSON object", code="malformed")
+    for name, value in data.items():
+        if not clean_text(value):
+            raise ApiError(400, f"the field '{name}' holds characters that are not text "
+                                "(a control character or half of a character pair)",
+                           field=str(name)[:40] if clean_text(name) else None,
+                           code="bad_text")
     return data
 
 

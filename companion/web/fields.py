@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from typing import Any
 
 from .errors import ApiError
@@ -52,3 +53,50 @@ def flag(body: dict[str, Any], name: str, default: bool = False) -> bool:
         raise ApiError(400, f"the field '{name}' must be true or false", field=name,
                        code="bad_field")
     return v
+
+
+# Characters no name needs: controls (NUL among them), lone surrogates, unassigned and
+# private-use code points, and the bidirectional overrides that would reorder a name.
+_NOT_TEXT = frozenset({"Cc", "Cs", "Cn", "Co"})
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+NAME_MAX = 40
+
+
+def clean_text(value: Any) -> bool:
+    """Whether every string in ``value`` (nested too) is text that can be stored and sent:
+    no NUL or other control character but the usual whitespace, no lone surrogate.
+
+    >>> clean_text({"name": "Zoë", "ranks": [1, 2]}), clean_text("a\\u0000b".encode().decode("unicode_escape"))
+    (True, False)
+    """
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            for ch in v:
+                if ch in "\t\n\r":
+                    continue
+                cat = unicodedata.category(ch)
+                if cat == "Cc" or cat == "Cs":
+                    return False
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return True
+
+
+def name_field(body: dict[str, Any], name: str = "name") -> str:
+    """A person's name: printable text, spaces folded, trimmed, 1-40 characters."""
+    v = body.get(name)
+    what = f"a name of 1-{NAME_MAX} letters, digits, spaces or signs"
+    if not isinstance(v, str):
+        raise ApiError(400, f"the field '{name}' must be {what}", field=name,
+                       code="missing_field" if v is None else "bad_field")
+    text = unicodedata.normalize("NFC", " ".join(v.split()))
+    if not 1 <= len(text) <= NAME_MAX or any(
+            unicodedata.category(ch) in _NOT_TEXT or ch in _BIDI for ch in text):
+        raise ApiError(400, f"the field '{name}' must be {what}", field=name,
+                       code="bad_field")
+    return text

@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from ..engine import SIDES, Record, RecordError, replay
 from .authority import Transaction
 from .errors import ApiError
-from .fields import CODE_RE, flag, idempotency_key
+from .fields import CODE_RE, flag, idempotency_key, name_field
 from .limits import TokenBucket
 from .models import Event, Receipt, Seat, Table, db, hash_secret, new_code, new_secret, now
 from .views import seat_dict
@@ -223,9 +223,7 @@ def join(tx: Transaction, name: Any, side: Any, part: Any) -> tuple[Seat, str]:
     if side not in SIDES:
         raise ApiError(400, "the field 'side' must be \"red\" or \"blue\"", field="side",
                        code="bad_field")
-    if not isinstance(name, str) or not name.strip() or len(name.strip()) > 40:
-        raise ApiError(400, "the field 'name' must be a name of 1-40 characters", field="name",
-                       code="bad_field")
+    name = name_field({"name": name})
     if table.teams:
         if part not in (1, 2):
             raise ApiError(400, "in team play the field 'part' must be 1 (missions 1-2) or "
@@ -237,7 +235,7 @@ def join(tx: Transaction, name: Any, side: Any, part: Any) -> tuple[Seat, str]:
         part = 0
     taken = [s for s in table.seats if s.side == side and s.part == part and s.status == "active"]
     secret = new_secret()
-    seat = Seat(table_id=table.id, side=side, part=part, name=name.strip(),
+    seat = Seat(table_id=table.id, side=side, part=part, name=name,
                 secret_hash=hash_secret(secret), status="pending" if taken else "active",
                 last_seen=now())
     db.session.add(seat)

@@ -21,7 +21,7 @@ def test_this_machines_address_is_not_localhost():
     url = serve.public_url(argparse.Namespace(public_url=None, port=8000))
     assert url == f"http://{ip}:8000"
     assert "localhost" not in url
-    if any(not a.startswith("127.") for _, a in address._ioctl_addresses()):
+    if any(not a.startswith("127.") for _, a in address.interface_addresses()):
         assert not ip.startswith("127.")
 
 

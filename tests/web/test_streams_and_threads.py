@@ -43,7 +43,7 @@ def open_streams(port: int, code: str, n: int) -> list[socket.socket]:
     out = []
     for _ in range(n):
         s = socket.create_connection(("127.0.0.1", port), timeout=5)
-        s.sendall(f"GET /api/tables/{code}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        s.sendall(f"GET /api/tables/{code}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
         assert b": connected" in s.recv(4096) or b": connected" in s.recv(4096)
         out.append(s)
     return out

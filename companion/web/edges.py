@@ -1,0 +1,106 @@
+"""The edges of the server: which names it answers to, which pages may post to it,
+and the security headers of every answer.
+
+- Host: a request must name this server the way players reach it (its LAN
+  addresses, localhost, the ``--public-url`` host, names given with
+  ``--allow-host``): a DNS-rebinding page in a player's browser, which reaches the
+  server under its own name, is refused (421).
+- Origin: a state-changing request must come from a page of this server, scheme
+  included.
+- Every answer forbids framing, sniffing and referrers, and allows scripts, styles,
+  images and connections only from the server itself (no inline script).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from flask import Flask, Response, current_app, request
+
+from ..address import interface_addresses
+from .errors import ApiError
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; "
+       "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
+LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def _hostname(netloc: str) -> str:
+    """The host part of ``host[:port]`` (IPv6 without its brackets), lower-cased."""
+    try:
+        return (urlsplit(f"//{netloc}").hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def allowed_hosts(app: Flask) -> frozenset[str]:
+    """The names this server answers to (computed once per app)."""
+    names = set(LOCAL_NAMES) | {ip for _, ip in interface_addresses()}
+    public = app.config.get("PUBLIC_URL")
+    if public:
+        names.add(_hostname(urlsplit(public).netloc))
+    extra: Iterable[str] = app.config.get("ALLOWED_HOSTS") or ()
+    names |= {h.strip().lower() for h in extra if h.strip()}
+    return frozenset(names)
+
+
+def check_host() -> None:
+    """Refuse a request whose Host header names another server (DNS rebinding)."""
+    names = current_app.extensions.get("companion.hosts")
+    if names is None:
+        names = current_app.extensions["companion.hosts"] = allowed_hosts(current_app)
+    host = _hostname(request.host)
+    if host not in names and not host.startswith("127."):
+        raise ApiError(421, f"this server does not answer to the name {host[:60]!r}; open "
+                            "the address shown on the big screen (or start the server with "
+                            "--allow-host NAME)", code="unknown_host")
+
+
+def _origin(url: str) -> tuple[str, str] | None:
+    """(scheme, host[:port]) of an Origin or Referer header; None when it is not a URL."""
+    try:
+        parts = urlsplit(url)
+        parts.port                      # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return None
+    return parts.scheme, parts.netloc.lower()
+
+
+def check_origin() -> None:
+    """Refuse a state-changing request that another site's page could have sent."""
+    sent = request.headers.get("Origin") or request.headers.get("Referer")
+    if not sent:
+        raise ApiError(403, "the request does not say which page sent it (Origin header)",
+                       code="cross_origin")
+    origin = _origin(sent)
+    allowed = {(request.scheme, request.host.lower())}
+    public = current_app.config.get("PUBLIC_URL")
+    if public:
+        mine = _origin(public)
+        if mine:
+            allowed.add(mine)
+    if origin not in allowed:
+        raise ApiError(403, "requests from another site are refused", code="cross_origin")
+
+
+def add_headers(resp: Response) -> Response:
+    """The security headers of every answer."""
+    for k, v in HEADERS.items():
+        resp.headers.setdefault(k, v)
+    return resp
+
+
+def init_app(app: Flask) -> None:
+    """Check the Host of every request and add the security headers to every answer."""
+    app.before_request(check_host)
+    app.after_request(add_headers)
