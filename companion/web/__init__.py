@@ -71,7 +71,4 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     api.register_errors(app)
     live.init_app(app)
     compress.init_app(app)
-    if app.config.get("BENCH_FLOOR") or os.environ.get("SPIES_LIES_BENCH_FLOOR") == "1":
-        from . import floor           # the benchmark's bare endpoint pair (never in play)
-        app.register_blueprint(floor.bp)
     return app
