@@ -2,7 +2,7 @@
 
 - ``spies-lies replay FILE``: the state of a recorded game as JSON (RECORD.md).
 - ``spies-lies serve``: the table companion on the LAN.
-- ``spies-lies bench engine``: how fast the referee derives games.
+- ``spies-lies bench``: says that the benchmarks moved (``python -m benchmarks``).
 """
 
 from __future__ import annotations
@@ -40,16 +40,9 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    if args.what == "engine":
-        from .engine.bench import run
-        return run(seconds=args.seconds)
-    try:
-        from importlib import import_module
-        module = import_module(f"companion.bench_{args.what}")
-    except ImportError:
-        print(f"error: no benchmark named {args.what!r}", file=sys.stderr)
-        return 2
-    return module.main(args)
+    print("error: the benchmarks are not installed with the companion; from a checkout run "
+          "python -m benchmarks engine|server|pages (docs/PERFORMANCE.md)", file=sys.stderr)
+    return 2
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -66,16 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--pretty", action="store_true", help="indent the JSON")
     r.set_defaults(func=_replay)
 
-    b = sub.add_parser("bench", help="print performance figures")
-    b.add_argument("what", choices=["engine", "server", "pages"])
-    b.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
-    b.add_argument("--tables", type=int, default=50, help="tables (bench server)")
-    b.add_argument("--threads", type=int, default=None,
-                   help="server threads (bench server; default: 5 per table + 32)")
-    b.add_argument("--soak", type=float, default=None, metavar="SECONDS",
-                   help="bench server: open and close tables for SECONDS, sample for leaks")
-    b.add_argument("--database-url", default=None,
-                   help="bench server: run on this database (e.g. PostgreSQL) instead of SQLite")
+    b = sub.add_parser("bench", help="moved: python -m benchmarks, from a checkout")
+    b.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     b.set_defaults(func=_bench)
 
     s = sub.add_parser("serve", help="start the companion on the local network")

@@ -17,8 +17,8 @@ from flask_migrate import Migrate, upgrade
 
 from .models import db
 
-ROOT = Path(__file__).resolve().parent.parent.parent      # the checkout
-MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+PACKAGE = Path(__file__).resolve().parent.parent            # companion/
+MIGRATIONS = PACKAGE / "migrations"
 migrate = Migrate()
 
 
@@ -35,10 +35,19 @@ def _secret_key(instance: Path) -> str:
         return key
 
 
+def _pages_folder(name: str) -> str:
+    """``templates`` or ``static``: inside the package when installed from a wheel
+    (pyproject.toml maps them there), else the checkout's top-level folder."""
+    inside = PACKAGE / name
+    return str(inside if inside.is_dir() else PACKAGE.parent / name)
+
+
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the application; the database is brought up to date before it serves."""
+    instance_path = os.environ.get("SPIES_LIES_INSTANCE")     # default: Flask's choice
     app = Flask(__name__, instance_relative_config=True,
-                template_folder=str(ROOT / "templates"), static_folder=str(ROOT / "static"))
+                instance_path=os.path.abspath(instance_path) if instance_path else None,
+                template_folder=_pages_folder("templates"), static_folder=_pages_folder("static"))
     instance = Path(app.instance_path)
     instance.mkdir(parents=True, exist_ok=True)
     app.config.from_mapping(
@@ -72,7 +81,4 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     live.init_app(app)
     compress.init_app(app)
     edges.init_app(app)
-    if app.config.get("BENCH_FLOOR") or os.environ.get("SPIES_LIES_BENCH_FLOOR") == "1":
-        from . import floor           # the benchmark's bare endpoint pair (never in play)
-        app.register_blueprint(floor.bp)
     return app

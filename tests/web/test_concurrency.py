@@ -11,7 +11,8 @@ import threading
 from companion.engine import Record, replay
 from companion.engine.events import FORMAT
 
-from .server_process import Server, server_db  # noqa: F401  (fixture)
+from harness.fixtures import server_db  # noqa: F401  (fixture)
+from harness.server import Server
 
 THREADS = 20
 ROUNDS = 6

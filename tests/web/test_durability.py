@@ -21,7 +21,8 @@ from companion.engine import Record, replay, replay_output
 from companion.engine.events import FORMAT
 from companion.engine.simulate import random_record
 
-from .server_process import Server, server_db  # noqa: F401  (fixture)
+from harness.fixtures import server_db  # noqa: F401  (fixture)
+from harness.server import Server
 
 TABLES = 6               # phones posting at once: one thread per table
 KILL_AFTER_EVENTS = 60   # SIGKILL each time this many more events were acknowledged in all

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from .server_process import Server
+from harness.server import Server
 
 URL = os.environ.get("DATABASE_URL", "")
 pytestmark = pytest.mark.skipif(not URL.startswith("postgresql"),

@@ -1,7 +1,7 @@
 """The benchmark's floor: the same server stack pushing a tiny message, nothing else.
 
-Registered only when the app is built with ``BENCH_FLOOR`` (``spies-lies bench
-server`` starts its server with ``SPIES_LIES_BENCH_FLOOR=1``). ``POST
+Never part of the companion: ``python -m benchmarks.floor_server`` registers it
+on the app it serves (``python -m benchmarks server`` starts that). ``POST
 /_floor/<n>`` publishes a small message to every ``GET /_floor/<n>/stream``
 subscriber through the same hub, streams and server threads as a table: no
 database, no referee. What a table's push costs above this is ours.
@@ -13,7 +13,7 @@ import json
 
 from flask import Blueprint, Response, jsonify, request
 
-from . import live
+from companion.web import live
 
 bp = Blueprint("floor", __name__, url_prefix="/_floor")
 

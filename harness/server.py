@@ -1,5 +1,12 @@
-"""A real companion server in its own process (``python -m companion serve``) for the
-tests that kill it, run two of it, or talk to it over real sockets."""
+"""A real companion server in its own process, for the tests that kill it, run two of
+it or talk to it over real sockets, and for the benchmarks.
+
+``Server(database_url, log)`` runs ``python -m companion serve`` on a free loopback
+port; ``command`` names another program that takes the same options (the
+benchmark's floor server, or an installed ``spies-lies serve``). Its instance
+folder (``SPIES_LIES_INSTANCE``) is ``instance/`` beside the log unless ``env``
+names one: nothing is written into the checkout.
+"""
 
 from __future__ import annotations
 
@@ -14,11 +21,10 @@ import time
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping, Sequence
 
-import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]          # the checkout
+COMPANION = (sys.executable, "-m", "companion", "serve")
 
 
 def free_port() -> int:
@@ -28,10 +34,13 @@ def free_port() -> int:
 
 
 class Server:
-    """One server process on 127.0.0.1; its output goes to a file the tests read."""
+    """One server process on 127.0.0.1; its output goes to ``log``."""
 
-    def __init__(self, db_url: str, log: Path, threads: int = 32) -> None:
-        self.db_url, self.log, self.threads = db_url, log, threads
+    def __init__(self, database_url: str, log: Path, threads: int = 32,
+                 command: Sequence[str] = COMPANION, env: Mapping[str, str] | None = None,
+                 cwd: Path = ROOT) -> None:
+        self.database_url, self.log, self.threads = database_url, Path(log), threads
+        self.command, self.env, self.cwd = list(command), dict(env or {}), cwd
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -39,25 +48,35 @@ class Server:
     def origin(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 30.0) -> "Server":
-        env = {**os.environ, "DATABASE_URL": self.db_url, "PYTHONUNBUFFERED": "1"}
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def start(self, timeout: float = 60.0) -> "Server":
+        """Start the process and wait until it answers ``GET /api/openapi.json``."""
+        env = {**os.environ, "DATABASE_URL": self.database_url, "PYTHONUNBUFFERED": "1",
+               "SPIES_LIES_INSTANCE": str(self.log.parent / "instance"), **self.env}
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1",
-                 "--port", str(self.port), "--threads", str(self.threads),
-                 "--public-url", self.origin],
-                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+                [*self.command, "--host", "127.0.0.1", "--port", str(self.port),
+                 "--threads", str(self.threads), "--public-url", self.origin],
+                cwd=self.cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if self.proc.poll() is not None:
-                raise RuntimeError("the server stopped at start:\n" + self.log.read_text())
+                raise RuntimeError("the server stopped at start:\n" + self.output()[-3000:])
             try:
                 if self.call("GET", "/api/openapi.json", timeout=2)[0] == 200:
                     return self
             except OSError:
                 pass
             time.sleep(0.1)
-        raise RuntimeError("the server did not answer in time:\n" + self.log.read_text())
+        self.kill()
+        raise RuntimeError("the server did not answer in time:\n" + self.output()[-3000:])
 
     def kill(self) -> None:
         """SIGKILL: no clean shutdown, no flush, nothing."""
@@ -66,6 +85,7 @@ class Server:
             self.proc.wait(10)
 
     def stop(self) -> None:
+        """SIGTERM, then SIGKILL after 10 s."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -75,7 +95,7 @@ class Server:
 
     def call(self, method: str, path: str, body: Any = None, secret: str | None = None,
              timeout: float = 30.0) -> tuple[int, Any]:
-        """One request on a new connection; JSON in, (status, JSON) out."""
+        """One request on a new connection; JSON in, (status, JSON or text) out."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
             headers = {"Origin": self.origin}
@@ -114,9 +134,3 @@ def database(tmp: Path) -> Iterator[tuple[str, Path]]:
         with admin.connect() as c:
             c.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
-
-
-@pytest.fixture
-def server_db(tmp_path):
-    with database(tmp_path) as (url, tmp):
-        yield url, tmp

@@ -1,13 +1,13 @@
-"""``spies-lies bench engine``: full games derived per second, and one event's cost."""
+"""``python -m benchmarks engine``: full games derived per second, and one event's cost."""
 
 from __future__ import annotations
 
 import random
 import time
 
-from .events import Record
-from .referee import apply, replay
-from .simulate import random_record
+from companion.engine.events import Record
+from companion.engine.referee import apply, replay
+from companion.engine.simulate import random_record
 
 
 def _rate(fn, seconds: float) -> tuple[int, float]:

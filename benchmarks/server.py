@@ -1,8 +1,9 @@
-"""``spies-lies bench server``: how soon a tap shows on every screen of its table.
+"""``python -m benchmarks server``: how soon a tap shows on every screen of its table.
 
-Starts the production server (``python -m companion serve``, waitress) on
-loopback with a fresh SQLite database (or ``--database-url``), opens T tables
-with 4 phones (team play) and the host screen each, all five connected to the
+Starts the production server with the floor endpoints added
+(``python -m benchmarks.floor_server``: the companion's app and waitress with the
+options of ``spies-lies serve``) on loopback with a fresh SQLite database (or
+``--database-url``), opens T tables with 4 phones (team play) and the host screen each, all five connected to the
 live push, and plays random legal games through the JSON API as the phones
 would (reveals tap by tap). For every accepted post it measures the time from
 sending the post until *every* screen of that table has received a message
@@ -34,15 +35,18 @@ import json
 import os
 import random
 import resource
-import socket
-import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Iterator, Sequence
 
-from .engine.simulate import random_record
+from companion.engine.simulate import random_record
+from harness.server import Server
+
+FLOOR_SERVER = (sys.executable, "-m", "benchmarks.floor_server")
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 _keys = itertools.count(1)
@@ -50,53 +54,26 @@ _keys = itertools.count(1)
 
 # --- the server under test --------------------------------------------------------
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+class Proc:
+    """A process's figures from /proc: RSS, threads, open files, CPU."""
 
-
-class Server:
-    """``python -m companion serve`` as a child process, and its /proc figures."""
-
-    def __init__(self, threads: int, database_url: str | None, floor: bool = True) -> None:
-        self.port = free_port()
-        self.tmp = tempfile.TemporaryDirectory(prefix="spies-lies-bench-")
-        env = dict(os.environ)
-        env["DATABASE_URL"] = database_url or f"sqlite:///{self.tmp.name}/bench.sqlite"
-        if floor:
-            env["SPIES_LIES_BENCH_FLOOR"] = "1"
-        self.log = open(os.path.join(self.tmp.name, "server.log"), "w+")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1",
-             "--port", str(self.port), "--threads", str(threads),
-             "--public-url", f"http://127.0.0.1:{self.port}"],
-            env=env, stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                break
-            except OSError:
-                if self.proc.poll() is not None or time.time() > deadline:
-                    self.log.seek(0)
-                    raise RuntimeError("the server did not start:\n" + self.log.read()[-3000:])
-                time.sleep(0.1)
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
 
     def status(self) -> dict[str, int]:
         out = {}
-        with open(f"/proc/{self.proc.pid}/status") as f:
+        with open(f"/proc/{self.pid}/status") as f:
             for line in f:
                 k, _, v = line.partition(":")
                 if k in ("VmRSS", "VmHWM", "Threads"):
                     out[k] = int(v.split()[0])
-        out["fds"] = len(os.listdir(f"/proc/{self.proc.pid}/fd"))
+        out["fds"] = len(os.listdir(f"/proc/{self.pid}/fd"))
         return out
 
     def fd_kinds(self) -> str:
         """Open files by kind: sockets, the database files, others."""
         kinds: dict[str, int] = {}
-        base = f"/proc/{self.proc.pid}/fd"
+        base = f"/proc/{self.pid}/fd"
         for fd in os.listdir(base):
             try:
                 target = os.readlink(f"{base}/{fd}")
@@ -109,19 +86,24 @@ class Server:
         return ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
 
     def cpu_ticks(self) -> int:
-        with open(f"/proc/{self.proc.pid}/stat") as f:
+        with open(f"/proc/{self.pid}/stat") as f:
             parts = f.read().rsplit(")", 1)[1].split()
         return int(parts[11]) + int(parts[12])     # utime + stime
 
-    def stop(self) -> None:
-        self.proc.terminate()
+
+@contextmanager
+def running_server(threads: int, database_url: str | None,
+           command: Sequence[str] = FLOOR_SERVER) -> Iterator[tuple[Server, Proc]]:
+    """A server process on a fresh SQLite file (or ``database_url``) in a temporary
+    folder that also holds its log and instance folder; stopped and removed after."""
+    with tempfile.TemporaryDirectory(prefix="spies-lies-bench-") as tmp:
+        srv = Server(database_url or f"sqlite:///{tmp}/bench.sqlite", Path(tmp, "server.log"),
+                     threads, command)
+        srv.start()
         try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.log.close()
-        self.tmp.cleanup()
+            yield srv, Proc(srv.pid)
+        finally:
+            srv.stop()
 
 
 # --- a small HTTP/1.1 client on asyncio streams ------------------------------------
@@ -280,6 +262,8 @@ class Driver:
 class TableDriver(Driver):
     """One physical table: a host screen and four phones, playing random games."""
 
+    opened = "tables seated"
+
     def __init__(self, port: int, run: Run, seed: int) -> None:
         self.port, self.run = port, run
         self.rng = random.Random(seed)
@@ -371,6 +355,8 @@ class TableDriver(Driver):
 class FloorDriver(Driver):
     """The floor: five streams on ``/_floor/<n>`` and posts that push a tiny message."""
 
+    opened = "floor channels"
+
     def __init__(self, port: int, run: Run, n: int) -> None:
         self.port, self.run, self.n = port, run, n
         self.conn = Conn(port)
@@ -436,24 +422,24 @@ def _client_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-async def measure(server: Server, run: Run, kind: str, name: str, seconds: float) -> Phase:
+async def measure(proc: Proc, run: Run, kind: str, name: str, seconds: float) -> Phase:
     lags: list[float] = []
     stop = asyncio.Event()
     probe = asyncio.ensure_future(_lag_probe(lags, stop))
     first = len(run.posts)
     peak: dict[str, int] = {"VmRSS": 0, "Threads": 0, "fds": 0}
-    t0, c0, k0 = time.perf_counter(), server.cpu_ticks(), _client_cpu()
+    t0, c0, k0 = time.perf_counter(), proc.cpu_ticks(), _client_cpu()
     run.mode = name
     run.wake.set()
     end = t0 + seconds
     while time.perf_counter() < end:
         await asyncio.sleep(min(0.5, max(0.0, end - time.perf_counter())))
-        st = server.status()
+        st = proc.status()
         for k in peak:
             peak[k] = max(peak[k], st[k])
     run.mode = "idle"
     wall = time.perf_counter() - t0
-    cpu = (server.cpu_ticks() - c0) / CLK_TCK / wall * 100
+    cpu = (proc.cpu_ticks() - c0) / CLK_TCK / wall * 100
     client = (_client_cpu() - k0) / wall * 100
     stop.set()
     await probe
@@ -477,54 +463,50 @@ async def _open(drivers: list[Any], at_once: int = 10) -> None:
         await asyncio.gather(*(d.setup() for d in drivers[i:i + at_once]))
 
 
-async def bench(server: Server, tables: int, seconds: float, burst: float) -> list[Phase]:
-    out: list[Phase] = []
-    # the floor first, then the tables; never both at once (same threads)
-    run = Run()
-    floor = [FloorDriver(server.port, run, n) for n in range(tables)]
-    await _open(floor)
-    tasks = [asyncio.ensure_future(d.play()) for d in floor]
-    await asyncio.sleep(1.0)
-    out.append(await measure(server, run, "floor", "human", seconds))
-    print(out[-1].line(), flush=True)
-    out.append(await measure(server, run, "floor", "burst", burst))
-    print(out[-1].line(), flush=True)
-    for t in tasks:
-        t.cancel()
-    for d in floor:
-        d.close()
-    await asyncio.sleep(1.5)
-
-    run = Run()
-    ours = [TableDriver(server.port, run, seed) for seed in range(tables)]
+async def phases(proc: Proc, run: Run, kind: str, drivers: list[Any], seconds: float,
+                 burst: float) -> list[Phase]:
+    """Open the drivers' screens, play a human-pace phase and a burst, close them."""
     t0 = time.perf_counter()
-    await _open(ours)
-    print(f"  ({tables} tables seated and {tables * 5} streams open in "
+    await _open(drivers)
+    print(f"  ({len(drivers)} {drivers[0].opened} and {len(drivers) * 5} streams open in "
           f"{time.perf_counter() - t0:.1f} s)", flush=True)
-    tasks = [asyncio.ensure_future(d.play()) for d in ours]
+    tasks = [asyncio.ensure_future(d.play()) for d in drivers]
     await asyncio.sleep(1.0)
-    out.append(await measure(server, run, "ours", "human", seconds))
-    print(out[-1].line(), flush=True)
-    out.append(await measure(server, run, "ours", "burst", burst))
-    print(out[-1].line(), flush=True)
+    out = []
+    for name, length in (("human", seconds), ("burst", burst)):
+        out.append(await measure(proc, run, kind, name, length))
+        print(out[-1].line(), flush=True)
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     for task in tasks:
         if not task.cancelled() and task.exception() is not None:
             raise task.exception()        # type: ignore[misc]
-    for d in ours:
+    for d in drivers:
         d.close()
+    return out
+
+
+async def bench(port: int, proc: Proc, tables: int, seconds: float,
+                burst: float) -> list[Phase]:
+    # the floor first, then the tables; never both at once (same threads)
+    run = Run()
+    out = await phases(proc, run, "floor", [FloorDriver(port, run, n) for n in range(tables)],
+                       seconds, burst)
+    await asyncio.sleep(1.5)
+    run = Run()
+    out += await phases(proc, run, "ours", [TableDriver(port, run, seed)
+                                            for seed in range(tables)], seconds, burst)
     print(f"  (games finished: {run.games}; stale posts retried: {run.refused})")
     return out
 
 
 # --- soak: connections opened and closed, over and over ------------------------------
 
-async def soak(server: Server, tables: int, seconds: float) -> int:
+async def soak(port: int, proc: Proc, tables: int, seconds: float) -> int:
     await asyncio.sleep(0.5)
-    base = server.status()
-    idle_fds = server.fd_kinds()
+    base = proc.status()
+    idle_fds = proc.fd_kinds()
     print(f"  idle server: RSS {base['VmRSS'] / 1024:.1f} MB, threads {base['Threads']}, "
           f"fds {base['fds']}", flush=True)
     run = Run(mode="burst")
@@ -535,14 +517,14 @@ async def soak(server: Server, tables: int, seconds: float) -> int:
         nonlocal cycles
         rng = random.Random(i)
         while time.perf_counter() < end:
-            d = TableDriver(server.port, run, rng.randrange(10**9))
+            d = TableDriver(port, run, rng.randrange(10**9))
             await d.setup()
             play = asyncio.ensure_future(d.play())
             await asyncio.sleep(rng.uniform(2.0, 6.0))
             # one screen drops and comes back, as a phone that slept
             s = d.screens[1]
             s.close()
-            d.screens[1] = Screen(server.port, s.path)
+            d.screens[1] = Screen(port, s.path)
             d.screens[1].start()
             await asyncio.sleep(rng.uniform(1.0, 3.0))
             play.cancel()
@@ -560,13 +542,13 @@ async def soak(server: Server, tables: int, seconds: float) -> int:
     workers = [asyncio.ensure_future(paced(i)) for i in range(tables)]
     while time.perf_counter() < end:
         await asyncio.sleep(min(10.0, max(0.0, end - time.perf_counter())))
-        st = server.status()
+        st = proc.status()
         samples.append((time.perf_counter() - t0, st))
         print(f"  {samples[-1][0]:6.0f} s  RSS {st['VmRSS'] / 1024:6.1f} MB  threads "
               f"{st['Threads']}  fds {st['fds']}  table cycles {cycles}", flush=True)
     await asyncio.gather(*workers, return_exceptions=True)
     await asyncio.sleep(3.0)
-    after = server.status()
+    after = proc.status()
     n = max(1, len(samples) // 5)
     early = [s for _, s in samples[:n]]
     late = [s for _, s in samples[-n:]]
@@ -583,7 +565,7 @@ async def soak(server: Server, tables: int, seconds: float) -> int:
           f"{avg(early, 'fds'):.0f} -> {avg(late, 'fds'):.0f}")
     print(f"  all clients gone: RSS {after['VmRSS'] / 1024:.1f} MB, threads {after['Threads']} "
           f"(idle {base['Threads']}), fds {after['fds']} (idle {base['fds']}: "
-          f"{idle_fds}; now: {server.fd_kinds()})")
+          f"{idle_fds}; now: {proc.fd_kinds()})")
     return 0
 
 
@@ -601,23 +583,20 @@ def main(args: argparse.Namespace) -> int:
     print(f"server benchmark: {tables} tables x (4 phones + 1 host screen), waitress with "
           f"{threads} threads, {'PostgreSQL' if database_url else 'SQLite'}; "
           f"{os.cpu_count()} cores; load average before: {load}", flush=True)
-    server = Server(threads, database_url)
-    try:
+    with running_server(threads, database_url) as (srv, proc):
         if soak_seconds:
             print(f"soak: {soak_seconds:.0f} s of tables opening, playing and closing")
-            return asyncio.run(soak(server, tables, soak_seconds))
+            return asyncio.run(soak(srv.port, proc, tables, soak_seconds))
         print(f"phases: human pace (a post per table every 1-2 s) {seconds:.0f} s, "
               f"burst (back-to-back) {burst:.0f} s; latency = post sent -> all 5 screens have it")
-        phases = asyncio.run(bench(server, tables, seconds, burst))
-    finally:
-        server.stop()
-    by = {(p.kind, p.name): p for p in phases}
+        results = asyncio.run(bench(srv.port, proc, tables, seconds, burst))
+    by = {(p.kind, p.name): p for p in results}
     ours, floor = by[("ours", "human")], by[("floor", "human")]
     ratio = pct(ours.latencies, 95) / pct(floor.latencies, 95)
     with open("/proc/loadavg") as f:
         load = " ".join(f.read().split()[:3])
     print(f"result: human pace p95 ours {pct(ours.latencies, 95) * 1000:.2f} ms / floor "
           f"{pct(floor.latencies, 95) * 1000:.2f} ms = {ratio:.2f} x the floor (target <= 1.5); "
-          f"peak RSS {max(p.rss_mb for p in phases):.1f} MB (target <= 150); "
+          f"peak RSS {max(p.rss_mb for p in results):.1f} MB (target <= 150); "
           f"load average after: {load}")
     return 0

@@ -1,4 +1,4 @@
-"""``spies-lies bench pages``: bytes over the wire for the phone page and the host page.
+"""``python -m benchmarks pages``: bytes over the wire for the phone page and the host page.
 
 Starts the production server on loopback (fresh SQLite), opens a table, and
 loads each page as a browser would on first visit, with ``Accept-Encoding:
@@ -15,7 +15,9 @@ import json
 import re
 from html.parser import HTMLParser
 
-from .bench_server import Server
+from harness.server import COMPANION
+
+from .server import running_server
 
 TARGETS = {"phone": 60 * 1024, "host": 150 * 1024}
 
@@ -76,9 +78,8 @@ def weigh(port: int, page: str, extra: list[str]) -> tuple[int, int, list[str]]:
 
 
 def main(args: argparse.Namespace) -> int:
-    server = Server(threads=8, database_url=None, floor=False)
-    try:
-        port = server.port
+    with running_server(threads=8, database_url=None, command=COMPANION) as (srv, _):
+        port = srv.port
         st, _, _, data, enc = fetch(port, "/api/tables", "POST",
                                     {"wall_distance": 4, "teams": True}, gzip=False)
         code = json.loads(data)["code"]
@@ -95,5 +96,3 @@ def main(args: argparse.Namespace) -> int:
             print("\n".join(lines))
             worst = max(worst, int(total > TARGETS[name]))
         return worst
-    finally:
-        server.stop()

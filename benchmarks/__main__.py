@@ -1,0 +1,37 @@
+"""``python -m benchmarks engine | server | pages [options]`` (from the checkout)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Sequence
+
+
+def build_parser() -> argparse.ArgumentParser:
+    b = argparse.ArgumentParser(prog="python -m benchmarks",
+                                description="performance figures (docs/PERFORMANCE.md)")
+    b.add_argument("what", choices=["engine", "server", "pages"])
+    b.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    b.add_argument("--tables", type=int, default=50, help="tables (server)")
+    b.add_argument("--threads", type=int, default=None,
+                   help="server threads (server; default: 5 per table + 32)")
+    b.add_argument("--soak", type=float, default=None, metavar="SECONDS",
+                   help="server: open and close tables for SECONDS, sample for leaks")
+    b.add_argument("--database-url", default=None,
+                   help="server: run on this database (e.g. PostgreSQL) instead of SQLite")
+    return b
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.what == "engine":
+        from .engine import run
+        return run(seconds=args.seconds)
+    if args.what == "server":
+        from . import server
+        return server.main(args)
+    from . import pages
+    return pages.main(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,33 @@
+"""``python -m benchmarks.floor_server [spies-lies serve options]``: the companion
+with the floor endpoints (``benchmarks/floor.py``) added, served by waitress
+exactly as ``spies-lies serve`` serves it (same threads, connection limit,
+lookahead and database pool). ``python -m benchmarks server`` starts it.
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import suppress
+from typing import Sequence
+
+from waitress import create_server
+
+from companion.cli import build_parser
+from companion.serve import engine_config, public_url, server_options
+from companion.web import create_app
+
+from . import floor
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(["serve", *(sys.argv[1:] if argv is None else argv)])
+    app = create_app({"PUBLIC_URL": public_url(args), **engine_config(args.threads)})
+    app.register_blueprint(floor.bp)
+    print(f"floor server on http://{args.host}:{args.port}/ ({args.threads} threads)", flush=True)
+    with suppress(KeyboardInterrupt):       # Ctrl+C; the benchmark stops it with SIGTERM
+        create_server(app, host=args.host, port=args.port, **server_options(args.threads)).run()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
