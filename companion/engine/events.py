@@ -15,12 +15,26 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar, Mapping, Union
 
 from .errors import BadRecord, MalformedEvent, RecordError
 
 FORMAT = "spies-and-lies-record/1"
-SIDES = ("red", "blue")
+
+
+class Side(StrEnum):
+    """A side of the table. Members are strings, so JSON shows ``"red"`` and ``"blue"``.
+
+    >>> Side("red") is Side.RED, Side.RED == "red", json.dumps({Side.BLUE: Side.RED})
+    (True, True, '{"blue": "red"}')
+    """
+
+    RED = "red"
+    BLUE = "blue"
+
+
+SIDES: tuple[Side, Side] = (Side.RED, Side.BLUE)
 RANKS = range(1, 11)
 MISSIONS = range(1, 5)
 RANK_NAMES = {
@@ -31,18 +45,22 @@ WALL_DISTANCES = range(2, 9)
 DEFAULT_WALL_DISTANCE = 4
 
 
-def other(side: str) -> str:
-    """The opposing side: ``other("red") == "blue"``."""
-    return "blue" if side == "red" else "red"
+def other(side: str) -> Side:
+    """The opposing side.
+
+    >>> other(Side.RED), other("blue")
+    (<Side.BLUE: 'blue'>, <Side.RED: 'red'>)
+    """
+    return Side.BLUE if side == "red" else Side.RED
 
 
 # --- field readers: each raises MalformedEvent naming the key ---------------
 
-def _side(d: Mapping[str, Any], key: str) -> str:
+def _side(d: Mapping[str, Any], key: str) -> Side:
     v = d.get(key)
     if v not in SIDES:
         raise MalformedEvent(f"'{key}' must be \"red\" or \"blue\", not {json.dumps(v)}")
-    return v
+    return Side(v)
 
 
 def _int(d: Mapping[str, Any], key: str, allowed: range, what: str) -> int:
@@ -76,9 +94,12 @@ def _int_list(d: Mapping[str, Any], key: str, allowed: range, what: str,
 class Exhaust:
     """That side's exhausted soldier(s) for the coming round (R3, R15, R47)."""
 
-    side: str
+    side: Side
     ranks: tuple[int, ...]
     type: ClassVar[str] = "exhaust"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "side", Side(self.side))
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.type, "side": self.side, "ranks": list(self.ranks)}
@@ -107,9 +128,12 @@ class Intel:
 class Tokens:
     """The missions of ``side`` that carry an intel token (R11)."""
 
-    side: str
+    side: Side
     missions: tuple[int, ...]
     type: ClassVar[str] = "tokens"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "side", Side(self.side))
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.type, "side": self.side, "missions": list(self.missions)}
@@ -123,8 +147,11 @@ class Tokens:
 class Start:
     """The side that guesses first this round (R12)."""
 
-    side: str
+    side: Side
     type: ClassVar[str] = "start"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "side", Side(self.side))
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.type, "side": self.side}
@@ -138,7 +165,7 @@ class Start:
 class Reveal:
     """One reveal: ``guesser`` names ``guess`` for the enemy's ``mission``; it was ``actual``."""
 
-    guesser: str
+    guesser: Side
     mission: int
     guess: int
     actual: int
@@ -146,8 +173,11 @@ class Reveal:
     choice: str | None = None
     type: ClassVar[str] = "reveal"
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "guesser", Side(self.guesser))
+
     @property
-    def owner(self) -> str:
+    def owner(self) -> Side:
         """The side whose card is turned up."""
         return other(self.guesser)
 
@@ -176,11 +206,12 @@ class Reveal:
 class Check:
     """The capturer's cards still face down after a flag capture (R71)."""
 
-    side: str
+    side: Side
     ranks: tuple[tuple[int, int], ...] = field(default=())  # (mission, rank), by mission
     type: ClassVar[str] = "check"
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "side", Side(self.side))
         object.__setattr__(self, "ranks", tuple(sorted(self.ranks)))
 
     def to_dict(self) -> dict[str, Any]:
@@ -205,7 +236,7 @@ class Check:
 
 
 Event = Union[Exhaust, Intel, Tokens, Start, Reveal, Check]
-EVENT_TYPES: dict[str, type] = {c.type: c for c in (Exhaust, Intel, Tokens, Start, Reveal, Check)}
+EVENT_TYPES: dict[str, type[Event]] = {c.type: c for c in (Exhaust, Intel, Tokens, Start, Reveal, Check)}
 
 
 def event_from_dict(d: Any) -> Event:
