@@ -34,6 +34,7 @@ from .expect import (Expected, describe_choice, expected, owner_choices, reveal_
                      team_part)
 from .referee import activate, apply, new_game, replay
 from .preview import ability_preview, choice_options
+from .draft import Draft
 
 from .narrate import narrate_end, narrate_reveal
 
@@ -43,7 +44,7 @@ __all__ = [
     "Reveal", "Side", "Start", "Tokens", "event_from_dict", "other",
     "Effect", "Outcome", "Reason", "RevealResult", "Phase", "State",
     "Expected", "describe_choice", "expected", "owner_choices", "reveal_options", "team_part",
-    "activate", "apply", "new_game", "replay", "ability_preview", "choice_options",
+    "activate", "apply", "new_game", "replay", "ability_preview", "choice_options", "Draft",
     "narrate_end", "narrate_reveal", "replay_output",
 ]
 

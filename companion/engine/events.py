@@ -5,8 +5,8 @@ RECORD.md and :func:`event_from_dict` reads one back; for every event ``e``,
 ``event_from_dict(e.to_dict()) == e``.
 
 >>> e = Reveal(guesser="blue", mission=1, guess=2, actual=1, deception=False)
->>> e.to_dict()
-{'type': 'reveal', 'guesser': 'blue', 'mission': 1, 'guess': 2, 'actual': 1, 'deception': False}
+>>> json.dumps(e.to_dict())      # Side members are str: the JSON has plain words
+'{"type": "reveal", "guesser": "blue", "mission": 1, "guess": 2, "actual": 1, "deception": false}'
 >>> event_from_dict(e.to_dict()) == e
 True
 """

@@ -4,8 +4,8 @@ The state of a game is derived from its events, never stored apart from them:
 
 >>> from companion.engine import Record, replay
 >>> state = replay(Record())
->>> state.phase, state.day, state.ip, state.da
-(<Phase.SETUP: 'setup'>, 1, {<Side.RED: 'red'>: 0, <Side.BLUE: 'blue'>: 0}, 0)
+>>> state.phase, state.day, state.da, state.ip == {"red": 0, "blue": 0}
+(<Phase.SETUP: 'setup'>, 1, 0, True)
 >>> state = apply(state, Exhaust("red", (10,)))
 >>> state.event_count, state.drawn["red"]
 (1, (10,))
@@ -381,10 +381,11 @@ def activate(state: State, side: Side, rank: int,
     ``choice`` of a Captain or Marshal ("ip", "drain", "use:N", "use:10:ip"...)
     is taken as given, not checked against the exhausted soldiers.
 
+    >>> import json
     >>> from companion.engine import new_game
     >>> after, effects = activate(new_game(), Side.BLUE, 9)
-    >>> after.da, [e.to_dict() for e in effects]
-    (-2, [{'kind': 'da', 'side': 'blue', 'steps': 2, 'asked': 2, 'to': -2, 'source': 'General'}])
+    >>> after.da, [json.dumps(e.to_dict()) for e in effects]
+    (-2, ['{"kind": "da", "side": "blue", "steps": 2, "asked": 2, "to": -2, "source": "General"}'])
     """
     parsed = None
     if choice is not None:

@@ -3,10 +3,11 @@
 Each value's ``to_dict()`` is the JSON of RECORD.md's replay output, key for key
 and in the same order; the narration and the screens read these.
 
->>> IpGain(Side.RED, 2, "identified").to_dict()
-{'kind': 'ip', 'side': 'red', 'amount': 2, 'source': 'identified'}
->>> Outcome(None, Reason.DRAW).to_dict()
-{'winner': 'draw', 'reason': 'draw'}
+>>> import json
+>>> json.dumps(IpGain(Side.RED, 2, "identified").to_dict())
+'{"kind": "ip", "side": "red", "amount": 2, "source": "identified"}'
+>>> Outcome(None, Reason.DRAW).to_dict() == {"winner": "draw", "reason": "draw"}
+True
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ side deploys out of order (R60) or misplaces an intel token (R61).
 >>> import random
 >>> from companion.engine import replay
 >>> rec = random_record(random.Random(7))
->>> replay(rec).phase
-'over'
+>>> replay(rec).phase == "over"
+True
 """
 
 from __future__ import annotations

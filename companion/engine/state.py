@@ -4,8 +4,10 @@
 reads it.
 
 >>> s = State()
->>> s.phase, s.day, s.ip, s.da, s.outcome
-(<Phase.SETUP: 'setup'>, 1, {'red': 0, 'blue': 0}, 0, None)
+>>> s.phase, s.day, s.da, s.outcome
+(<Phase.SETUP: 'setup'>, 1, 0, None)
+>>> s.ip == {"red": 0, "blue": 0}       # Side members are the strings "red" and "blue"
+True
 """
 
 from __future__ import annotations
