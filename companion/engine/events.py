@@ -102,10 +102,12 @@ class Exhaust:
         object.__setattr__(self, "side", Side(self.side))
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON dict of RECORD.md."""
         return {"type": self.type, "side": self.side, "ranks": list(self.ranks)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Exhaust":
+        """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         return cls(_side(d, "side"), _int_list(d, "ranks", RANKS, "rank", (1, 2)))
 
 
@@ -117,10 +119,12 @@ class Intel:
     type: ClassVar[str] = "intel"
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON dict of RECORD.md."""
         return {"type": self.type, "ranks": list(self.ranks)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Intel":
+        """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         return cls(_int_list(d, "ranks", RANKS, "rank", (4,)))
 
 
@@ -136,10 +140,12 @@ class Tokens:
         object.__setattr__(self, "side", Side(self.side))
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON dict of RECORD.md."""
         return {"type": self.type, "side": self.side, "missions": list(self.missions)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Tokens":
+        """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         return cls(_side(d, "side"), _int_list(d, "missions", MISSIONS, "mission", None))
 
 
@@ -154,10 +160,12 @@ class Start:
         object.__setattr__(self, "side", Side(self.side))
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON dict of RECORD.md."""
         return {"type": self.type, "side": self.side}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Start":
+        """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         return cls(_side(d, "side"))
 
 
@@ -182,6 +190,7 @@ class Reveal:
         return other(self.guesser)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON dict of RECORD.md."""
         d: dict[str, Any] = {"type": self.type, "guesser": self.guesser, "mission": self.mission,
                              "guess": self.guess, "actual": self.actual,
                              "deception": self.deception}
@@ -191,6 +200,7 @@ class Reveal:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Reveal":
+        """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         deception = d.get("deception")
         if type(deception) is not bool:
             raise MalformedEvent(f"'deception' must be true or false, not {json.dumps(deception)}")
@@ -215,11 +225,13 @@ class Check:
         object.__setattr__(self, "ranks", tuple(sorted(self.ranks)))
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON dict of RECORD.md."""
         return {"type": self.type, "side": self.side,
                 "ranks": {str(m): r for m, r in self.ranks}}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Check":
+        """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         side = _side(d, "side")
         raw = d.get("ranks")
         if not isinstance(raw, dict):
@@ -239,7 +251,7 @@ Event = Union[Exhaust, Intel, Tokens, Start, Reveal, Check]
 EVENT_TYPES: dict[str, type[Event]] = {c.type: c for c in (Exhaust, Intel, Tokens, Start, Reveal, Check)}
 
 
-def event_from_dict(d: Any) -> Event:
+def event_from_dict(d: object) -> Event:
     """Read one event from its JSON dict; raise :class:`MalformedEvent` if it is not one."""
     if not isinstance(d, dict):
         raise MalformedEvent(f"an event must be an object, not {json.dumps(d)[:40]}")
@@ -259,10 +271,12 @@ class Options:
     wall_distance: int = DEFAULT_WALL_DISTANCE
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON dict of RECORD.md."""
         return {"wall_distance": self.wall_distance}
 
     @classmethod
-    def from_dict(cls, d: Any) -> "Options":
+    def from_dict(cls, d: object) -> "Options":
+        """Read the options of a record (``None``: the defaults); raise :class:`BadRecord`."""
         if d is None:
             return cls()
         if not isinstance(d, dict):
@@ -281,14 +295,16 @@ class Record:
     events: tuple[Event, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON dict of RECORD.md."""
         return {"format": FORMAT, "options": self.options.to_dict(),
                 "events": [e.to_dict() for e in self.events]}
 
     def to_json(self, indent: int | None = None) -> str:
+        """The record file's text."""
         return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
-    def from_dict(cls, d: Any) -> "Record":
+    def from_dict(cls, d: object) -> "Record":
         """Read a record dict; a bad event raises a refusal naming its index."""
         if not isinstance(d, dict):
             raise BadRecord("a record must be a JSON object")
@@ -308,6 +324,7 @@ class Record:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> "Record":
+        """Read a record file's text (or bytes); a refusal names what is wrong."""
         try:
             d = json.loads(text)
         except (ValueError, RecursionError) as err:

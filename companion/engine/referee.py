@@ -54,6 +54,7 @@ def apply(state: State, event: Event) -> State:
 
 def replay(record: Record | Options | None = None, events: Iterable[Event] | None = None) -> State:
     """The state after every event of a record (or of ``options`` and ``events``)."""
+    options: Options | None
     if isinstance(record, Record):
         options, events = record.options, record.events
     else:

@@ -250,7 +250,7 @@ class RevealResult:
     choice: str | None
     outcome: RevealOutcome
     rule: str
-    ip: Mapping[str, int]
+    ip: Mapping[Side, int]
     da: int
     dt: Mapping[str, int]
     effects: tuple[Effect, ...]
