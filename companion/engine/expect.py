@@ -127,7 +127,8 @@ def owner_choices(s: State, side: Side, rank: int) -> list[str]:
     if rank == 6:
         out = ["ip"]
         for r in s.exhausted[side]:
-            out += ["use:10:ip", "use:10:drain"] if r == 10 else [f"use:{r}"]
+            if r != 6:                      # an exhausted Captain is not used by itself
+                out += ["use:10:ip", "use:10:drain"] if r == 10 else [f"use:{r}"]
         return out
     return []
 
