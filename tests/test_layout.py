@@ -1,25 +1,135 @@
-"""The layout the code-health issue asked for, kept by tests: only the modules that
-handle HTTP read Flask's ``request``; the engine never imports the web layer."""
+"""The package's layout: modules import one way only and never another's private names;
+only the modules that answer HTTP read Flask's ``request``.
+
+Every module under ``companion/`` is parsed (imports inside functions count: a
+late import is a cycle put off, not removed). An edge goes from a module to
+each ``companion`` module it imports: ``from . import x`` to the submodule ``x``
+when there is one, else to the package.
+"""
 
 from __future__ import annotations
 
 import ast
-from pathlib import Path
+import pathlib
 
-PACKAGE = Path(__file__).resolve().parent.parent / "companion"
-# the modules that answer HTTP: the blueprints and the response middleware
-HTTP_MODULES = {"web/api.py", "web/pages.py", "web/live.py", "web/compress.py", "web/edges.py"}
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "companion"
 
 
-def _names_imported_from(path: Path, module: str) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    return {alias.name for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and node.module == module
-            for alias in node.names}
+def _module_name(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _base(module: str, path: pathlib.Path, node: ast.ImportFrom) -> str:
+    """The absolute module name an ``ImportFrom`` reads from."""
+    if node.level == 0:
+        return node.module or ""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for _ in range(node.level - 1):
+        package = package.rpartition(".")[0]
+    return f"{package}.{node.module}" if node.module else package
+
+
+def _imports(module: str) -> list[tuple[str, str | None, int]]:
+    """(imported companion module, name taken from it or None, line) for each import."""
+    path = MODULES[module]
+    out: list[tuple[str, str | None, int]] = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out += [(a.name, None, node.lineno) for a in node.names
+                    if a.name.split(".")[0] == "companion"]
+        elif isinstance(node, ast.ImportFrom):
+            base = _base(module, path, node)
+            if base.split(".")[0] != "companion":
+                continue
+            for a in node.names:
+                sub = f"{base}.{a.name}"
+                out.append((sub, None, node.lineno) if sub in MODULES
+                           else (base, a.name, node.lineno))
+    return out
+
+
+GRAPH = {m: {t for t, _, _ in _imports(m) if t in MODULES and t != m} for m in MODULES}
+
+
+def _cycles() -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(GRAPH[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(GRAPH):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_layout_sees_the_engine_chain():
+    assert "companion.engine.referee" in GRAPH["companion.engine.preview"]
+    assert "companion.engine.expect" in GRAPH["companion.engine.referee"]
+    assert "companion.engine.referee" not in GRAPH["companion.engine.expect"]
+
+
+def test_the_engine_imports_nothing_outside_itself():
+    for m in MODULES:
+        if m.startswith("companion.engine"):
+            assert all(t.startswith("companion.engine") for t in GRAPH[m]), (m, GRAPH[m])
+
+
+def test_no_import_cycle_at_all():
+    assert _cycles() == []
+
+
+def test_no_private_name_is_imported_from_another_module():
+    bad = [f"{MODULES[m].relative_to(ROOT)}:{line}: from {src} import {name}"
+           for m in MODULES for src, name, line in _imports(m)
+           if name is not None and name.startswith("_") and src != m]
+    bad += [f"{MODULES[m].relative_to(ROOT)}:{line}: {src}"
+            for m in MODULES for src, name, line in _imports(m)
+            if name is None and any(p.startswith("_") and not p.startswith("__")
+                                    for p in src.split("."))]
+    assert bad == []
+
+
+# the modules that answer HTTP: the blueprints, the response middleware, the server's edges
+HTTP_MODULES = {"companion.web.api", "companion.web.pages", "companion.web.live",
+                "companion.web.compress", "companion.web.edges"}
 
 
 def test_only_http_modules_import_request():
-    readers = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
-               if "request" in _names_imported_from(p, "flask")}
+    readers = {
+        m for m, path in MODULES.items()
+        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        if isinstance(node, ast.ImportFrom) and node.module == "flask"
+        and any(a.name == "request" for a in node.names)}
     assert readers <= HTTP_MODULES, f"request read outside the HTTP layer: {readers - HTTP_MODULES}"
-    assert {"web/api.py", "web/pages.py"} <= readers      # the check looks where it should
+    assert {"companion.web.api", "companion.web.pages"} <= readers   # it looks where it should

@@ -2,34 +2,54 @@
 
 Public API (RULES.md ids in brackets):
 
+- vocabulary: :class:`Side`, :class:`Phase`, :class:`Reason`, :class:`Outcome`
 - events as values: :class:`Exhaust`, :class:`Intel`, :class:`Tokens`, :class:`Start`,
   :class:`Reveal`, :class:`Check`; :func:`event_from_dict`; :class:`Record`, :class:`Options`
-- state: :func:`new_game`, :func:`apply` (one event, returns a new state), :func:`replay`
-- next: :func:`expected`, :func:`reveal_options`, :func:`choice_options`,
-  :func:`ability_preview`, :func:`team_part` [R80]
+- state: :func:`new_game`, :func:`apply` (one event, returns a new state), :func:`replay`;
+  each reveal leaves a :class:`RevealResult` with its effects in ``state.reveals``
+- next: :func:`expected`, :func:`reveal_options`, :func:`owner_choices`,
+  :func:`choice_options`, :func:`ability_preview`, :func:`activate`, :func:`team_part` [R80]
+- a reveal tapped in steps: :class:`Draft` [R13, R14, R45, R49, R80]
 - words: :func:`narrate_reveal`, :func:`narrate_end`
 - refusals: :class:`RecordError` and its subclasses
+
+Modules depend one way only: ``errors`` ← ``events`` ← ``results`` ← ``state`` ←
+``expect`` ← ``referee`` ← ``preview`` ← ``draft``; ``narrate`` reads ``results``.
+
+>>> import random
+>>> from companion.engine.simulate import random_record
+>>> state = replay(random_record(random.Random(7)))
+>>> state.is_over, state.outcome is not None, len(state.reveals) > 0
+(True, True, True)
 """
+
+from typing import Any
 
 from .errors import BadRecord, GameOver, IllegalEvent, MalformedEvent, OutOfTurn, RecordError
 from .events import (FORMAT, RANK_NAMES, SIDES, Check, Event, Exhaust, Intel, Options, Record,
-                     Reveal, Start, Tokens, event_from_dict, other)
-from .expect import (Expected, ability_preview, choice_options, describe_choice, expected,
-                     reveal_options, team_part)
+                     Reveal, Side, Start, Tokens, event_from_dict, other)
+from .results import Effect, Outcome, Reason, RevealResult
+from .state import Phase, State
+from .expect import (Expected, describe_choice, expected, owner_choices, reveal_options,
+                     team_part)
+from .referee import activate, apply, new_game, replay
+from .preview import ability_preview, choice_options
+from .draft import Draft
+
 from .narrate import narrate_end, narrate_reveal
-from .referee import State, apply, new_game, replay
 
 __all__ = [
     "BadRecord", "GameOver", "IllegalEvent", "MalformedEvent", "OutOfTurn", "RecordError",
     "FORMAT", "RANK_NAMES", "SIDES", "Check", "Event", "Exhaust", "Intel", "Options", "Record",
-    "Reveal", "Start", "Tokens", "event_from_dict", "other",
-    "Expected", "ability_preview", "choice_options", "describe_choice", "expected",
-    "reveal_options", "team_part", "narrate_end", "narrate_reveal",
-    "State", "apply", "new_game", "replay", "replay_output",
+    "Reveal", "Side", "Start", "Tokens", "event_from_dict", "other",
+    "Effect", "Outcome", "Reason", "RevealResult", "Phase", "State",
+    "Expected", "describe_choice", "expected", "owner_choices", "reveal_options", "team_part",
+    "activate", "apply", "new_game", "replay", "ability_preview", "choice_options", "Draft",
+    "narrate_end", "narrate_reveal", "replay_output",
 ]
 
 
-def replay_output(state: State) -> dict:
+def replay_output(state: State) -> dict[str, Any]:
     """The JSON object ``spies-lies replay`` prints: RECORD.md's keys and more."""
     d = state.to_dict()
     for r in d["reveals"]:

@@ -5,8 +5,8 @@ RECORD.md and :func:`event_from_dict` reads one back; for every event ``e``,
 ``event_from_dict(e.to_dict()) == e``.
 
 >>> e = Reveal(guesser="blue", mission=1, guess=2, actual=1, deception=False)
->>> e.to_dict()
-{'type': 'reveal', 'guesser': 'blue', 'mission': 1, 'guess': 2, 'actual': 1, 'deception': False}
+>>> json.dumps(e.to_dict())      # Side members are str: the JSON has plain words
+'{"type": "reveal", "guesser": "blue", "mission": 1, "guess": 2, "actual": 1, "deception": false}'
 >>> event_from_dict(e.to_dict()) == e
 True
 """
@@ -15,12 +15,26 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar, Mapping, Union
 
 from .errors import BadRecord, MalformedEvent, RecordError
 
 FORMAT = "spies-and-lies-record/1"
-SIDES = ("red", "blue")
+
+
+class Side(StrEnum):
+    """A side of the table. Members are strings, so JSON shows ``"red"`` and ``"blue"``.
+
+    >>> Side("red") is Side.RED, Side.RED == "red", json.dumps({Side.BLUE: Side.RED})
+    (True, True, '{"blue": "red"}')
+    """
+
+    RED = "red"
+    BLUE = "blue"
+
+
+SIDES: tuple[Side, Side] = (Side.RED, Side.BLUE)
 RANKS = range(1, 11)
 MISSIONS = range(1, 5)
 RANK_NAMES = {
@@ -31,18 +45,22 @@ WALL_DISTANCES = range(2, 9)
 DEFAULT_WALL_DISTANCE = 4
 
 
-def other(side: str) -> str:
-    """The opposing side: ``other("red") == "blue"``."""
-    return "blue" if side == "red" else "red"
+def other(side: str) -> Side:
+    """The opposing side.
+
+    >>> other(Side.RED), other("blue")
+    (<Side.BLUE: 'blue'>, <Side.RED: 'red'>)
+    """
+    return Side.BLUE if side == "red" else Side.RED
 
 
 # --- field readers: each raises MalformedEvent naming the key ---------------
 
-def _side(d: Mapping[str, Any], key: str) -> str:
+def _side(d: Mapping[str, Any], key: str) -> Side:
     v = d.get(key)
     if v not in SIDES:
         raise MalformedEvent(f"'{key}' must be \"red\" or \"blue\", not {json.dumps(v)}")
-    return v
+    return Side(v)
 
 
 def _int(d: Mapping[str, Any], key: str, allowed: range, what: str) -> int:
@@ -76,15 +94,20 @@ def _int_list(d: Mapping[str, Any], key: str, allowed: range, what: str,
 class Exhaust:
     """That side's exhausted soldier(s) for the coming round (R3, R15, R47)."""
 
-    side: str
+    side: Side
     ranks: tuple[int, ...]
     type: ClassVar[str] = "exhaust"
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "side", Side(self.side))
+
     def to_dict(self) -> dict[str, Any]:
+        """The JSON dict of RECORD.md."""
         return {"type": self.type, "side": self.side, "ranks": list(self.ranks)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Exhaust":
+        """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         return cls(_side(d, "side"), _int_list(d, "ranks", RANKS, "rank", (1, 2)))
 
 
@@ -96,10 +119,12 @@ class Intel:
     type: ClassVar[str] = "intel"
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON dict of RECORD.md."""
         return {"type": self.type, "ranks": list(self.ranks)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Intel":
+        """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         return cls(_int_list(d, "ranks", RANKS, "rank", (4,)))
 
 
@@ -107,15 +132,20 @@ class Intel:
 class Tokens:
     """The missions of ``side`` that carry an intel token (R11)."""
 
-    side: str
+    side: Side
     missions: tuple[int, ...]
     type: ClassVar[str] = "tokens"
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "side", Side(self.side))
+
     def to_dict(self) -> dict[str, Any]:
+        """The JSON dict of RECORD.md."""
         return {"type": self.type, "side": self.side, "missions": list(self.missions)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Tokens":
+        """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         return cls(_side(d, "side"), _int_list(d, "missions", MISSIONS, "mission", None))
 
 
@@ -123,14 +153,19 @@ class Tokens:
 class Start:
     """The side that guesses first this round (R12)."""
 
-    side: str
+    side: Side
     type: ClassVar[str] = "start"
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "side", Side(self.side))
+
     def to_dict(self) -> dict[str, Any]:
+        """The JSON dict of RECORD.md."""
         return {"type": self.type, "side": self.side}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Start":
+        """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         return cls(_side(d, "side"))
 
 
@@ -138,7 +173,7 @@ class Start:
 class Reveal:
     """One reveal: ``guesser`` names ``guess`` for the enemy's ``mission``; it was ``actual``."""
 
-    guesser: str
+    guesser: Side
     mission: int
     guess: int
     actual: int
@@ -146,12 +181,16 @@ class Reveal:
     choice: str | None = None
     type: ClassVar[str] = "reveal"
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "guesser", Side(self.guesser))
+
     @property
-    def owner(self) -> str:
+    def owner(self) -> Side:
         """The side whose card is turned up."""
         return other(self.guesser)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON dict of RECORD.md."""
         d: dict[str, Any] = {"type": self.type, "guesser": self.guesser, "mission": self.mission,
                              "guess": self.guess, "actual": self.actual,
                              "deception": self.deception}
@@ -161,6 +200,7 @@ class Reveal:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Reveal":
+        """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         deception = d.get("deception")
         if type(deception) is not bool:
             raise MalformedEvent(f"'deception' must be true or false, not {json.dumps(deception)}")
@@ -176,19 +216,22 @@ class Reveal:
 class Check:
     """The capturer's cards still face down after a flag capture (R71)."""
 
-    side: str
+    side: Side
     ranks: tuple[tuple[int, int], ...] = field(default=())  # (mission, rank), by mission
     type: ClassVar[str] = "check"
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "side", Side(self.side))
         object.__setattr__(self, "ranks", tuple(sorted(self.ranks)))
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON dict of RECORD.md."""
         return {"type": self.type, "side": self.side,
                 "ranks": {str(m): r for m, r in self.ranks}}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Check":
+        """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         side = _side(d, "side")
         raw = d.get("ranks")
         if not isinstance(raw, dict):
@@ -205,10 +248,10 @@ class Check:
 
 
 Event = Union[Exhaust, Intel, Tokens, Start, Reveal, Check]
-EVENT_TYPES: dict[str, type] = {c.type: c for c in (Exhaust, Intel, Tokens, Start, Reveal, Check)}
+EVENT_TYPES: dict[str, type[Event]] = {c.type: c for c in (Exhaust, Intel, Tokens, Start, Reveal, Check)}
 
 
-def event_from_dict(d: Any) -> Event:
+def event_from_dict(d: object) -> Event:
     """Read one event from its JSON dict; raise :class:`MalformedEvent` if it is not one."""
     if not isinstance(d, dict):
         raise MalformedEvent(f"an event must be an object, not {json.dumps(d)[:40]}")
@@ -228,10 +271,12 @@ class Options:
     wall_distance: int = DEFAULT_WALL_DISTANCE
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON dict of RECORD.md."""
         return {"wall_distance": self.wall_distance}
 
     @classmethod
-    def from_dict(cls, d: Any) -> "Options":
+    def from_dict(cls, d: object) -> "Options":
+        """Read the options of a record (``None``: the defaults); raise :class:`BadRecord`."""
         if d is None:
             return cls()
         if not isinstance(d, dict):
@@ -250,14 +295,16 @@ class Record:
     events: tuple[Event, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON dict of RECORD.md."""
         return {"format": FORMAT, "options": self.options.to_dict(),
                 "events": [e.to_dict() for e in self.events]}
 
     def to_json(self, indent: int | None = None) -> str:
+        """The record file's text."""
         return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
-    def from_dict(cls, d: Any) -> "Record":
+    def from_dict(cls, d: object) -> "Record":
         """Read a record dict; a bad event raises a refusal naming its index."""
         if not isinstance(d, dict):
             raise BadRecord("a record must be a JSON object")
@@ -277,6 +324,7 @@ class Record:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> "Record":
+        """Read a record file's text (or bytes); a refusal names what is wrong."""
         try:
             d = json.loads(text)
         except (ValueError, RecursionError) as err:

@@ -10,9 +10,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from .events import RANK_NAMES, other
+from .results import RevealResult
 
 _EFFECT_WORDS = {
     "spy": "{enemy}'s Marshal is powerless against {side} this round",
@@ -23,12 +24,13 @@ _EFFECT_WORDS = {
 
 
 def _join(parts: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
     if len(parts) <= 1:
         return "".join(parts)
     return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def _effect(e: dict[str, Any]) -> str | None:
+def _effect(e: Mapping[str, Any]) -> str | None:
     side = e["side"]
     kind = e["kind"]
     if kind == "ip":
@@ -68,8 +70,14 @@ def _effect(e: dict[str, Any]) -> str | None:
     return None
 
 
-def narrate_reveal(r: dict[str, Any]) -> str:
-    """One sentence for one reveal, from its outcome data."""
+def narrate_reveal(r: RevealResult | Mapping[str, Any]) -> str:
+    """One sentence for one reveal, from its outcome data.
+
+    ``r`` is a :class:`RevealResult` (``state.reveals[-1]``) or its JSON dict (a
+    reveal of the replay output): both give the same sentence.
+    """
+    if isinstance(r, RevealResult):
+        r = r.to_dict()
     g, o = r["guesser"], r["owner"]
     name = RANK_NAMES[r["actual"]]
     head = f"{g.capitalize()} guessed {RANK_NAMES[r['guess']]} on {o}'s mission {r['mission']}"
@@ -97,7 +105,7 @@ def narrate_reveal(r: dict[str, Any]) -> str:
     return f"{head} — {what}{tail}."
 
 
-def narrate_end(state_dict: dict[str, Any]) -> str | None:
+def narrate_end(state_dict: Mapping[str, Any]) -> str | None:
     """One sentence for the end of the game (R70-R72), or ``None`` while it goes on."""
     w, reason = state_dict.get("winner"), state_dict.get("reason")
     if w is None:

@@ -7,8 +7,8 @@ side deploys out of order (R60) or misplaces an intel token (R61).
 >>> import random
 >>> from companion.engine import replay
 >>> rec = random_record(random.Random(7))
->>> replay(rec).phase
-'over'
+>>> replay(rec).phase == "over"
+True
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ from __future__ import annotations
 import random
 from typing import Iterator
 
-from .events import SIDES, Check, Event, Exhaust, Intel, Options, Record, Reveal, Start, Tokens, other
-from .expect import _choices_for, expected
-from .referee import State, _step
+from .events import (SIDES, Check, Event, Exhaust, Intel, Options, Record, Reveal, Side, Start,
+                     Tokens, other)
+from .expect import expected, owner_choices
+from .referee import apply, new_game
+from .state import Phase
 
 
 def deploy(rng: random.Random, hand: list[int], disorder: float = 0.0) -> list[int]:
@@ -36,18 +38,19 @@ def deploy(rng: random.Random, hand: list[int], disorder: float = 0.0) -> list[i
 def play(rng: random.Random, options: Options | None = None, disorder: float = 0.1,
          lie: float = 0.1, correct: float = 0.35, deceive: float = 0.3) -> Iterator[Event]:
     """Yield the events of one random legal game, in the order of play."""
-    s = State(options)
-    deployed: dict[str, list[int]] = {}
+    s = new_game(options)
+    deployed: dict[Side, list[int]] = {}
 
     def emit(e: Event) -> Event:
-        _step(s, e)
+        nonlocal s
+        s = apply(s, e)
         return e
 
-    while s.phase != "over":
+    while s.phase != Phase.OVER:
         exp = expected(s)
         if exp.type == "exhaust":
             side = exp.sides[0]
-            pool = list(deployed[side]) if s.phase == "round_end" else list(range(1, 11))
+            pool = list(deployed[side]) if s.phase == Phase.ROUND_END else list(range(1, 11))
             yield emit(Exhaust(side, tuple(rng.sample(pool, exp.count[side]))))
         elif exp.type == "intel":
             for side in SIDES:
@@ -62,13 +65,13 @@ def play(rng: random.Random, options: Options | None = None, disorder: float = 0
             yield emit(Tokens(side, tuple(sorted(truth))))
         elif exp.type == "start":
             yield emit(Start(exp.sides[0] if exp.sides else rng.choice(SIDES)))
-        elif exp.type == "reveal":
-            guesser, mission = s.next_reveal()  # type: ignore[misc]
+        elif exp.type == "reveal" and exp.mission is not None:
+            guesser, mission = exp.sides[0], exp.mission
             owner = other(guesser)
             actual = deployed[owner][mission - 1]
             guess = actual if rng.random() < correct else rng.randint(1, 10)
             dec = s.dt[owner] > 0 and rng.random() < deceive
-            choices = _choices_for(s, owner, actual)
+            choices = owner_choices(s, owner, actual)
             yield emit(Reveal(guesser, mission, guess, actual, dec,
                               rng.choice(choices) if choices else None))
         elif exp.type == "check":

@@ -8,14 +8,15 @@ import json
 import random
 from typing import Any
 
-from ..engine import (RANK_NAMES, SIDES, Event, RecordError, Reveal, State, choice_options,
+from ..engine import (RANK_NAMES, SIDES, Draft, Event, RecordError, Reveal, State,
                       event_from_dict, expected, narrate_reveal)
+from ..engine.draft import STEPS
 from .authority import Transaction
-from .errors import ApiError
+from .errors import ApiError, from_refusal
 from .fields import body_field
 from .states import active_events, derive
 from .tables import Actor
-from .views import draft_view, event_text, public_view
+from .views import event_text, public_view
 
 _rng = random.SystemRandom()
 
@@ -90,7 +91,12 @@ def post_event(tx: Transaction, actor: Actor) -> None:
     _commit_event(tx, actor, state, event)
 
 
-def _rank_value(body: dict[str, Any]) -> int:
+def _tap_value(step: str, body: dict[str, Any]) -> Any:
+    """The value of a tap, checked for its type at the edge (the draft checks the rest)."""
+    if step == "deception":
+        return body_field(body, "value", bool, "true or false")
+    if step == "choice":
+        return body_field(body, "value", str, "one of the offered choices")
     v: int = body_field(body, "value", int, "a rank 1-10")
     if not 1 <= v <= 10:
         raise ApiError(400, "the field 'value' must be a rank 1-10", field="value",
@@ -98,65 +104,50 @@ def _rank_value(body: dict[str, Any]) -> int:
     return v
 
 
+def _tap_words(draft: Draft, step: str, after: Draft) -> str:
+    """What a tap that records no event yet did, in words."""
+    owner = draft.owner.capitalize()
+    if step == "deception":
+        return f"{owner} plays a deception token" if after.deception else \
+            f"{owner} plays no deception token"
+    if step == "guess":
+        assert after.guess is not None
+        return f"{draft.guesser.capitalize()} guesses {RANK_NAMES[after.guess]} ({after.guess})"
+    assert after.actual is not None
+    return f"{owner} turns up the {RANK_NAMES[after.actual]}: choose"
+
+
 def post_draft(tx: Transaction, actor: Actor) -> None:
     """One tap of a reveal: deception, guess, the card turned up, or the owner's choice."""
     _need_seat(actor)
     table = tx.table
     state = derive(table)
-    view = draft_view(table, state)
-    if view is None:
+    draft = Draft.from_dict(state, table.draft_dict())
+    if draft is None:
         raise ApiError(409, "no reveal is due now: " + expected(state).text, code="out_of_turn",
                        view=public_view(table, state))
     step = body_field(tx.body, "step", str, "deception, guess, actual or choice")
-    if step not in ("deception", "guess", "actual", "choice"):
+    if step not in STEPS:
         raise ApiError(400, "the field 'step' must be deception, guess, actual or choice",
                        field="step", code="bad_field")
-    if step != view["step"]:
-        raise ApiError(409, f"this reveal waits for the {view['step']} from {view['side']}, "
+    if step != draft.step:
+        raise ApiError(409, f"this reveal waits for the {draft.step} from {draft.side}, "
                             f"not the {step}", field="step", code="out_of_turn",
                        view=public_view(table, state))
-    if not _may(actor, view["side"], view["part"] if table.teams else None):
-        part = f" (missions {'1-2' if view['part'] == 1 else '3-4'})" if table.teams else ""
-        raise ApiError(403, f"it is {view['side']}{part}'s phone that records the {step} now",
+    if not _may(actor, draft.side, draft.part if table.teams else None):
+        part = f" (missions {'1-2' if draft.part == 1 else '3-4'})" if table.teams else ""
+        raise ApiError(403, f"it is {draft.side}{part}'s phone that records the {step} now",
                        code="wrong_seat")
-    d = {k: view[k] for k in ("deception", "guess", "actual")}
-    d["events"] = state.events
-    d["auto_deception"] = not view["can_deceive"]
-    guesser, mission = view["guesser"], view["mission"]
-    event = None
-    if step == "deception":
-        d["deception"] = body_field(tx.body, "value", bool, "true or false")
-        text = (f"{view['owner'].capitalize()} plays a deception token" if d["deception"]
-                else f"{view['owner'].capitalize()} plays no deception token")
-    elif step == "guess":
-        d["guess"] = _rank_value(tx.body)
-        text = f"{guesser.capitalize()} guesses {RANK_NAMES[d['guess']]} ({d['guess']})"
-    elif step == "actual":
-        a = _rank_value(tx.body)
-        if a not in view["ranks"]:
-            raise ApiError(400, f"{view['owner']} cannot turn up the {RANK_NAMES[a]} now: it is "
-                                "already revealed or exhausted", field="value", code="illegal")
-        choices = choice_options(state, d["guess"], a, d["deception"])
-        if choices:
-            tx.apply(state, Reveal(guesser, mission, d["guess"], a, d["deception"],
-                                   choices[0]["choice"]))
-            d["actual"] = a
-            text = f"{view['owner'].capitalize()} turns up the {RANK_NAMES[a]}: choose"
-        else:
-            event = Reveal(guesser, mission, d["guess"], a, d["deception"])
-    else:
-        c = body_field(tx.body, "value", str, "one of the offered choices")
-        if c not in [o["choice"] for o in view["choices"]]:
-            raise ApiError(400, "the field 'value' must be one of: "
-                           + ", ".join(o["choice"] for o in view["choices"]),
-                           field="value", code="bad_field")
-        event = Reveal(guesser, mission, d["guess"], d["actual"], d["deception"], c)
-    if event is not None:
-        _commit_event(tx, actor, state, event)
-    else:
-        table.draft = json.dumps(d)
-        tx.state = state            # a tap of a reveal records no event: same game
-        tx.commit(200, {"draft": d, "text": text})
+    try:
+        after = draft.tap(step, _tap_value(step, tx.body))
+    except RecordError as err:
+        raise from_refusal(err, field="value") from None
+    if isinstance(after, Reveal):
+        _commit_event(tx, actor, state, after)
+        return
+    table.draft = json.dumps(after.to_dict())
+    tx.state = state            # a tap of a reveal records no event: same game
+    tx.commit(200, {"draft": after.to_dict(), "text": _tap_words(draft, step, after)})
 
 
 def undo(tx: Transaction, actor: Actor) -> None:
@@ -164,17 +155,13 @@ def undo(tx: Transaction, actor: Actor) -> None:
     _need_seat(actor)
     table = tx.table
     state = derive(table)
-    d = table.draft_dict()
-    if d and d.get("events") == state.events:
-        for k in ("actual", "guess", "deception"):
-            if d.get(k) is not None and not (k == "deception" and d.get("auto_deception")):
-                what = {"actual": "the card turned up", "guess": "the guess",
-                        "deception": "the deception decision"}[k]
-                d[k] = None
-                table.draft = json.dumps(d)
-                tx.state = state
-                tx.commit(200, {"undone": what}, notice=f"{actor.name} took back {what}")
-                return
+    draft = Draft.from_dict(state, table.draft_dict())
+    before = draft.undo() if draft is not None else None
+    if draft is not None and before is not None:
+        table.draft = json.dumps(before.to_dict())
+        tx.state = state
+        tx.commit(200, {"undone": draft.undone}, notice=f"{actor.name} took back {draft.undone}")
+        return
     rows = active_events(table)
     if not rows:
         raise ApiError(409, "there is nothing to undo yet", code="nothing_to_undo")

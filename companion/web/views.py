@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..engine import (RANK_NAMES, State, choice_options, replay_output, reveal_options)
+from ..engine import RANK_NAMES, Draft, State, replay_output
 from .models import Seat, Table
 from .states import derive, event_rows
 
@@ -35,29 +35,8 @@ def event_text(d: dict[str, Any]) -> str:
 
 def draft_view(table: Table, state: State) -> dict[str, Any] | None:
     """The reveal being built over several taps, and the step it waits for."""
-    opts = reveal_options(state)
-    if opts is None:
-        return None
-    d = table.draft_dict()
-    if not d or d.get("events") != state.events:
-        d = {"events": state.events, "deception": None if opts["deception"] else False,
-             "guess": None, "actual": None}
-    view: dict[str, Any] = {
-        "guesser": opts["guesser"], "owner": opts["owner"], "mission": opts["mission"],
-        "part": opts["part"], "token": opts["token"], "ranks": opts["ranks"],
-        "can_deceive": opts["deception"], "deception": d["deception"],
-        "guess": d["guess"], "actual": d["actual"], "choices": [],
-    }
-    if d["deception"] is None:
-        view["step"], view["side"] = "deception", opts["owner"]
-    elif d["guess"] is None:
-        view["step"], view["side"] = "guess", opts["guesser"]
-    elif d["actual"] is None:
-        view["step"], view["side"] = "actual", opts["owner"]
-    else:
-        view["step"], view["side"] = "choice", opts["owner"]
-        view["choices"] = choice_options(state, d["guess"], d["actual"], d["deception"])
-    return view
+    draft = Draft.from_dict(state, table.draft_dict())
+    return draft.view() if draft is not None else None
 
 
 def seat_dict(seat: Seat) -> dict[str, Any]:

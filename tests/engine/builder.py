@@ -6,8 +6,8 @@ holds (applied event by event) and a full replay of its record.
 
 from __future__ import annotations
 
-from companion.engine import (Check, Exhaust, Intel, Options, Record, Reveal, Start, State,
-                              Tokens, apply, new_game, other, replay)
+from companion.engine import (Check, Exhaust, Intel, Options, Record, Reveal, RevealResult,
+                              Start, State, Tokens, apply, new_game, other, replay)
 
 
 class Table:
@@ -88,7 +88,7 @@ class Table:
                 if m not in self.state.revealed[side]}
         return self.do(Check(side, tuple(down.items())))
 
-    def last(self) -> dict:
+    def last(self) -> RevealResult:
         return self.state.reveals[-1]
 
     def replayed(self) -> State:

@@ -189,6 +189,12 @@ def test_ability_calculator_uses_round_effects():
     assert t.state.ip == {"red": 0, "blue": 1}
 
 
+def test_ability_calculator_of_an_exhausted_captain_does_not_crash():
+    t = Table(red_exhausted=6)
+    t.day([1, 2, 3, 5], [1, 2, 3, 5], start="red")
+    assert [p["choice"] for p in ability_preview(t.state, "red", 6)] == ["ip"]
+
+
 def test_narration_is_built_from_the_outcome_data():
     t = Table()
     t.day([2, 3, 5, 6], [1, 3, 5, 6], start="red")

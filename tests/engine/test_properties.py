@@ -42,7 +42,7 @@ def test_invariants_hold_after_every_event(record):
     assert state.phase == "over"
     days = {}
     for r in state.reveals:
-        days[r["day"]] = days.get(r["day"], 0) + 1
+        days[r.day] = days.get(r.day, 0) + 1
     if state.reason not in ("flag", "flag_cancelled"):
         assert days == {1: 8, 2: 8, 3: 8}
     else:

@@ -106,7 +106,7 @@ def test_R14_deception_needs_a_token_and_spends_it():
     t.day([1, 2, 3, 5], [2, 3, 5, 6], start="red")
     t.reveal(guess=2, deception=True)        # blue's Scout guessed right, token spent
     assert t.state.dt == {"red": 1, "blue": 0}
-    assert t.last()["outcome"] == "identified"
+    assert t.last().outcome == "identified"
     t.reveal()
     with pytest.raises(IllegalEvent, match="blue holds no deception token"):
         t.reveal(deception=True)
@@ -152,7 +152,7 @@ def test_R22_R30_correct_guess_scores_2():
     t.day([1, 2, 3, 5], [2, 3, 5, 6], start="red")
     s = t.right()
     assert s.ip == {"red": 2, "blue": 0}
-    assert (t.last()["outcome"], t.last()["rule"]) == ("identified", "R30")
+    assert (t.last().outcome, t.last().rule) == ("identified", "R30")
 
 
 @rule("R24", "R40")
@@ -162,7 +162,7 @@ def test_R24_R40_worked_example_spy_guessed_wrongly_gives_1_IP_and_a_token():
     s = t.reveal(guess=2)
     assert s.ip == {"red": 0, "blue": 1}
     assert s.dt == {"red": 1, "blue": 2} and s.supply == 1
-    assert t.last()["outcome"] == "activated"
+    assert t.last().outcome == "activated"
 
 
 @rule("R21", "R61")
@@ -172,7 +172,7 @@ def test_R21_R61_wrong_intel_token_counts_as_identified_whatever_the_guess():
     t.day([1, 2, 3, 5], [3, 5, 6, 8], start="red", intel=(3, 7, 9, 10),
           tokens={"red": set(), "blue": set()})
     s = t.reveal(guess=10)
-    assert (t.last()["outcome"], t.last()["rule"]) == ("identified", "R61")
+    assert (t.last().outcome, t.last().rule) == ("identified", "R61")
     assert s.ip["red"] == 2 and s.ip["blue"] == 0
 
 
@@ -182,7 +182,7 @@ def test_R21_R43_the_sergeant_may_lie_about_intel():
     t.day([1, 2, 3, 5], [4, 5, 6, 8], start="red", intel=(4, 7, 9, 10),
           tokens={"red": set(), "blue": set()})
     s = t.reveal(guess=1)
-    assert (t.last()["outcome"], s.ip["blue"]) == ("activated", 4)
+    assert (t.last().outcome, s.ip["blue"]) == ("activated", 4)
 
 
 @rule("R10", "R20", "R43")
@@ -193,7 +193,7 @@ def test_R10_R20_R43_the_sergeant_may_stand_anywhere():
     t.reveal()
     t.reveal()
     s = t.reveal()  # red's Sergeant on mission 2, after the Lieutenant: fine
-    assert t.last()["outcome"] == "activated" and s.ip["red"] == 4
+    assert t.last().outcome == "activated" and s.ip["red"] == 4
 
 
 @rule("R23", "R46")
@@ -203,12 +203,12 @@ def test_R23_R46_bomb_makes_the_owners_next_reveal_retreat_and_is_used_up():
     t.reveal()                                # blue guesses red 1: the Bomb activates
     assert t.state.effects["red"]["bomb"]
     s = t.reveal(guess=10, deception=True)    # red guesses blue's Spy wrongly: retreats
-    assert (t.last()["outcome"], t.last()["rule"]) == ("neutralised", "R46")
+    assert (t.last().outcome, t.last().rule) == ("neutralised", "R46")
     assert s.ip == {"red": 0, "blue": 0} and s.dt["blue"] == 0   # the token is wasted
     assert not s.effects["red"]["bomb"]
     t.reveal()                                # blue guesses red 2 (Colonel): activated
     s = t.reveal(guess=10)                    # red guesses blue's Scout wrongly: activates now
-    assert t.last()["outcome"] == "activated" and s.ip["blue"] == 2
+    assert t.last().outcome == "activated" and s.ip["blue"] == 2
 
 
 @rule("R46", "R47")
@@ -218,7 +218,7 @@ def test_R46_R47_bomb_then_identification_means_double_damage():
     t.reveal()                                # red's Bomb activates
     t.right()                                 # red identifies blue's Spy: double damage
     assert t.state.double == {"red": False, "blue": True}
-    assert "double_damage" in [e["kind"] for e in t.last()["effects"]]
+    assert "double_damage" in [e.kind for e in t.last().effects]
     while t.state.phase == "mission":
         t.right()
     with pytest.raises(IllegalEvent, match="blue must have 2 soldiers drawn \\(double damage"):
@@ -251,8 +251,8 @@ def test_R23_R40_spy_owner_makes_the_enemy_marshal_retreat():
     t.right(); t.right(); t.right(); t.right(); t.right(); t.right()
     before = dict(t.state.ip)
     s = t.reveal(guess=9)                     # red guesses blue's Marshal wrongly
-    assert (t.last()["outcome"], t.last()["rule"]) == ("neutralised", "R40")
-    assert s.ip == before and t.last()["effects"] == []
+    assert (t.last().outcome, t.last().rule) == ("neutralised", "R40")
+    assert s.ip == before and t.last().effects == ()
 
 
 @rule("R23", "R42")
@@ -263,7 +263,7 @@ def test_R23_R42_miner_owner_makes_the_enemy_bomb_retreat():
     assert t.state.ip["red"] == 3 and t.state.effects["red"]["miner"]
     t.right(); t.right(); t.right(); t.right()
     s = t.reveal(guess=1)                     # red guesses blue's Bomb wrongly
-    assert (t.last()["outcome"], t.last()["rule"]) == ("neutralised", "R42")
+    assert (t.last().outcome, t.last().rule) == ("neutralised", "R42")
     assert not s.effects["blue"]["bomb"]
 
 
@@ -274,7 +274,7 @@ def test_R20_order_check_comes_before_a_correct_guess():
     t.reveal(choice="ip")                     # blue's Captain: +6
     t.reveal()                                # red's Spy: +1
     s = t.right()                             # blue's 5 after its 6: R60 despite the right guess
-    assert t.last()["rule"] == "R60"
+    assert t.last().rule == "R60"
     assert s.ip == {"red": 1 + 2, "blue": 0}
 
 
@@ -289,7 +289,7 @@ def test_R31_reaching_10_infiltrates_moves_the_DA_by_the_day_and_loses_excess():
     t.right()                                 # red identifies blue's Spy: +2 -> 10: infiltrate
     s = t.state
     assert s.ip["red"] == 0 and s.da == 1
-    assert [e["kind"] for e in t.last()["effects"]] == ["ip", "infiltrate", "da"]
+    assert [e.kind for e in t.last().effects] == ["ip", "infiltrate", "da"]
 
 
 @rule("R31", "R32")
@@ -310,8 +310,8 @@ def test_R32_a_move_stops_on_the_enemy_wall_and_the_rest_is_lost():
     t.right()
     s = t.reveal()                            # red's General: 2 steps asked, 1 moved
     assert s.da == 2 and s.winner is None
-    da = [e for e in t.last()["effects"] if e["kind"] == "da"][0]
-    assert (da["steps"], da["asked"]) == (1, 2)
+    da = [e for e in t.last().effects if e.kind == "da"][0]
+    assert (da.steps, da.asked) == (1, 2)
 
 
 @rule("R32", "R70")
@@ -339,7 +339,7 @@ def test_R49_R33_worked_example_marshal_drain_on_an_opponent_at_3_leaves_0():
     assert (t.state.ip, t.state.da) == ({"red": 2, "blue": 3}, 4)
     s = t.reveal(choice="drain")              # red's Marshal: +5, blue 3 -> 0
     assert (s.ip, s.da, s.phase) == ({"red": 7, "blue": 0}, 4, "round_end")
-    assert t.last()["effects"][-1] == {"kind": "drain", "side": "blue", "amount": 3}
+    assert t.last().effects[-1].to_dict() == {"kind": "drain", "side": "blue", "amount": 3}
 
 
 # --- abilities (R40-R49) ---------------------------------------------------------
@@ -356,7 +356,7 @@ def test_R40_R51_spy_token_only_below_2_and_while_the_supply_lasts():
     assert s.dt == {"red": 2, "blue": 2} and s.supply == 0
     s = t.reveal(guess=2)                     # red's Spy: red holds 2 already
     assert s.dt == {"red": 2, "blue": 2} and s.supply == 0
-    assert "dt" not in [e["kind"] for e in t.last()["effects"]]
+    assert "dt" not in [e.kind for e in t.last().effects]
     assert s.dt["red"] + s.dt["blue"] + s.supply <= 4
 
 
@@ -380,7 +380,7 @@ def test_R41_R61_scout_bonus_applies_to_wrong_intel_identifications():
     t.right()                                 # red identifies blue's Spy: +4 -> 6
     t.right()                                 # blue identifies red's Miner
     s = t.reveal(guess=10)                    # blue's 5 has a lying token: R61, +4 -> 10
-    assert t.last()["rule"] == "R61" and s.ip["red"] == 0 and s.da == 1
+    assert t.last().rule == "R61" and s.ip["red"] == 0 and s.da == 1
 
 
 @rule("R45")
@@ -407,7 +407,7 @@ def test_R45_captain_needs_a_valid_choice():
         t.reveal(choice="use:9:ip")
     # a correct guess needs no choice, and one given is ignored
     s = t.right(choice="nonsense")
-    assert t.last()["choice"] is None and s.ip["blue"] == 2
+    assert t.last().choice is None and s.ip["blue"] == 2
 
 
 @rule("R45", "R49")
@@ -433,8 +433,8 @@ def test_R45_a_used_marshal_fizzles_against_the_enemy_spy_but_a_token_still_pays
     t.right()
     s0 = dict(t.state.ip)
     s = t.reveal(choice="use:10:ip", deception=True)   # red's Captain uses the Marshal
-    effects = [e["kind"] for e in t.last()["effects"]]
-    assert "fizzle" in effects and t.last()["outcome"] == "activated"
+    effects = [e.kind for e in t.last().effects]
+    assert "fizzle" in effects and t.last().outcome == "activated"
     assert s.ip["red"] == s0["red"] + 4       # only the deception token pays
 
 
@@ -446,7 +446,7 @@ def test_R45_a_used_bomb_fizzles_against_the_enemy_miner():
     t.right(); t.right(); t.right(); t.right()
     s = t.reveal(choice="use:7")              # red's Captain uses the Bomb: fizzles
     assert not s.effects["red"]["bomb"]
-    assert "fizzle" in [e["kind"] for e in t.last()["effects"]]
+    assert "fizzle" in [e.kind for e in t.last().effects]
 
 
 @rule("R45", "R46")
@@ -456,7 +456,7 @@ def test_R45_a_used_bomb_works_like_an_activated_one():
     t.reveal(choice="use:7")
     assert t.state.effects["red"]["bomb"]
     t.reveal(guess=9)                         # red guesses blue's Spy wrongly: retreats
-    assert t.last()["rule"] == "R46"
+    assert t.last().rule == "R46"
 
 
 @rule("R44", "R32")
@@ -480,7 +480,7 @@ def test_R48_worked_example_colonel_activated_at_7_moves_the_DA_and_leaves_5():
     assert t.state.ip == {"red": 7, "blue": 9} and t.state.da == 0
     s = t.reveal()                            # red's Colonel at 7: +3 to 10, DA, then +5
     assert (s.ip["red"], s.da) == (5, 1)
-    kinds = [e["kind"] for e in t.last()["effects"]]
+    kinds = [e.kind for e in t.last().effects]
     assert kinds == ["ip", "infiltrate", "da", "ip"]
 
 
@@ -503,7 +503,7 @@ def test_R50_worked_example_sergeant_under_a_deception_token_gives_4_plus_4():
     t.day([1, 2, 3, 5], [4, 5, 6, 7], start="red")
     s = t.reveal(guess=10, deception=True)
     assert s.ip["blue"] == 8 and s.dt["blue"] == 0 and s.supply == 2
-    kinds = [e["kind"] for e in t.last()["effects"]]
+    kinds = [e.kind for e in t.last().effects]
     assert kinds == ["ip", "deception_pays", "ip"]
 
 
@@ -528,12 +528,12 @@ def test_R60_incorrect_order_undoes_DA_zeroes_IP_and_gives_the_rest_away():
     assert (t.state.da, t.state.ip["red"]) == (3, 2)
     s = t.reveal(guess=2)                     # red's Scout after the General: R60
     assert (s.da, s.ip["red"], s.broken["red"]) == (0, 0, True)
-    assert (t.last()["outcome"], t.last()["rule"]) == ("identified", "R60")
+    assert (t.last().outcome, t.last().rule) == ("identified", "R60")
     assert s.ip["blue"] == 3
     t.right()                                 # red still guesses and scores
     assert t.state.ip["red"] == 2
     s = t.reveal(guess=6, choice="ip")        # red's Captain: identified for blue, any guess
-    assert t.last()["rule"] == "R60" and s.ip["blue"] == 5
+    assert t.last().rule == "R60" and s.ip["blue"] == 5
 
 
 @rule("R60", "R32")
@@ -546,8 +546,8 @@ def test_R60_undoes_the_steps_actually_moved_not_those_asked_for():
     t.right()                                 # red 4
     s = t.reveal()                            # red's Spy after the General: R60
     assert (s.da, s.ip["red"]) == (0, 0)      # 2 steps back, not 3
-    undo = t.last()["effects"][0]
-    assert (undo["kind"], undo["da_undone"], undo["ip_lost"]) == ("order_broken", 2, 4)
+    undo = t.last().effects[0]
+    assert (undo.kind, undo.da_undone, undo.ip_lost) == ("order_broken", 2, 4)
 
 
 @rule("R60", "R32")
@@ -560,7 +560,7 @@ def test_R60_walk_back_never_passes_the_own_wall():
     t.reveal()                                # blue's General: DA 0
     s = t.reveal()                            # red's Spy after the General: R60
     assert (s.da, s.winner) == (-2, None)     # 3 steps back would pass red's own wall
-    assert t.last()["effects"][0]["da_undone"] == 2
+    assert t.last().effects[0].da_undone == 2
 
 
 @rule("R60")
@@ -570,10 +570,10 @@ def test_R60_fires_once_per_side_per_round():
     t.reveal()                                # red's Colonel: 8
     t.right()
     s = t.reveal(choice="ip")                 # red's Captain after the Colonel: R60
-    assert s.ip["red"] == 0 and t.last()["rule"] == "R60"
+    assert s.ip["red"] == 0 and t.last().rule == "R60"
     t.right()
     t.reveal()
-    assert [e["kind"] for e in t.last()["effects"]] == ["ip"]   # no second R60 firing
+    assert [e.kind for e in t.last().effects] == ["ip"]   # no second R60 firing
 
 
 @rule("R60", "R41")
@@ -600,7 +600,7 @@ def test_R70_the_game_stops_at_once_no_colonel_remainder_no_token_bonus():
     s = t.reveal(deception=True)              # Colonel: 12, infiltrates from the wall: flag
     assert (s.winner, s.reason, s.phase, s.da) == ("red", "flag", "capture_check", 3)
     assert s.ip["red"] == 0                   # no remainder of 2, no deception bonus
-    assert [e["kind"] for e in t.last()["effects"]] == ["ip", "infiltrate", "da", "flag"]
+    assert [e.kind for e in t.last().effects] == ["ip", "infiltrate", "da", "flag"]
 
 
 @rule("R70", "R31")
