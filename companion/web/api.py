@@ -104,9 +104,13 @@ def _done(tx: Transaction) -> tuple[Response, int]:
     return jsonify(body), status
 
 
-def _opened(table: Table, secret: str) -> tuple[Response, int]:
-    return jsonify({"code": table.code, "host_secret": secret,
-                    "view": public_view(table)}), 201
+def _opened(table: Table, secret: str | None) -> tuple[Response, int]:
+    """The answer to an opened table: its code, its view, and the host secret the
+    server made (only the first time, and only when the page sent none of its own)."""
+    out: dict[str, Any] = {"code": table.code, "view": public_view(table)}
+    if secret is not None:
+        out["host_secret"] = secret
+    return jsonify(out), 201
 
 
 @bp.post("/tables")
@@ -151,55 +155,53 @@ def me(code: str) -> Response:
     return jsonify(tables.who(actor))
 
 
-@bp.post("/tables/<code>/seats")
-def join(code: str) -> tuple[Response, int]:
-    """Sit down: a side (and in team play a part) and a name; the answer holds the seat key."""
+def _act(code: str, kind: str, action: Callable[[Transaction, tables.Actor], None],
+         anonymous: bool = False) -> tuple[Response, int]:
+    """One state-changing request of ``kind`` by one screen: a retry gets the first answer
+    (never a second effect, never a new secret). ``anonymous``: whoever sends it (a join)."""
     table = _load(code)
     body = _body()
-    with Transaction(table, body) as tx:
+    actor = tables.Actor() if anonymous else tables.actor_for(table, _secret())
+    with Transaction(table, body, kind, actor.key) as tx:
         if tx.receipt:
-            status, again = tables.rejoin(tx.receipt)
+            status, again = tables.answered_before(tx.receipt)
             return jsonify(again), status
-        tables.join(tx, body.get("name"), body.get("side"), body.get("part"))
-    return _done(tx)
-
-
-def _act(code: str, action: Callable[[Transaction, tables.Actor], None]
-         ) -> tuple[Response, int]:
-    """One state-changing request by a known screen: a retry gets the first answer."""
-    table = _load(code)
-    body = _body()
-    actor = tables.actor_for(table, _secret())
-    with Transaction(table, body) as tx:
-        if tx.receipt:
-            return jsonify(json.loads(tx.receipt.body)), tx.receipt.status
         action(tx, actor)
     return _done(tx)
+
+
+@bp.post("/tables/<code>/seats")
+def join(code: str) -> tuple[Response, int]:
+    """Sit down: a side (and in team play a part) and a name, and the key this phone made
+    for its seat (``secret``; without one the server makes it and sends it once)."""
+    return _act(code, "seats", lambda tx, actor: tables.join(
+        tx, tx.body.get("name"), tx.body.get("side"), tx.body.get("part"), tx.body.get("secret")),
+        anonymous=True)
 
 
 @bp.post("/tables/<code>/seats/<int:seat_id>/decision")
 def decide(code: str, seat_id: int) -> tuple[Response, int]:
     """The host screen lets a phone take over a seat, or keeps it."""
-    return _act(code, lambda tx, actor:
+    return _act(code, "decision", lambda tx, actor:
                 tables.decide_takeover(tx, actor, seat_id, tx.body.get("approve")))
 
 
 @bp.post("/tables/<code>/events")
 def post_event(code: str) -> tuple[Response, int]:
     """Record one event: exhaust, intel, tokens, start, check (reveals go through /draft)."""
-    return _act(code, actions.post_event)
+    return _act(code, "events", actions.post_event)
 
 
 @bp.post("/tables/<code>/draft")
 def post_draft(code: str) -> tuple[Response, int]:
     """One tap of the reveal being built: deception, guess, actual, choice."""
-    return _act(code, actions.post_draft)
+    return _act(code, "draft", actions.post_draft)
 
 
 @bp.post("/tables/<code>/undo")
 def undo(code: str) -> tuple[Response, int]:
     """Take back the last tap or event, for every screen to see."""
-    return _act(code, actions.undo)
+    return _act(code, "undo", actions.undo)
 
 
 @bp.get("/tables/<code>/preview")

@@ -40,22 +40,37 @@ def _table_lock(table_id: int) -> Any:
 class Transaction:
     """One state-changing request on one table: lock, idempotency, version, receipt."""
 
-    def __init__(self, table: Table, body: dict[str, Any], need_version: bool = True) -> None:
+    def __init__(self, table: Table, body: dict[str, Any], kind: str,
+                 actor: str = "anyone", need_version: bool = True) -> None:
         self.table = table
         self.body = body
+        self.kind = kind                    # seats, events, draft, undo, decision
+        self.actor = actor                  # host, seat:<id>, anyone
         self.need_version = need_version
         self.key: str = idempotency_key(body) or ""
         self.lock = _table_lock(table.id)
         self.receipt: Receipt | None = None
+        self.read_version = 0
         self.state: State | None = None     # the game after this change, when known
         self.result: tuple[int, dict[str, Any]] = (500, {})
+
+    def _stored(self) -> Receipt | None:
+        """The receipt of an earlier request with this key, if it was this kind by this
+        screen; a key used for anything else is refused (never answered with another's)."""
+        r = db.session.scalar(select(Receipt).where(
+            Receipt.table_id == self.table.id, Receipt.key == self.key))
+        if r is not None and r.kind is not None and (r.kind, r.actor) != (self.kind, self.actor):
+            raise ApiError(422, "this idempotency key was already used for another request; "
+                                "send a new key for a new request", field="idempotency_key",
+                           code="key_reused")
+        return r
 
     def __enter__(self) -> Transaction:
         self.lock.acquire()
         try:
             db.session.refresh(self.table)
-            self.receipt = db.session.scalar(select(Receipt).where(
-                Receipt.table_id == self.table.id, Receipt.key == self.key))
+            self.read_version = self.table.version
+            self.receipt = self._stored()
             if self.receipt is None and self.need_version:
                 v = body_field(self.body, "version", int, "the table version the phone last saw")
                 if v != self.table.version:
@@ -74,11 +89,27 @@ class Transaction:
             if exc[0] is not None:
                 db.session.rollback()
                 err = exc[1]
+                if isinstance(err, ApiError) and err.status != 409 and self._moved():
+                    # another process changed the table while this request was judged
+                    # (its version and its events were read apart): a lost race is
+                    # refused as stale, with the fresh view, whatever the reason was
+                    raise ApiError(409, "the table changed at the same moment; here is the "
+                                        "fresh state — check and tap again", field="version",
+                                   code="stale", view=public_view(self.table)) from None
                 if isinstance(err, ApiError) and err.status == 409 and err.view is None:
                     db.session.refresh(self.table)
                     err.view = public_view(self.table)
         finally:
             self.lock.release()
+
+    def _moved(self) -> bool:
+        """Whether the table's version is no longer the one this request read."""
+        try:
+            db.session.refresh(self.table)
+        except Exception:          # the table itself is unreadable: not a race
+            db.session.rollback()
+            return False
+        return self.table.version != self.read_version
 
     def apply(self, state: State, event: GameEvent) -> State:
         """The game after ``event``, or the referee's refusal as an :class:`ApiError`."""
@@ -124,10 +155,19 @@ class Transaction:
             body = {**body, "view": public_view(t, self.state)}
             kept = {k: v for k, v in body.items() if k != "secret"}   # secrets are never stored
             db.session.add(Receipt(table_id=t.id, key=self.key, status=status,
-                                   body=json.dumps(kept)))
+                                   body=json.dumps(kept), kind=self.kind, actor=self.actor))
             db.session.commit()    # acknowledged only after this returns
-        except IntegrityError:     # the same seq or key written by another process first
+        except (IntegrityError, ApiError) as err:
+            # the same seq or key written first by another process, or the version moved:
+            # if that was this very request (a retry that reached another process while
+            # the first was committing), its stored answer is the answer
             db.session.rollback()
+            self.receipt = self._stored()
+            if self.receipt is not None:
+                self.result = (self.receipt.status, json.loads(self.receipt.body))
+                return
+            if isinstance(err, ApiError):
+                raise
             raise stale from None
         if self.state is not None:  # committed: the next request need not replay the game
             keep(t, self.state)

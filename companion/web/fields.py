@@ -100,3 +100,17 @@ def name_field(body: dict[str, Any], name: str = "name") -> str:
         raise ApiError(400, f"the field '{name}' must be {what}", field=name,
                        code="bad_field")
     return text
+
+
+SECRET_RE = re.compile(r"^[A-Za-z0-9_-]{32,128}$")
+
+
+def secret_field(body: dict[str, Any], name: str) -> str | None:
+    """A key a screen made for itself (32-128 letters, digits, - or _), or ``None``."""
+    v = body.get(name)
+    if v is None:
+        return None
+    if not isinstance(v, str) or not SECRET_RE.match(v):
+        raise ApiError(400, f"the field '{name}' must be a key of 32-128 letters, digits, "
+                            "- or _ made by this screen", field=name, code="bad_field")
+    return v

@@ -117,3 +117,7 @@ class Receipt(Base):
     status: Mapped[int] = mapped_column(Integer)
     body: Mapped[str] = mapped_column(Text)
     created: Mapped[datetime] = mapped_column(DateTime, default=now)
+    # what the request was (seats, events, draft, undo, decision) and who sent it
+    # (host, seat:<id>, anyone): a key belongs to one kind of request by one screen
+    kind: Mapped[str | None] = mapped_column(String(16))
+    actor: Mapped[str | None] = mapped_column(String(16))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .fields import CODE_RE, KEY_RE
+from .fields import CODE_RE, KEY_RE, SECRET_RE
 
 ERRORS = {
     400: "a field is missing or malformed (`field` names it) or the record is refused",
@@ -17,6 +17,9 @@ ERRORS = {
     404: "no such table (or seat request)",
     409: "the table moved on (`view` holds the fresh state) or the action is out of turn",
     410: "the table has expired (untouched for 30 days)",
+    421: "the Host header names a server this one is not (DNS rebinding is refused)",
+    422: "this idempotency key was already used for another kind of request or by "
+         "another screen",
     413: "the request body is larger than 16 KB",
     429: "too many unknown table codes tried from this client (see Retry-After)",
 }
@@ -47,7 +50,7 @@ CODE = {"name": "code", "in": "path", "required": True,
 SEAT_ID = {"name": "seat_id", "in": "path", "required": True,
            "schema": {"type": "integer", "minimum": 0}}
 ACTION = ["version", "idempotency_key"]      # fields every change of a table carries
-LOOKUP = (404, 410, 429)                      # every address with a table code may answer these
+LOOKUP = (404, 410, 421, 429)                 # every address with a table code may answer these
 
 
 def _action(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -64,7 +67,7 @@ def _post(summary: str, props: dict[str, Any], required: list[str], ok: int,
         "summary": summary, "parameters": [CODE], "requestBody": _action(props, required),
         "responses": {str(ok): _json(_ref("Change"), "applied, or the first answer to this "
                                                      "idempotency key"),
-                      **_errors(400, 401, 403, 409, 413, *LOOKUP)}}
+                      **_errors(400, 401, 403, 409, 413, 422, *LOOKUP)}}
     if secure:
         op["security"] = [{"seat": []}, {}]
     return op
@@ -73,11 +76,14 @@ def _post(summary: str, props: dict[str, Any], required: list[str], ok: int,
 def document() -> dict[str, Any]:
     """The whole OpenAPI document as a dict."""
     rank = {"type": "integer", "minimum": 1, "maximum": 10}
-    table_created = _json({"type": "object", "required": ["code", "host_secret", "view"],
+    table_created = _json({"type": "object", "required": ["code", "view"],
                            "properties": {"code": {"type": "string"},
                                           "host_secret": {"type": "string", "minLength": 40},
                                           "view": _ref("View")}},
-                          "the table; its host secret is in this answer only")
+                          "the table; a host secret made by the server is in the first "
+                          "answer only (none when the page sent its own)")
+    own_secret = {"type": "string", "pattern": SECRET_RE.pattern,
+                  "description": "a key this screen made for itself; only its hash is kept"}
     return {
         "openapi": "3.1.0",
         "info": {"title": "Spies & Lies table companion", "version": "1",
@@ -96,16 +102,17 @@ def document() -> dict[str, Any]:
                 "requestBody": {"required": True, "content": {"application/json": {"schema": {
                     "type": "object", "properties": {
                         "wall_distance": {"type": "integer", "minimum": 2, "maximum": 8},
-                        "teams": {"type": "boolean"},
+                        "teams": {"type": "boolean"}, "host_secret": own_secret,
                         "idempotency_key": _ref("IdempotencyKey")}}}}},
-                "responses": {"201": table_created, **_errors(400, 403, 409, 413)}}},
+                "responses": {"201": table_created, **_errors(400, 403, 409, 413, 421)}}},
             "/api/tables/import": {"post": {
                 "summary": "open a table from a game record, only if the referee replays it",
                 "requestBody": {"required": True, "content": {"application/json": {"schema": {
                     "type": "object", "required": ["record"], "properties": {
                         "record": _ref("Record"), "teams": {"type": "boolean"},
+                        "host_secret": own_secret,
                         "idempotency_key": _ref("IdempotencyKey")}}}}},
-                "responses": {"201": table_created, **_errors(400, 403, 409, 413)}}},
+                "responses": {"201": table_created, **_errors(400, 403, 409, 413, 421)}}},
             "/api/tables/{code}/state": {"get": {
                 "summary": "the public view (with since=V: only whether it moved past V)",
                 "parameters": [CODE, {"name": "since", "in": "query", "required": False,
@@ -128,7 +135,8 @@ def document() -> dict[str, Any]:
                 "sit down as a side (and in team play a part); the answer holds the seat "
                 "secret", {"side": _ref("Side"), "name": {"type": "string", "minLength": 1,
                                                           "maxLength": 40},
-                           "part": {"type": "integer", "enum": [0, 1, 2]}},
+                           "part": {"type": "integer", "enum": [0, 1, 2]},
+                           "secret": own_secret},
                 ["side", "name"], 201, secure=False)},
             "/api/tables/{code}/seats/{seat_id}/decision": {"post": {
                 **_post("the host screen lets a phone take over a seat, or keeps it",
@@ -209,7 +217,8 @@ def document() -> dict[str, Any]:
                 "Change": {"type": "object", "required": ["view"],
                            "properties": {"view": _ref("View"),
                                           "secret": {"type": "string",
-                                                     "description": "a new seat's secret"}}},
+                                                     "description": "a new seat's secret, when the "
+                                                                    "server made it (first answer only)"}}},
                 "Record": {"type": "object", "required": ["format", "events"], "properties": {
                     "format": {"type": "string", "const": "spies-and-lies-record/1"},
                     "options": {"type": "object", "properties": {

@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from ..engine import SIDES, Record, RecordError, replay
 from .authority import Transaction
 from .errors import ApiError
-from .fields import CODE_RE, flag, idempotency_key, name_field
+from .fields import CODE_RE, flag, idempotency_key, name_field, secret_field
 from .limits import TokenBucket
 from .models import Event, Receipt, Seat, Table, db, hash_secret, new_code, new_secret, now
 from .views import seat_dict
@@ -47,6 +47,13 @@ class Actor:
     @property
     def seat_id(self) -> int | None:
         return self.seat.id if self.seat is not None else None
+
+    @property
+    def key(self) -> str:
+        """Who this is, as a receipt remembers it: host, seat:<id> or anyone."""
+        if self.seat is not None:
+            return f"seat:{self.seat.id}"
+        return "host" if self.host else "anyone"
 
 
 # --- looking a table up ----------------------------------------------------------
@@ -128,15 +135,18 @@ def who(actor: Actor) -> dict[str, Any]:
 
 # --- opening a table ---------------------------------------------------------------
 
-def open_table(body: dict[str, Any], imported: bool = False) -> tuple[Table, str]:
-    """A new table (``imported``: from a record, only if the referee replays it).
+def open_table(body: dict[str, Any], imported: bool = False) -> tuple[Table, str | None]:
+    """A new table (``imported``: from a record, only if the referee replays it) and the
+    host secret the server made for it (``None`` when the page sent its own, ``host_secret``).
 
-    A retried request (same ``idempotency_key``) gets the table it opened the first time.
+    A retried request (same ``idempotency_key``) gets the table it opened the first time,
+    and no secret: a retry never makes a new one.
     """
     key = idempotency_key(body, required=False)
+    own = secret_field(body, "host_secret")
     again = _created_before(key)
     if again is not None:
-        return again
+        return again, None
     events: list[dict[str, Any]] = []
     if imported:
         rec = _record_from(body)
@@ -149,7 +159,7 @@ def open_table(body: dict[str, Any], imported: bool = False) -> tuple[Table, str
                            field="wall_distance", code="bad_field")
     teams = flag(body, "teams")
     table = Table(wall_distance=wall, teams=teams, version=1 + len(events), notice=notice)
-    return _insert_table(table, key, events)
+    return _insert_table(table, key, events, own)
 
 
 def _record_from(body: dict[str, Any]) -> Record:
@@ -172,23 +182,18 @@ def _record_from(body: dict[str, Any]) -> Record:
     return rec
 
 
-def _created_before(key: str | None) -> tuple[Table, str] | None:
-    """A retried create or import: the same table, with a new host secret (the first was lost)."""
+def _created_before(key: str | None) -> Table | None:
+    """The table a retried create or import opened the first time."""
     if key is None:
         return None
-    table = db.session.scalar(select(Table).where(Table.create_key == key))
-    if table is None:
-        return None
-    secret = new_secret()
-    table.host_hash = hash_secret(secret)
-    db.session.commit()
-    return table, secret
+    table: Table | None = db.session.scalar(select(Table).where(Table.create_key == key))
+    return table
 
 
-def _insert_table(table: Table, key: str | None, events: list[dict[str, Any]]
-                  ) -> tuple[Table, str]:
-    secret = new_secret()
-    table.host_hash, table.create_key = hash_secret(secret), key
+def _insert_table(table: Table, key: str | None, events: list[dict[str, Any]],
+                  own: str | None) -> tuple[Table, str | None]:
+    made = None if own else new_secret()
+    table.host_hash, table.create_key = hash_secret(own or made or ""), key
     for _ in range(20):
         code = new_code()
         if db.session.scalar(select(Table.id).where(Table.code == code)) is None:
@@ -207,8 +212,8 @@ def _insert_table(table: Table, key: str | None, events: list[dict[str, Any]]
         if again is None:
             raise ApiError(409, "two tables were opened at the same moment; try again",
                            code="stale") from None
-        return again
-    return table, secret
+        return again, None
+    return table, made
 
 
 # --- seats -----------------------------------------------------------------------
@@ -217,8 +222,12 @@ def _where(side: str, part: int) -> str:
     return side.capitalize() + (f" missions {'1-2' if part == 1 else '3-4'}" if part else "")
 
 
-def join(tx: Transaction, name: Any, side: Any, part: Any) -> tuple[Seat, str]:
-    """Sit down at ``side`` (and ``part`` in team play); a taken seat waits for the host."""
+def join(tx: Transaction, name: Any, side: Any, part: Any, secret: Any = None) -> None:
+    """Sit down at ``side`` (and ``part`` in team play); a taken seat waits for the host.
+
+    ``secret`` is the key the phone made for its seat (only its hash is kept); without
+    one the server makes it and sends it in this answer, once.
+    """
     table = tx.table
     if side not in SIDES:
         raise ApiError(400, "the field 'side' must be \"red\" or \"blue\"", field="side",
@@ -233,8 +242,13 @@ def join(tx: Transaction, name: Any, side: Any, part: Any) -> tuple[Seat, str]:
             raise ApiError(400, "without team play the field 'part' must be 0 or left out",
                            field="part", code="bad_field")
         part = 0
+    own = secret_field({"secret": secret}, "secret")
+    if own is not None and (hash_secret(own) == table.host_hash or db.session.scalar(
+            select(Seat.id).where(Seat.secret_hash == hash_secret(own))) is not None):
+        raise ApiError(409, "this phone's key is already in use; make a new one and join again",
+                       field="secret", code="secret_taken")
     taken = [s for s in table.seats if s.side == side and s.part == part and s.status == "active"]
-    secret = new_secret()
+    secret = own or new_secret()
     seat = Seat(table_id=table.id, side=side, part=part, name=name,
                 secret_hash=hash_secret(secret), status="pending" if taken else "active",
                 last_seen=now())
@@ -245,20 +259,24 @@ def join(tx: Transaction, name: Any, side: Any, part: Any) -> tuple[Seat, str]:
                   "the host screen decides")
     else:
         notice = f"{seat.name} sits down as {_where(side, part)}"
-    tx.commit(201, {"seat": seat_dict(seat), "secret": secret}, notice=notice)
-    return seat, secret
+    answer: dict[str, Any] = {"seat": seat_dict(seat)}
+    if not own:
+        answer["secret"] = secret
+    tx.commit(201, answer, notice=notice)
 
 
-def rejoin(receipt: Receipt) -> tuple[int, dict[str, Any]]:
-    """A retried join: the first answer was lost with its secret, so the seat gets a new one."""
-    body = json.loads(receipt.body)
-    seat = db.session.get(Seat, body["seat"]["id"])
-    if seat is None or seat.status in ("replaced", "declined"):
-        raise ApiError(409, "this seat is no longer yours; join again", code="stale")
-    secret = new_secret()
-    seat.secret_hash = hash_secret(secret)
-    db.session.commit()
-    return receipt.status, {**body, "secret": secret}
+def answered_before(receipt: Receipt) -> tuple[int, dict[str, Any]]:
+    """The stored answer of a retried request (secrets are never stored, never remade).
+
+    A retried join whose seat was since taken over or refused is refused: the seat is
+    no longer the phone's.
+    """
+    body: dict[str, Any] = json.loads(receipt.body)
+    if receipt.kind in (None, "seats") and isinstance(body.get("seat"), dict):
+        seat = db.session.get(Seat, body["seat"].get("id"))
+        if seat is None or seat.status in ("replaced", "declined"):
+            raise ApiError(409, "this seat is no longer yours; join again", code="stale")
+    return receipt.status, body
 
 
 def decide_takeover(tx: Transaction, actor: Actor, seat_id: int, approve: Any) -> None:

@@ -26,12 +26,16 @@ def test_each_migration_goes_down_and_up_again_keeping_the_tables(app, client):
                     headers={"Origin": ORIGIN})
     code = r.get_json()["code"]
     with app.app_context():
+        assert _revision() == "0003" and {"kind", "actor"} <= _columns("receipt")
+        downgrade(directory=str(MIGRATIONS), revision="0002")
         assert _revision() == "0002" and "create_key" in _columns("table")
+        assert not {"kind", "actor"} & _columns("receipt")
         downgrade(directory=str(MIGRATIONS), revision="0001")
         assert _revision() == "0001" and "create_key" not in _columns("table")
         with db.engine.connect() as c:
             assert c.execute(sa.text('select wall_distance from "table"')).scalar() == 5
         upgrade(directory=str(MIGRATIONS))
-        assert _revision() == "0002" and "create_key" in _columns("table")
+        assert _revision() == "0003" and "create_key" in _columns("table")
+        assert {"kind", "actor"} <= _columns("receipt")
         db.session.remove()
     assert client.get(f"/api/tables/{code}/state").status_code == 200

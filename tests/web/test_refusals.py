@@ -171,25 +171,32 @@ def test_errors_are_json_never_a_stack_trace(table, client):
     assert r.status_code == 405 and r.is_json
 
 
-def test_a_retried_join_gets_a_fresh_secret_and_no_secret_is_stored(table, app):
+def test_a_retried_join_never_mints_a_new_secret_and_no_secret_is_stored(table, app):
+    """Issue 10: whoever learns a join's idempotency key learns nothing by retrying it:
+    the retry gets the first answer without any secret, and the first secret still holds.
+    A phone that makes its own key sends it once; the server keeps only its hash."""
     from companion.web.models import Receipt, db
     host = table()
     host.refresh()
     v = host.version
-    p1 = host.client.post(f"/api/tables/{host.code}/seats", headers={"Origin": ORIGIN},
-                          json={"version": v, "idempotency_key": "join-key-1", "side": "red",
-                                "name": "Ann"}).get_json()
-    p2 = host.client.post(f"/api/tables/{host.code}/seats", headers={"Origin": ORIGIN},
-                          json={"version": v, "idempotency_key": "join-key-1", "side": "red",
-                                "name": "Ann"}).get_json()
-    assert p1["seat"] == p2["seat"] and p1["secret"] != p2["secret"]
+
+    def join(key: str, **more):
+        return host.client.post(f"/api/tables/{host.code}/seats", headers={"Origin": ORIGIN},
+                                json={"version": v, "idempotency_key": key, "side": "red",
+                                      "name": "Ann", **more}).get_json()
+    p1, p2 = join("join-key-1"), join("join-key-1")
+    assert p1["seat"] == p2["seat"] and "secret" in p1 and "secret" not in p2
     assert len(p2["view"]["seats"]) == 1
-    ok = host.client.get(f"/api/tables/{host.code}/me",
-                         headers={"Authorization": "Bearer " + p2["secret"]})
-    assert ok.get_json()["name"] == "Ann"
-    old = host.client.get(f"/api/tables/{host.code}/me",
-                          headers={"Authorization": "Bearer " + p1["secret"]})
-    assert old.status_code == 401
+
+    def me(secret: str):
+        return host.client.get(f"/api/tables/{host.code}/me",
+                               headers={"Authorization": "Bearer " + secret})
+    assert me(p1["secret"]).get_json()["name"] == "Ann"          # still the seat's key
+    own = "phone-made-key-" + "x" * 30
+    blue = host.client.post(f"/api/tables/{host.code}/seats", headers={"Origin": ORIGIN},
+                            json={"version": p1["view"]["version"], "idempotency_key": "join-key-2",
+                                  "side": "blue", "name": "Bob", "secret": own}).get_json()
+    assert "secret" not in blue and me(own).get_json()["name"] == "Bob"
     with app.app_context():
         for r in db.session.query(Receipt):
-            assert p1["secret"] not in r.body and p2["secret"] not in r.body
+            assert p1["secret"] not in r.body and own not in r.body

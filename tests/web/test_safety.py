@@ -193,19 +193,24 @@ def test_the_phone_keeps_its_secret_out_of_urls(table, client):
 
 # --- a retried create or import -----------------------------------------------------------
 
-def test_a_retried_create_opens_one_table(client, app):
+def test_a_retried_create_opens_one_table_and_never_mints_a_new_host_secret(client, app):
+    """Issue 10: a retried create gets the same table and no new host secret (whoever
+    learns the key gains nothing); the host screen's own key, sent once, is the host's."""
     body = {"wall_distance": 3, "idempotency_key": "create-abc-123"}
     r1 = client.post("/api/tables", json=body, headers={"Origin": ORIGIN}).get_json()
     r2 = client.post("/api/tables", json=body, headers={"Origin": ORIGIN}).get_json()
-    assert r1["code"] == r2["code"] and r1["host_secret"] != r2["host_secret"]
+    assert r1["code"] == r2["code"] and "host_secret" not in r2
     me = client.get(f"/api/tables/{r1['code']}/me",
-                    headers={"Authorization": "Bearer " + r2["host_secret"]})
+                    headers={"Authorization": "Bearer " + r1["host_secret"]})
+    assert me.get_json() == {"role": "host"}                    # the first key still holds
+    own = "host-made-key-" + "y" * 30
+    r3 = client.post("/api/tables", json={"idempotency_key": "create-own-1", "host_secret": own},
+                     headers={"Origin": ORIGIN}).get_json()
+    assert "host_secret" not in r3
+    me = client.get(f"/api/tables/{r3['code']}/me", headers={"Authorization": "Bearer " + own})
     assert me.get_json() == {"role": "host"}
-    old = client.get(f"/api/tables/{r1['code']}/me",
-                     headers={"Authorization": "Bearer " + r1["host_secret"]})
-    assert old.status_code == 401
     with app.app_context():
-        assert db.session.scalar(sa.select(sa.func.count(Table.id))) == 1
+        assert db.session.scalar(sa.select(sa.func.count(Table.id))) == 2
     r = client.post("/api/tables", json={"idempotency_key": "no"}, headers={"Origin": ORIGIN})
     assert r.status_code == 400 and r.get_json()["field"] == "idempotency_key"
 
