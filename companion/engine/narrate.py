@@ -114,3 +114,8 @@ def narrate_end(state_dict: dict[str, Any]) -> str | None:
     if reason == "ip":
         return f"After day 3 the double agent is at the centre and {w} has more IP: {w} wins (R72)."
     return "After day 3 the double agent is at the centre and IP are equal: a draw (R72)."
+
+
+def narrate_effect(effect: dict[str, Any]) -> str | None:
+    """The words the narration uses for one effect of a reveal (``None``: it goes unsaid)."""
+    return _effect(effect)
