@@ -219,7 +219,7 @@ def document() -> dict[str, Any]:
                     "da": {"type": "string", "description": "\"at the centre\", \"2 toward blue\""},
                     "da_short": {"type": "string", "description": "\"centre\", \"2 blue\""},
                     "winner": {"type": ["string", "null"],
-                               "description": "\"Red wins\", \"A draw\"; null until the game is over"},
+                               "description": "\"Red wins\", \"A draw\"; null until the end"},
                     "reason": {"type": ["string", "null"], "description": "why it ended"},
                     "next": {"type": "string", "description": "what the table waits for, "
                              "the step of a reveal being built included"},
