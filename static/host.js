@@ -2,7 +2,7 @@
 "use strict";
 (() => {
   const $ = id => document.getElementById(id);
-  const {esc, cap, mark, NAMES} = SL;
+  const {esc, cap, mark, rank} = SL;
   SL.secret = localStorage.getItem("sl-host-" + SL.code);
   let connected = [];
   const COL = {red: "#ff5b4f", blue: "#55a8ff", redBg: "#5a1d19", blueBg: "#173a63", gold: "#f2c14e",
@@ -18,9 +18,8 @@
     return `<g class="token" data-side="${side}">` + shape + t(x, y + r * 0.38, side === "red" ? "R" : "B", {size: r * 1.1, weight: 800, fill: side === "red" ? "#fff" : "#06203d"}) + "</g>";
   }
 
-  function daTrack(s) {
+  function daTrack(s, where) {
     const W = s.wall_distance, n = 2 * W + 3, x0 = 40, w = 1160 / n, y = 44, h = 64;
-    const where = s.da === 0 ? "at the centre" : `${Math.abs(s.da)} toward ${s.da < 0 ? "red" : "blue"}`;
     let out = t(x0, 30, `Double agent ${where}`, {anchor: "start", size: 24, fill: COL.ink, extra: 'data-testid="da-text"'});
     out += t(620, 30, "centre", {size: 22, fill: COL.dim});
     for (let p = -(W + 1); p <= W + 1; p++) {
@@ -41,7 +40,7 @@
     out += t(x0, y + h + 50, "◀ red's fort · red territory", {anchor: "start", size: 22, fill: COL.red});
     out += t(1200, y + h + 50, "blue territory · blue's fort ▶", {anchor: "end", size: 22, fill: COL.blue});
     const dx = x0 + (s.da + W + 1 + 0.5) * w;
-    out += `<g data-testid="da" data-pos="${s.da}" role="img" aria-label="double agent ${where}"><rect x="${dx - 20}" y="${y + 6}" width="40" height="52" rx="6" fill="#000" stroke="${COL.gold}" stroke-width="4"/>
+    out += `<g data-testid="da" data-pos="${s.da}" role="img" aria-label="double agent ${esc(where)}"><rect x="${dx - 20}" y="${y + 6}" width="40" height="52" rx="6" fill="#000" stroke="${COL.gold}" stroke-width="4"/>
       ${t(dx, y + 40, "DA", {size: 22, weight: 800, fill: COL.gold})}</g>`;
     return out;
   }
@@ -73,7 +72,7 @@
       const act = info.outcome === "activated";
       body = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="${info.side === "red" ? COL.redBg : COL.blueBg}" stroke="${act ? COL.gold : "#fff"}" stroke-width="${act ? 6 : 2}"/>
         ${t(cx, cy + 6, info.rank, {size: 64, weight: 800})}
-        ${t(cx, y + h - 18, NAMES[info.rank], {size: 22, extra: NAMES[info.rank].length > 8 ? `textLength="${w - 14}" lengthAdjust="spacingAndGlyphs"` : ""})}`;
+        ${t(cx, y + h - 18, rank(info.rank), {size: 22, extra: rank(info.rank).length > 8 ? `textLength="${w - 14}" lengthAdjust="spacingAndGlyphs"` : ""})}`;
       if (!act) body = `<g transform="rotate(-20 ${cx} ${cy})" opacity=".8">${body}</g>`;
     }
     const oc = info.outcome, label = !oc ? "" : oc === "activated" ? "activated" : oc === "identified" ? "retreated" : "neutralised";
@@ -100,9 +99,9 @@
     return out;
   }
 
-  function smallCard(x, y, rank, side) {
-    return `<g role="img" aria-label="${NAMES[rank]} (${rank})"><title>${NAMES[rank]}</title><rect x="${x}" y="${y}" width="62" height="84" rx="8" fill="${side === "red" ? COL.redBg : COL.blueBg}" stroke="#fff" stroke-width="2" opacity=".75"/>
-      ${t(x + 31, y + 56, rank, {size: 36, weight: 800})}</g>`;
+  function smallCard(x, y, r, side) {
+    return `<g role="img" aria-label="${rank(r)} (${r})"><title>${rank(r)}</title><rect x="${x}" y="${y}" width="62" height="84" rx="8" fill="${side === "red" ? COL.redBg : COL.blueBg}" stroke="#fff" stroke-width="2" opacity=".75"/>
+      ${t(x + 31, y + 56, r, {size: 36, weight: 800})}</g>`;
   }
 
   function sidePanel(s, side, y) {
@@ -110,7 +109,7 @@
     const ex = s.phase === "setup" ? (s.drawn[side] || []) : s.exhausted[side];
     ex.forEach((r, i) => { out += smallCard(960 + i * 72, y + 32, r, side); });
     if (!ex.length) out += t(960, y + 80, "—", {anchor: "start", size: 26, fill: COL.dim});
-    if (s.phase === "round_end") out += t(960, y + 146, `day ${s.day + 1} draw: ` + ((s.drawn[side] || []).map(r => NAMES[r]).join(", ") || "not yet"), {anchor: "start", size: 22, fill: COL.ink});
+    if (s.phase === "round_end") out += t(960, y + 146, `day ${s.day + 1} draw: ` + ((s.drawn[side] || []).map(rank).join(", ") || "not yet"), {anchor: "start", size: 22, fill: COL.ink});
     out += t(1110, y + 20, `DT ${s.dt[side]}`, {anchor: "start", size: 24, fill: COL.ink, extra: `data-testid="dt-${side}" data-value="${s.dt[side]}"`});
     for (let i = 0; i < s.dt[side]; i++)
       out += `<circle cx="${1128 + i * 46}" cy="${y + 70}" r="19" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(1128 + i * 46, y + 78, side === "red" ? "R" : "B", {size: 22, weight: 800})}`;
@@ -124,7 +123,7 @@
     let out = t(790, 312, "Intel card", {size: 22, fill: COL.dim});
     const x = 690, y = 326, w = 200, h = 250;
     out += `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="14" fill="${s.intel ? "#2d2a16" : "#151d18"}" stroke="${COL.gold}" stroke-width="3"/>`;
-    if (s.intel) s.intel.forEach((r, i) => { out += t(x + 38, y + 52 + i * 56, r, {size: 36, weight: 800, fill: COL.gold}) + t(x + 74, y + 48 + i * 56, NAMES[r], {size: 24, anchor: "start"}); });
+    if (s.intel) s.intel.forEach((r, i) => { out += t(x + 38, y + 52 + i * 56, r, {size: 36, weight: 800, fill: COL.gold}) + t(x + 74, y + 48 + i * 56, rank(r), {size: 24, anchor: "start"}); });
     else out += t(x + w / 2, y + h / 2, "not yet", {size: 24, fill: COL.dim});
     out += t(690, 632, "DT supply", {anchor: "start", size: 22, fill: COL.dim});
     for (let i = 0; i < s.dt.supply; i++) out += `<circle cx="${712 + i * 44}" cy="${666}" r="18" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>`;
@@ -137,16 +136,15 @@
   }
 
   function draw(v) {
-    const s = v.state;
+    const s = v.state, w = v.words;
     document.body.dataset.version = v.version;
     document.body.dataset.phase = s.phase;
-    $("board").innerHTML = daTrack(s) + ipTrack(s, "red", 170) + ipTrack(s, "blue", 232)
+    $("board").innerHTML = daTrack(s, w.da) + ipTrack(s, "red", 170) + ipTrack(s, "blue", 232)
       + missions(v, "red", 340) + missions(v, "blue", 585) + intel(s)
       + sidePanel(s, "red", 330) + sidePanel(s, "blue", 575);
-    const da = s.da === 0 ? "at the centre" : `${Math.abs(s.da)} toward ${s.da < 0 ? "red" : "blue"}`;
-    $("board").setAttribute("aria-label", `The board, day ${s.day}: red ${s.ip.red} IP, blue ${s.ip.blue} IP, double agent ${da}, deception tokens red ${s.dt.red}, blue ${s.dt.blue}`);
+    $("board").setAttribute("aria-label", `The board, day ${s.day}: red ${s.ip.red} IP, blue ${s.ip.blue} IP, double agent ${w.da}, deception tokens red ${s.dt.red}, blue ${s.dt.blue}`);
     $("day").innerHTML = [1, 2, 3].map(d => `<span class="${d === s.day ? "on" : ""}" title="day ${d}">${d}</span>`).join("");
-    $("next").textContent = SL.nextText(v);
+    $("next").textContent = w.next;
     $("rules-link").href = "/rules?phase=" + s.phase;
     const lastRev = s.reveals[s.reveals.length - 1];
     $("narration").textContent = lastRev ? lastRev.narration : "No reveal yet.";
@@ -179,19 +177,17 @@
   }
 
   function end(v) {
-    const s = v.state, box = $("end");
+    const s = v.state, w = v.words, box = $("end");
     if (s.phase !== "over") { box.classList.add("hidden"); return; }
-    const reason = {flag: "flag captured", flag_cancelled: "flag capture cancelled (cards out of order)",
-      territory: "double agent's territory after day 3", ip: "more IP after day 3", draw: "equal after day 3"}[s.reason];
     const rows = [["IP now", x => s.ip[x]], ["identifications", x => s.stats[x].identified],
       ["IP from identifying", x => s.stats[x].ip_identified], ["IP from abilities", x => s.stats[x].ip_abilities],
       ["IP from deception", x => s.stats[x].ip_deception], ["infiltrations", x => s.stats[x].infiltrations],
       ["double-agent steps", x => s.stats[x].da_steps], ["cards activated", x => s.stats[x].activated]];
-    box.innerHTML = `<h1 id="end-title" data-testid="winner" data-winner="${s.winner}">${s.winner === "draw" ? "A draw" : mark(s.winner) + " " + cap(s.winner) + " wins"}</h1>
-      <div data-testid="reason" data-reason="${s.reason}">${esc(reason || "")}</div><p>${esc(s.end || "")}</p>
+    box.innerHTML = `<h1 id="end-title" data-testid="winner" data-winner="${s.winner}">${s.winner === "draw" ? "" : mark(s.winner) + " "}${esc(w.winner)}</h1>
+      <div data-testid="reason" data-reason="${s.reason}">${esc(w.reason || "")}</div><p>${esc(s.end || "")}</p>
       <table><tr><th></th><th class="side-red">${mark("red")} Red</th><th class="side-blue">${mark("blue")} Blue</th></tr>
       ${rows.map(([k, f]) => `<tr><td>${k}</td><td>${f("red")}</td><td>${f("blue")}</td></tr>`).join("")}</table>
-      <p class="muted">Double agent ${s.da === 0 ? "at the centre" : `${Math.abs(s.da)} toward ${s.da < 0 ? "red" : "blue"}`} · <button id="close-end" type="button">Show the board</button></p>`;
+      <p class="muted">Double agent ${esc(w.da)} · <button id="close-end" type="button">Show the board</button></p>`;
     box.classList.remove("hidden");
   }
 

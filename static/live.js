@@ -66,23 +66,13 @@ const SL = (() => {
     t.className = "toast" + (info ? " info" : ""); t.textContent = msg; t.hidden = false;
     clearTimeout(toastT); toastT = setTimeout(() => { t.hidden = true; }, 4500);
   }
-  const NAMES = ["", "Spy", "Scout", "Miner", "Sergeant", "Lieutenant", "Captain", "Bomb", "Colonel", "General", "Marshal"];
   const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
   const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
   const mark = side => `<span class="mark ${side}" aria-hidden="true">${side === "red" ? "R" : "B"}</span>`;
-  // what the table waits for, in words, including the step of a reveal being built
-  function nextText(v) {
-    const s = v.state, d = v.draft;
-    if (s.end && s.phase !== "capture_check") return s.end;
-    if (!d) return s.next.text;
-    const step = {deception: `${cap(d.owner)}: deception token on mission ${d.mission}?`,
-      guess: `${cap(d.guesser)}: guess ${d.owner}'s mission ${d.mission}`,
-      actual: `${cap(d.owner)}: turn up mission ${d.mission} (${cap(d.guesser)} guessed ${NAMES[d.guess]})`,
-      choice: `${cap(d.owner)}: choose what the ${NAMES[d.actual]} does`}[d.step];
-    return step + (d.deception && d.step !== "deception" ? " · deception token played" : "");
-  }
+  // the words come from the server (view.words): a rank's name, by its number
+  const rank = r => view ? view.words.ranks[r] : String(r);
   return {
-    code, nextText, key, get, post, refresh, connect, toast, NAMES, esc, cap, mark,
+    code, key, get, post, refresh, connect, toast, rank, esc, cap, mark,
     get view() { return view; }, get me() { return me; }, set me(m) { me = m; },
     get secret() { return secret; }, set secret(s) { secret = s; },
     onView: f => onView.push(f), onPresence: f => onPresence.push(f),

@@ -1,8 +1,10 @@
-/* A phone at the table: join, then only what this seat can do now. */
+/* A phone at the table: join, then only what this seat can do now.
+   The server says the words (view.words) and what may be tapped now (view.taps);
+   each step the table can wait for has one function below that draws its buttons. */
 "use strict";
 (() => {
   const $ = id => document.getElementById(id);
-  const {esc, cap, mark, NAMES} = SL;
+  const {esc, cap, mark, rank} = SL;
   const teams = document.body.dataset.teams === "1";
   const store = "sl-seat-" + SL.code;
   let seat = null, lastStep = "", picked = [], joinSide = null, joinPart = null, connected = [];
@@ -11,14 +13,14 @@
   const other = s => s === "red" ? "blue" : "red";
   const partName = p => p === 1 ? "missions 1–2" : p === 2 ? "missions 3–4" : "";
   const mine = (side, part) => seat && seat.side === side && (!teams || !part || seat.part === 0 || seat.part === part);
-  const rankBtn = (r, attrs = "", cls = "") => `<button type="button" class="${cls}" ${attrs}><b>${r}</b>${NAMES[r]}</button>`;
+  const rankBtn = (r, attrs = "", cls = "") => `<button type="button" class="${cls}" ${attrs}><b>${r}</b>${esc(rank(r))}</button>`;
   const grid = (ranks, data, sel = []) => `<div class="ranks">${ranks.map(r => rankBtn(r, `data-${data}="${r}"`, sel.includes(r) ? "sel" : "")).join("")}</div>`;
-  const range = (a, b) => Array.from({length: b - a + 1}, (_, i) => a + i);
+  const REVEAL = ["deception", "guess", "actual", "choice"];
 
   function header(v) {
     const s = v.state;
     $("who").innerHTML = seat ? `${mark(seat.side)} ${esc(seat.name)}${seat.part ? ` <span class="muted">${partName(seat.part)}</span>` : ""}` : `Table ${SL.code}`;
-    $("score").innerHTML = `${mark("red")} ${s.ip.red} · ${mark("blue")} ${s.ip.blue} · DA ${s.da === 0 ? "centre" : Math.abs(s.da) + (s.da < 0 ? " red" : " blue")} · day ${s.day}`;
+    $("score").innerHTML = `${mark("red")} ${s.ip.red} · ${mark("blue")} ${s.ip.blue} · DA ${esc(v.words.da_short)} · day ${s.day}`;
     $("live").classList.toggle("on", !!seat && connected.includes(String(seat.id)));
     $("notice").textContent = v.notice || "";
     $("notice").classList.toggle("hidden", !v.notice);
@@ -27,107 +29,102 @@
     $("last").classList.toggle("hidden", !last || s.phase === "over");
   }
 
-  function joinForm(v) {
-    const taken = (side, part) => v.seats.find(x => x.status === "active" && x.side === side && x.part === part);
-    const parts = teams ? [1, 2] : [0];
-    let h = `<div class="card stack"><label>Your side</label>`;
-    for (const side of ["red", "blue"]) {
-      h += `<div class="row">` + parts.map(p => {
-        const t = taken(side, p);
-        const sel = joinSide === side && joinPart === p ? "sel" : "";
-        return `<button type="button" class="${side} big ${sel}" data-join="${side}:${p}">${mark(side)} ${cap(side)}${p ? " " + partName(p) : ""}${t ? `<br><small class="muted">${esc(t.name)} sits here: ask to take over</small>` : ""}</button>`;
-      }).join("") + `</div>`;
-    }
-    h += `<label for="name">Your name</label><input type="text" id="name" maxlength="40" autocomplete="nickname" value="${esc(localStorage.getItem("sl-name") || "")}">
-      <button type="button" class="primary big" id="do-join">Sit down</button></div>`;
-    return h;
-  }
+  // --- one function per screen: (view, its taps, this seat's side) → the buttons ---
+  const STEPS = {
+    join(v) {
+      const taken = (side, part) => v.seats.find(x => x.status === "active" && x.side === side && x.part === part);
+      const parts = teams ? [1, 2] : [0];
+      let h = `<div class="card stack"><label>Your side</label>`;
+      for (const side of ["red", "blue"]) {
+        h += `<div class="row">` + parts.map(p => {
+          const t = taken(side, p);
+          const sel = joinSide === side && joinPart === p ? "sel" : "";
+          return `<button type="button" class="${side} big ${sel}" data-join="${side}:${p}">${mark(side)} ${cap(side)}${p ? " " + partName(p) : ""}${t ? `<br><small class="muted">${esc(t.name)} sits here: ask to take over</small>` : ""}</button>`;
+        }).join("") + `</div>`;
+      }
+      return h + `<label for="name">Your name</label><input type="text" id="name" maxlength="40" autocomplete="nickname" value="${esc(localStorage.getItem("sl-name") || "")}">
+        <button type="button" class="primary big" id="do-join">Sit down</button></div>`;
+    },
+    waiting: () => "",
+    exhaust(v, t, side) {
+      const n = t.count[side];
+      return `<div class="card">Which of your soldiers did ${other(side)} draw${n > 1 ? ` (${n}, double damage)` : ""}?</div>
+        ${grid(t.ranks[side], "pick", picked)}
+        <button type="button" class="primary big" id="do-exhaust" ${picked.length === n ? "" : "disabled"}>${picked.length ? "Record " + esc(picked.map(rank).join(" and ")) : `Tap ${n > 1 ? `the ${n} soldiers` : "the soldier"} above`}</button>
+        <button type="button" id="do-draw">Draw for me at random</button>`;
+    },
+    intel(v, t) {
+      const seen = v.seen_intel.map(c => `<button type="button" data-card="${c.join(",")}">${c.join(" · ")}</button>`).join("");
+      return `<div class="card">Tap the four ranks on the intel card.</div>
+        ${seen ? `<div class="stack"><span class="muted">Cards seen in this game:</span>${seen}</div>` : ""}
+        ${grid(t.ranks, "pick", picked)}
+        <button type="button" class="primary big" id="do-intel" ${picked.length === t.count ? "" : "disabled"}>Record ${picked.length === t.count ? [...picked].sort((a, b) => a - b).join(" · ") : `(${picked.length}/${t.count})`}</button>`;
+    },
+    tokens(v, t) {
+      return `<div class="card">Intel card: <b>${v.state.intel.join(" · ")}</b>. Tap your missions that carry an intel token.</div>
+        <div class="row">${t.missions.map(m => `<button type="button" class="big mission ${picked.includes(m) ? "sel" : ""}" data-pick="${m}" aria-label="mission ${m}"><small>mission</small>${m}</button>`).join("")}</div>
+        <button type="button" class="primary big" id="do-tokens">${picked.length ? "Tokens on " + [...picked].sort().join(", ") : "No intel tokens"}</button>`;
+    },
+    start(v, t) {
+      if (!t.spin) return `<button type="button" class="primary big" data-start="${t.starts[0]}">${cap(t.starts[0])} starts day ${v.state.day}</button>`;
+      return `<button type="button" class="primary big" id="do-spin">Spin for the starting side</button>
+        <div class="row">${t.starts.map(x => `<button type="button" class="${x}" data-start="${x}">${mark(x)} ${cap(x)} starts</button>`).join("")}</div>`;
+    },
+    deception(v, t, side) {
+      const d = v.draft;
+      return `<div class="card">${cap(d.guesser)} will guess your mission ${d.mission}. Play a deception token on it? You hold ${v.state.dt[side]}.</div>
+        <div class="row"><button type="button" class="primary big" data-dec="1">Play token</button><button type="button" class="big" data-dec="0">No token</button></div>`;
+    },
+    guess(v, t) {
+      const d = v.draft;
+      return `<div class="card">Guess ${d.owner}'s mission ${d.mission}. ${d.token ? "It carries an intel token." : "No intel token on it."}${d.deception ? " A deception token lies on it." : ""}</div>${grid(t.ranks, "guess")}`;
+    },
+    actual(v, t) {
+      const d = v.draft;
+      return `<div class="card">${cap(d.guesser)} guessed <b>${esc(rank(d.guess))}</b> for your mission ${d.mission}. Turn it up and tap its rank.</div>${grid(t.ranks, "actual")}`;
+    },
+    choice(v) {
+      const d = v.draft;
+      return `<div class="card">Your ${esc(rank(d.actual))} is activated. Choose:</div>` + d.choices.map(o =>
+        `<button type="button" class="choice big" data-choice="${esc(o.choice)}">${esc(o.label)}<small>${esc(o.summary)}</small></button>`).join("");
+    },
+    check(v, t, side) {
+      const down = t.missions[side];
+      if (!down.length) return `<div class="card">All your cards are face up.</div><button type="button" class="primary big" id="do-check">Confirm the capture check</button>`;
+      const m = down[picked.length];
+      if (m) return `<div class="card">Capture check: turn up mission ${m} and tap its rank.</div>${grid(t.ranks[side].filter(r => !picked.includes(r)), "pick")}`;
+      return `<div class="card">Missions ${down.join(", ")}: ${esc(picked.map(rank).join(", "))}</div><button type="button" class="primary big" id="do-check">Confirm</button><button type="button" id="do-clear">Start again</button>`;
+    },
+    over(v) {
+      const s = v.state;
+      return `<div class="card over" data-testid="winner" data-winner="${s.winner}">
+        <h1>${s.winner === "draw" ? "" : mark(s.winner) + " "}${esc(v.words.winner)}</h1><p>${esc(s.end)}</p></div>
+        <a class="btn" href="/api/tables/${SL.code}/record" download>Save the game record</a>`;
+    },
+  };
+  // what the line at the top says on a screen other than the table's next step
+  const NEXT = {join: "Join the table", waiting: "Waiting for the big screen to let you take this seat…", over: "Game over"};
 
   function render() {
     const v = SL.view;
     if (!v) return;
     header(v);
-    const s = v.state, exp = s.next, act = $("act");
+    const t = v.taps, act = $("act");
     document.body.dataset.version = v.version;
-    act.dataset.step = v.draft ? "reveal-" + v.draft.step : exp.type;
+    act.dataset.step = REVEAL.includes(t.step) ? "reveal-" + t.step : t.step;
     if (seat && !v.seats.some(x => x.id === seat.id)) {
       localStorage.removeItem(store); seat = null; SL.secret = null;
       SL.toast("This phone no longer holds a seat: join again.");
     }
-    if (!seat) { $("next").textContent = "Join the table"; act.innerHTML = joinForm(v); return; }
-    const stepKey = [exp.type, exp.sides.join(","), v.draft ? v.draft.step + v.draft.mission : "", s.events].join("|");
+    const stepKey = [t.step, t.sides.join(","), v.draft ? v.draft.mission : "", v.state.events].join("|");
     if (stepKey !== lastStep) { picked = []; lastStep = stepKey; }
-    const me = v.seats.find(x => x.id === seat.id);
-    if (me.status === "pending") { $("next").textContent = "Waiting for the big screen to let you take this seat…"; act.innerHTML = ""; return; }
-    $("next").textContent = s.phase === "over" ? "Game over" : SL.nextText(v);
-    act.innerHTML = actions(v) || `<div class="card muted">Nothing for you to tap now. ${esc(waitingFor(v))}</div>`;
-  }
-
-  function waitingFor(v) {
-    const d = v.draft;
-    if (!d) return "";
-    const who = d.step === "guess" ? d.guesser : d.owner;
-    const what = {deception: "decide on a deception token", guess: "guess", actual: "turn up the card", choice: "choose"}[d.step];
-    return `Waiting for ${who}${teams ? ` (${partName(d.part)})` : ""} to ${what}.`;
-  }
-
-  function actions(v) {
-    const s = v.state, exp = s.next, side = seat.side;
-    if (exp.type === "exhaust" && exp.sides.includes(side)) {
-      const n = exp.count[side];
-      const pool = s.phase === "round_end" ? Object.values(s.revealed[side]).sort((a, b) => a - b) : range(1, 10);
-      return `<div class="card">Which of your soldiers did ${other(side)} draw${n > 1 ? ` (${n}, double damage)` : ""}?</div>
-        ${grid(pool, "pick", picked)}
-        <button type="button" class="primary big" id="do-exhaust" ${picked.length === n ? "" : "disabled"}>${picked.length ? "Record " + picked.map(r => NAMES[r]).join(" and ") : `Tap ${n > 1 ? `the ${n} soldiers` : "the soldier"} above`}</button>
-        <button type="button" id="do-draw">Draw for me at random</button>`;
-    }
-    if (exp.type === "intel") {
-      const seen = v.seen_intel.map(c => `<button type="button" data-card="${c.join(",")}">${c.join(" · ")}</button>`).join("");
-      return `<div class="card">Tap the four ranks on the intel card.</div>
-        ${seen ? `<div class="stack"><span class="muted">Cards seen in this game:</span>${seen}</div>` : ""}
-        ${grid(range(1, 10), "pick", picked)}
-        <button type="button" class="primary big" id="do-intel" ${picked.length === 4 ? "" : "disabled"}>Record ${picked.length === 4 ? [...picked].sort((a, b) => a - b).join(" · ") : `(${picked.length}/4)`}</button>`;
-    }
-    if (exp.type === "tokens" && exp.sides.includes(side)) {
-      return `<div class="card">Intel card: <b>${s.intel.join(" · ")}</b>. Tap your missions that carry an intel token.</div>
-        <div class="row">${[1, 2, 3, 4].map(m => `<button type="button" class="big mission ${picked.includes(m) ? "sel" : ""}" data-pick="${m}" aria-label="mission ${m}"><small>mission</small>${m}</button>`).join("")}</div>
-        <button type="button" class="primary big" id="do-tokens">${picked.length ? "Tokens on " + [...picked].sort().join(", ") : "No intel tokens"}</button>`;
-    }
-    if (exp.type === "start") {
-      if (!exp.sides.length) return `<button type="button" class="primary big" id="do-spin">Spin for the starting side</button>
-        <div class="row"><button type="button" class="red" data-start="red">${mark("red")} Red starts</button><button type="button" class="blue" data-start="blue">${mark("blue")} Blue starts</button></div>`;
-      return `<button type="button" class="primary big" data-start="${exp.sides[0]}">${cap(exp.sides[0])} starts day ${s.day}</button>`;
-    }
-    const d = v.draft;
-    if (d && mine(d.side, d.part)) {
-      if (d.step === "deception") return `<div class="card">${cap(d.guesser)} will guess your mission ${d.mission}. Play a deception token on it? You hold ${s.dt[side]}.</div>
-        <div class="row"><button type="button" class="primary big" data-dec="1">Play token</button><button type="button" class="big" data-dec="0">No token</button></div>`;
-      if (d.step === "guess") return `<div class="card">Guess ${d.owner}'s mission ${d.mission}. ${d.token ? "It carries an intel token." : "No intel token on it."}${d.deception ? " A deception token lies on it." : ""}</div>${grid(range(1, 10), "guess")}`;
-      if (d.step === "actual") return `<div class="card">${cap(d.guesser)} guessed <b>${NAMES[d.guess]}</b> for your mission ${d.mission}. Turn it up and tap its rank.</div>${grid(d.ranks, "actual")}`;
-      if (d.step === "choice") return `<div class="card">Your ${NAMES[d.actual]} is activated. Choose:</div>` + d.choices.map(o =>
-        `<button type="button" class="choice big" data-choice="${esc(o.choice)}">${esc(o.label)}<small>${summary(o)}</small></button>`).join("");
-    }
-    if (exp.type === "check" && exp.sides.includes(side)) {
-      const down = [1, 2, 3, 4].filter(m => !(String(m) in s.revealed[side]));
-      if (!down.length) return `<div class="card">All your cards are face up.</div><button type="button" class="primary big" id="do-check">Confirm the capture check</button>`;
-      const ranks = range(1, 10).filter(r => !Object.values(s.revealed[side]).includes(r) && !s.exhausted[side].includes(r));
-      const m = down[picked.length];
-      if (m) return `<div class="card">Capture check: turn up mission ${m} and tap its rank.</div>${grid(ranks.filter(r => !picked.includes(r)), "pick")}`;
-      return `<div class="card">Missions ${down.join(", ")}: ${picked.map(r => NAMES[r]).join(", ")}</div><button type="button" class="primary big" id="do-check">Confirm</button><button type="button" id="do-clear">Start again</button>`;
-    }
-    if (s.phase === "over") return `<div class="card over" data-testid="winner" data-winner="${s.winner}">
-        <h1>${s.winner === "draw" ? "A draw" : mark(s.winner) + " " + cap(s.winner) + " wins"}</h1><p>${esc(s.end)}</p></div>
-        <a class="btn" href="/api/tables/${SL.code}/record" download>Save the game record</a>`;
-    return "";
-  }
-
-  function summary(o) {
-    const c = n => n > 0 ? ` (+${n})` : n < 0 ? ` (−${-n})` : "";
-    const da = o.da === 0 ? "centre" : `${Math.abs(o.da)} ${o.da < 0 ? "red" : "blue"}`;
-    const moved = o.da_change ? ` (${Math.abs(o.da_change)} toward ${o.da_change < 0 ? "red" : "blue"})` : "";
-    let t = `Then red ${o.ip.red} IP${c(o.ip_change.red)} · blue ${o.ip.blue} IP${c(o.ip_change.blue)} · DA ${da}${moved}`;
-    if (o.winner) t += ` · ${o.winner === "draw" ? "a draw" : cap(o.winner) + " wins"}`;
-    return esc(t);
+    const me = seat && v.seats.find(x => x.id === seat.id);
+    const step = !seat ? "join" : me.status === "pending" ? "waiting" : t.step;
+    // a step of the game is drawn only for the phones that may tap it (no sides: anyone)
+    const open = step in NEXT || !t.sides.length || t.sides.some(x => mine(x, t.part));
+    $("next").textContent = NEXT[step] || v.words.next;
+    const html = open ? STEPS[step](v, t, seat && seat.side) : "";
+    act.innerHTML = html || (step in NEXT ? "" : `<div class="card muted">Nothing for you to tap now. ${esc(v.words.waiting || "")}</div>`);
   }
 
   async function act(path, body) {
@@ -142,7 +139,7 @@
   document.addEventListener("click", async e => {
     const b = e.target.closest("button");
     if (!b) return;
-    const v = SL.view, s = v && v.state;
+    const v = SL.view, t = v && v.taps;
     if (b.dataset.join) {
       const [side, p] = b.dataset.join.split(":"); joinSide = side; joinPart = +p; render(); return;
     }
@@ -162,10 +159,10 @@
       render(); return;
     }
     if (b.dataset.pick) {
-      const x = +b.dataset.pick, exp = s.next;
+      const x = +b.dataset.pick;
       if (picked.includes(x)) picked = picked.filter(y => y !== x);
       else {
-        const max = exp.type === "exhaust" ? exp.count[seat.side] : exp.type === "intel" ? 4 : 10;
+        const max = t.step === "exhaust" ? t.count[seat.side] : t.step === "intel" ? t.count : 10;
         if (picked.length >= max) picked.shift();
         picked.push(x);
       }
@@ -184,8 +181,7 @@
     if (b.dataset.choice) return act("/draft", {step: "choice", value: b.dataset.choice});
     if (b.id === "do-clear") { picked = []; render(); return; }
     if (b.id === "do-check") {
-      const down = [1, 2, 3, 4].filter(m => !(String(m) in s.revealed[seat.side]));
-      const ranks = {}; down.forEach((m, i) => { ranks[m] = picked[i]; });
+      const ranks = {}; t.missions[seat.side].forEach((m, i) => { ranks[m] = picked[i]; });
       return ev({type: "check", side: seat.side, ranks});
     }
     if (b.id === "b-undo") {
@@ -229,28 +225,14 @@
       <div class="row"><button type="button" class="red ${side === "red" ? "sel" : ""}" data-calcside="red">${mark("red")} Red's card</button>
       <button type="button" class="blue ${side === "blue" ? "sel" : ""}" data-calcside="blue">${mark("blue")} Blue's card</button></div>
       <div id="calc-out" class="stack" style="margin:12px 0"></div>
-      <div class="ranks">${range(1, 10).map(r => rankBtn(r, `data-calc="${r}" data-side="${side}"`)).join("")}</div>`);
+      <div class="ranks">${Array.from({length: 10}, (_, i) => rankBtn(i + 1, `data-calc="${i + 1}" data-side="${side}"`)).join("")}</div>`);
   }
-  async function calc(side, rank) {
-    const r = await SL.get(`/preview?side=${side}&rank=${rank}`);
+  async function calc(side, n) {
+    const r = await SL.get(`/preview?side=${side}&rank=${n}`);
     if (r.status !== 200) return SL.toast(r.data.error);
     const over = SL.view && SL.view.state.phase === "over" ? `<div class="card muted">The game is over: nothing would change.</div>` : "";
-    $("calc-out").innerHTML = over + r.data.options.map(o => `<div class="card"><b>${cap(side)}'s ${NAMES[rank]}: ${esc(o.label)}</b><br>${summary(o)}
-      <br><span class="muted">${o.effects.map(effect).filter(Boolean).join("; ") || "no effect"}</span></div>`).join("");
-  }
-  function effect(e) {
-    switch (e.kind) {
-      case "ip": return `${e.side} +${e.amount} IP`;
-      case "drain": return `${e.side} −${e.amount} IP`;
-      case "infiltrate": return `${e.side} infiltrates`;
-      case "da": return e.steps ? `DA ${e.steps} step${e.steps > 1 ? "s" : ""} toward ${other(e.side)}` : "DA cannot move";
-      case "flag": return `${e.side} captures the flag`;
-      case "dt": return `${e.side} takes a deception token`;
-      case "effect": return `${e.side}: ${e.effect} effect this round`;
-      case "use": return `uses the exhausted ${NAMES[e.rank]}`;
-      case "fizzle": return "no effect (neutralised)";
-      default: return e.kind;
-    }
+    $("calc-out").innerHTML = over + r.data.options.map(o => `<div class="card"><b>${cap(side)}'s ${esc(r.data.name)}: ${esc(o.label)}</b><br>${esc(o.summary)}
+      <br><span class="muted">${esc(o.effect_words)}</span></div>`).join("");
   }
 
   SL.onView(render);

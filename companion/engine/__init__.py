@@ -36,7 +36,7 @@ from .referee import activate, apply, new_game, replay
 from .preview import ability_preview, choice_options
 from .draft import Draft
 
-from .narrate import narrate_end, narrate_reveal
+from .narrate import narrate_effect, narrate_end, narrate_reveal
 
 __all__ = [
     "BadRecord", "GameOver", "IllegalEvent", "MalformedEvent", "OutOfTurn", "RecordError",
@@ -45,7 +45,7 @@ __all__ = [
     "Effect", "Outcome", "Reason", "RevealResult", "Phase", "State",
     "Expected", "describe_choice", "expected", "owner_choices", "reveal_options", "team_part",
     "activate", "apply", "new_game", "replay", "ability_preview", "choice_options", "Draft",
-    "narrate_end", "narrate_reveal", "replay_output",
+    "narrate_effect", "narrate_end", "narrate_reveal", "replay_output",
 ]
 
 

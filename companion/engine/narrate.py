@@ -30,7 +30,8 @@ def _join(parts: list[str]) -> str:
     return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def _effect(e: Mapping[str, Any]) -> str | None:
+def narrate_effect(e: Mapping[str, Any]) -> str | None:
+    """The words the narration uses for one effect of a reveal (``None``: it goes unsaid)."""
     side = e["side"]
     kind = e["kind"]
     if kind == "ip":
@@ -98,7 +99,7 @@ def narrate_reveal(r: RevealResult | Mapping[str, Any]) -> str:
         what = f"it was the {name}, made to retreat by {g}'s {by} ({rule})"
     else:
         what = f"it was the {name}"
-    effects = [w for w in (_effect(e) for e in r["effects"]) if w]
+    effects = [w for w in (narrate_effect(e) for e in r["effects"]) if w]
     tail = f": {_join(effects)}" if effects else ""
     if r["outcome"] == "neutralised" and r.get("deception"):
         tail += "; the deception token is lost"

@@ -17,7 +17,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from ..engine import SIDES, ability_preview
+from ..engine import RANK_NAMES, SIDES, ability_preview
 from . import actions, live, tables
 from .authority import Transaction
 from .edges import check_origin
@@ -25,7 +25,7 @@ from .errors import ApiError
 from .fields import clean_text
 from .models import Table, db
 from .states import active_events, derive
-from .views import public_view
+from .views import choice_summary, effect_words, public_view
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -216,8 +216,10 @@ def preview(code: str) -> Response:
     if rank is None or not 1 <= rank <= 10:
         raise ApiError(400, "the parameter 'rank' must be a rank 1-10", field="rank",
                        code="bad_field")
-    return jsonify({"side": side, "rank": rank, "version": table.version,
-                    "options": ability_preview(derive(table), side, rank)})
+    options = [{**o, "summary": choice_summary(o), "effect_words": effect_words(o["effects"])}
+               for o in ability_preview(derive(table), side, rank)]
+    return jsonify({"side": side, "rank": rank, "name": RANK_NAMES[rank],
+                    "version": table.version, "options": options})
 
 
 @bp.get("/tables/<code>/record")

@@ -167,8 +167,16 @@ def document() -> dict[str, Any]:
                 "responses": {"200": _json({"type": "object", "required": ["options"],
                                             "properties": {"side": _ref("Side"),
                                                            "rank": rank,
+                                                           "name": {"type": "string"},
                                                            "version": {"type": "integer"},
-                                                           "options": {"type": "array"}}},
+                                                           "options": {"type": "array",
+                                                                       "items": {
+                                    "type": "object", "properties": {
+                                        "summary": {"type": "string",
+                                                    "description": "what it leaves, in words"},
+                                        "effect_words": {"type": "string",
+                                                         "description": "its effects in the "
+                                                         "narration's words"}}}}}},
                                            "what the ability could do"),
                               **_errors(400, *LOOKUP)}}},
             "/api/tables/{code}/record": {"get": {
@@ -211,7 +219,42 @@ def document() -> dict[str, Any]:
                                         "seats": {"type": "array"},
                                         "notice": {"type": ["string", "null"]},
                                         "log": {"type": "array"},
-                                        "seen_intel": {"type": "array"}}},
+                                        "seen_intel": {"type": "array"},
+                                        "words": _ref("Words"),
+                                        "taps": _ref("Taps")}},
+                "Words": {"type": "object", "description": "what the screens say, in words",
+                          "required": ["da", "next", "ranks"], "properties": {
+                    "da": {"type": "string", "description": "\"at the centre\", \"2 toward blue\""},
+                    "da_short": {"type": "string", "description": "\"centre\", \"2 blue\""},
+                    "winner": {"type": ["string", "null"],
+                               "description": "\"Red wins\", \"A draw\"; null until the end"},
+                    "reason": {"type": ["string", "null"], "description": "why it ended"},
+                    "next": {"type": "string", "description": "what the table waits for, "
+                             "the step of a reveal being built included"},
+                    "waiting": {"type": ["string", "null"],
+                                "description": "whom a reveal being built waits for"},
+                    "ranks": {"type": "object", "description": "rank number → name",
+                              "additionalProperties": {"type": "string"}}}},
+                "Taps": {"type": "object", "required": ["step", "sides"],
+                         "description": "what may be tapped now; per-side values are keyed "
+                                        "by side",
+                         "properties": {
+                    "step": {"type": "string", "enum": [
+                        "exhaust", "intel", "tokens", "start", "deception", "guess",
+                        "actual", "choice", "check", "over"]},
+                    "sides": {"type": "array", "items": _ref("Side"),
+                              "description": "who may tap (empty: anyone at the table)"},
+                    "part": {"type": ["integer", "null"],
+                             "description": "in team play, the part of the side (R80)"},
+                    "count": {"description": "exhaust: ranks per side; intel: 4"},
+                    "ranks": {"description": "the ranks that may be tapped (per side for "
+                              "exhaust and check)"},
+                    "missions": {"description": "tokens: the missions; check: the face-down "
+                                 "missions per side, in order"},
+                    "starts": {"type": "array", "items": _ref("Side")},
+                    "spin": {"type": "boolean"},
+                    "choices": {"type": "array",
+                                "description": "deception: true/false; choice: the choices"}}},
                 "Me": {"type": "object", "required": ["role"], "properties": {
                     "role": {"type": "string", "enum": ["host", "seat", "viewer"]}}},
                 "Change": {"type": "object", "required": ["view"],

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..engine import RANK_NAMES, Draft, State, replay_output
+from ..engine import RANK_NAMES, SIDES, Draft, State, narrate_effect, replay_output
 from .models import Seat, Table
 from .states import derive, event_rows
 
@@ -36,7 +36,128 @@ def event_text(d: dict[str, Any]) -> str:
 def draft_view(table: Table, state: State) -> dict[str, Any] | None:
     """The reveal being built over several taps, and the step it waits for."""
     draft = Draft.from_dict(state, table.draft_dict())
-    return draft.view() if draft is not None else None
+    if draft is None:
+        return None
+    view = draft.view()
+    view["choices"] = [{**o, "summary": choice_summary(o)} for o in view["choices"]]
+    return view
+
+
+# --- the words every screen shows, said once here ---------------------------------
+
+RANK_WORDS = {str(r): RANK_NAMES[r] for r in range(1, 11)}
+
+REASON_WORDS = {"flag": "flag captured",
+                "flag_cancelled": "flag capture cancelled (cards out of order)",
+                "territory": "double agent's territory after day 3",
+                "ip": "more IP after day 3", "draw": "equal after day 3"}
+
+_DRAFT_WAIT = {"deception": "decide on a deception token", "guess": "guess",
+               "actual": "turn up the card", "choice": "choose"}
+
+
+def da_words(da: int) -> str:
+    """Where the double agent stands: "at the centre", "2 toward blue"."""
+    return "at the centre" if da == 0 else f"{abs(da)} toward {'red' if da < 0 else 'blue'}"
+
+
+def da_short(da: int) -> str:
+    """The same in a phone's score line: "centre", "2 blue"."""
+    return "centre" if da == 0 else f"{abs(da)} {'red' if da < 0 else 'blue'}"
+
+
+def winner_words(winner: str | None) -> str | None:
+    """The heading of the end: "A draw", "Red wins" (``None`` while the game goes on)."""
+    if winner is None:
+        return None
+    return "A draw" if winner == "draw" else f"{winner.capitalize()} wins"
+
+
+def choice_summary(o: dict[str, Any]) -> str:
+    """What a choice (or the calculator's option) leaves: IP, the double agent, a winner."""
+    def change(n: int) -> str:
+        return f" (+{n})" if n > 0 else f" (−{-n})" if n < 0 else ""
+    moved = o["da_change"]
+    toward = f" ({abs(moved)} toward {'red' if moved < 0 else 'blue'})" if moved else ""
+    text = (f"Then red {o['ip']['red']} IP{change(o['ip_change']['red'])} · "
+            f"blue {o['ip']['blue']} IP{change(o['ip_change']['blue'])} · "
+            f"DA {da_words(o['da'])}{toward}")
+    if o.get("winner"):
+        text += " · a draw" if o["winner"] == "draw" else f" · {o['winner'].capitalize()} wins"
+    return text
+
+
+def effect_words(effects: list[dict[str, Any]]) -> str:
+    """The effects of an activation in the narration's words, or "no effect"."""
+    return "; ".join(w for w in (narrate_effect(e) for e in effects) if w) or "no effect"
+
+
+def next_words(out: dict[str, Any], draft: dict[str, Any] | None) -> str:
+    """What the table waits for, in words, including the step of a reveal being built."""
+    if out["end"] and out["phase"] != "capture_check":
+        return out["end"]
+    if not draft:
+        return out["next"]["text"]
+    d, name = draft, RANK_NAMES
+    owner, guesser, m = d["owner"].capitalize(), d["guesser"].capitalize(), d["mission"]
+    step = {"deception": f"{owner}: deception token on mission {m}?",
+            "guess": f"{guesser}: guess {d['owner']}'s mission {m}",
+            "actual": f"{owner}: turn up mission {m} ({guesser} guessed "
+                      f"{name[d['guess']] if d['guess'] else ''})",
+            "choice": f"{owner}: choose what the "
+                      f"{name[d['actual']] if d['actual'] else ''} does"}[d["step"]]
+    if d["deception"] and d["step"] != "deception":
+        step += " · deception token played"
+    return step
+
+
+def words(out: dict[str, Any], draft: dict[str, Any] | None, teams: bool) -> dict[str, Any]:
+    """The words the screens show about the game as it stands."""
+    waiting, over = None, out["phase"] == "over"
+    if draft:
+        part = f" ({'missions 1–2' if draft['part'] == 1 else 'missions 3–4'})" if teams else ""
+        waiting = f"Waiting for {draft['side']}{part} to {_DRAFT_WAIT[draft['step']]}."
+    return {"da": da_words(out["da"]), "da_short": da_short(out["da"]),
+            "winner": winner_words(out["winner"]) if over else None,
+            "reason": REASON_WORDS.get(out["reason"]) if over else None,
+            "next": next_words(out, draft), "waiting": waiting, "ranks": RANK_WORDS}
+
+
+def taps(state: State, out: dict[str, Any], draft: dict[str, Any] | None) -> dict[str, Any]:
+    """What may be tapped now: the step, who taps it (``sides`` empty: anyone at the
+    table; ``part``: in team play the part of the side) and the legal values."""
+    nxt = out["next"]
+    every = list(range(1, 11))
+    if draft:
+        t: dict[str, Any] = {"step": draft["step"], "sides": [draft["side"]],
+                             "part": draft["part"]}
+        if draft["step"] == "deception":
+            t["choices"] = [True, False]
+        elif draft["step"] == "guess":
+            t["ranks"] = every
+        elif draft["step"] == "actual":
+            t["ranks"] = draft["ranks"]
+        else:
+            t["choices"] = [o["choice"] for o in draft["choices"]]
+        return t
+    kind = nxt["type"]
+    t = {"step": kind or "over", "sides": nxt["sides"], "part": None}
+    if kind == "exhaust":
+        t["count"] = nxt["count"]
+        t["ranks"] = {x: sorted(state.revealed[x].values()) if state.phase == "round_end"
+                      else every for x in nxt["sides"]}
+    elif kind == "intel":
+        t["ranks"], t["count"] = every, 4
+    elif kind == "tokens":
+        t["missions"] = [1, 2, 3, 4]
+    elif kind == "start":
+        t["starts"] = nxt["sides"] or list(SIDES)
+        t["spin"] = not nxt["sides"]
+    elif kind == "check":
+        t["missions"] = {x: [m for m in range(1, 5) if m not in state.revealed[x]]
+                         for x in nxt["sides"]}
+        t["ranks"] = {x: state.hand_ranks(x) for x in nxt["sides"]}
+    return t
 
 
 def seat_dict(seat: Seat) -> dict[str, Any]:
@@ -62,9 +183,11 @@ def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
     for card in [*out["old_intel"], *([out["intel"]] if out["intel"] else [])]:
         if card not in seen:
             seen.append(card)
+    draft = draft_view(table, state)
     return {
         "code": table.code, "version": table.version, "teams": table.teams,
-        "wall_distance": table.wall_distance, "state": out, "draft": draft_view(table, state),
+        "wall_distance": table.wall_distance, "state": out, "draft": draft,
         "seats": [seat_dict(s) for s in table.seats if s.status in ("active", "pending")],
         "notice": table.notice, "log": log, "seen_intel": seen,
+        "words": words(out, draft, table.teams), "taps": taps(state, out, draft),
     }

@@ -1,0 +1,196 @@
+"""The words and the legal taps the server puts in the view, so the screens need not
+work them out again: at each phase of a game played over HTTP, and in imported games
+(a day's end, a capture check with face-down cards, a draw), and in the calculator."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from companion.engine import Record, replay, replay_output
+from companion.engine.narrate import narrate_effect
+from companion.engine.simulate import random_record
+
+from .conftest import ORIGIN, Player, sit
+
+RECORDS = Path(__file__).parent.parent / "records"
+EVERY = list(range(1, 11))
+NAMES = {"1": "Spy", "2": "Scout", "3": "Miner", "4": "Sergeant", "5": "Lieutenant",
+         "6": "Captain", "7": "Bomb", "8": "Colonel", "9": "General", "10": "Marshal"}
+
+
+def imported(client, events, wall: int = 2) -> Player:
+    """A table opened from the first events of a game, as its host screen sees it."""
+    rec = {"format": "spies-and-lies-record/1", "options": {"wall_distance": wall},
+           "events": events}
+    r = client.post("/api/tables/import", json={"record": rec}, headers={"Origin": ORIGIN})
+    assert r.status_code == 201, r.get_json()
+    host = Player(client, r.get_json()["code"], r.get_json()["host_secret"])
+    host.refresh()
+    return host
+
+
+def test_words_and_taps_through_a_game_played_over_http(table):
+    host = table(wall_distance=2)
+    red, blue = sit(host, "red", "Ann"), sit(host, "blue", "Bob")
+    v = host.refresh()
+    assert v["words"] == {"da": "at the centre", "da_short": "centre", "winner": None,
+                          "reason": None, "next": v["state"]["next"]["text"],
+                          "waiting": None, "ranks": NAMES}
+    assert v["taps"] == {"step": "exhaust", "sides": ["red", "blue"], "part": None,
+                         "count": {"red": 1, "blue": 1}, "ranks": {"red": EVERY, "blue": EVERY}}
+
+    red.event({"type": "exhaust", "side": "red", "ranks": [1]})
+    t = red.view["taps"]
+    assert (t["sides"], t["count"], t["ranks"]) == (["blue"], {"blue": 1}, {"blue": EVERY})
+    blue.event({"type": "exhaust", "side": "blue", "ranks": [10]})
+    v = host.refresh()
+    assert v["taps"] == {"step": "intel", "sides": [], "part": None, "ranks": EVERY, "count": 4}
+    assert v["words"]["next"] == "Day 1: record the intel card"
+
+    host.event({"type": "intel", "ranks": [3, 5, 8, 9]})
+    assert host.view["taps"] == {"step": "tokens", "sides": ["red", "blue"], "part": None,
+                                 "missions": [1, 2, 3, 4]}
+    red.event({"type": "tokens", "side": "red", "missions": [2, 4]})
+    blue.event({"type": "tokens", "side": "blue", "missions": [2, 4]})
+    v = host.refresh()
+    assert v["taps"] == {"step": "start", "sides": [], "part": None,
+                         "starts": ["red", "blue"], "spin": True}
+    assert v["words"]["next"] == "Spin for the starting side"
+    host.event({"type": "start", "side": "red"})
+
+    # a reveal built over taps: each step says what it waits for, and who
+    v = host.refresh()
+    assert v["taps"] == {"step": "deception", "sides": ["blue"], "part": 1,
+                         "choices": [True, False]}
+    assert v["words"]["next"] == "Blue: deception token on mission 1?"
+    assert v["words"]["waiting"] == "Waiting for blue to decide on a deception token."
+    blue.draft("deception", True)
+    v = host.refresh()
+    assert v["taps"] == {"step": "guess", "sides": ["red"], "part": 1, "ranks": EVERY}
+    assert v["words"]["next"] == "Red: guess blue's mission 1 · deception token played"
+    assert v["words"]["waiting"] == "Waiting for red to guess."
+    red.draft("guess", 4)
+    v = host.refresh()
+    assert v["taps"]["step"] == "actual" and v["taps"]["sides"] == ["blue"]
+    assert v["taps"]["ranks"] == v["draft"]["ranks"] and 10 not in v["taps"]["ranks"]
+    assert v["words"]["next"] == ("Blue: turn up mission 1 (Red guessed Sergeant)"
+                                  " · deception token played")
+    assert v["words"]["waiting"] == "Waiting for blue to turn up the card."
+    blue.draft("actual", 1, expect=201)
+    v = host.refresh()
+    assert v["state"]["next"]["text"] == "Blue: guess red's mission 1"
+    assert v["words"]["next"] == "Red: deception token on mission 1?"
+    assert v["words"]["waiting"] == "Waiting for red to decide on a deception token."
+
+    # the rest of test_game's day, up to the Captain's choice
+    steps = [(red, "deception", False, 200), (blue, "guess", 2, 200), (red, "actual", 2, 201),
+             (blue, "deception", False, 200), (red, "guess", 3, 200), (blue, "actual", 3, 201),
+             (red, "deception", False, 200), (blue, "guess", 9, 200), (red, "actual", 5, 201),
+             (blue, "deception", False, 200), (red, "guess", 7, 200), (blue, "actual", 7, 201),
+             (red, "deception", False, 200), (blue, "guess", 3, 200), (red, "actual", 6, 200)]
+    for who, step, value, code in steps:
+        who.draft(step, value, expect=code)
+    v = host.refresh()
+    assert v["state"]["da"] == 1
+    assert (v["words"]["da"], v["words"]["da_short"]) == ("1 toward blue", "1 blue")
+    assert v["taps"] == {"step": "choice", "sides": ["red"], "part": 2,
+                         "choices": ["ip", "use:1"]}
+    assert v["words"]["next"] == "Red: choose what the Captain does"
+    summary = {o["choice"]: o["summary"] for o in v["draft"]["choices"]}
+    assert summary == {
+        "ip": "Then red 0 IP (−4) · blue 7 IP · DA 2 toward blue (1 toward blue)",
+        "use:1": "Then red 5 IP (+1) · blue 7 IP · DA 1 toward blue"}
+    red.draft("choice", "ip", expect=201)
+
+    # the General walks the double agent onto blue's flag: the capture check, then the end
+    for who, step, value, code in [(blue, "deception", False, 200), (red, "guess", 8, 200),
+                                   (blue, "actual", 8, 201), (red, "deception", False, 200),
+                                   (blue, "guess", 1, 200), (red, "actual", 9, 201)]:
+        who.draft(step, value, expect=code)
+    v = host.refresh()
+    assert v["state"]["phase"] == "capture_check" and v["state"]["winner"] == "red"
+    assert v["words"]["winner"] is None and v["words"]["reason"] is None
+    assert v["words"]["next"] == v["state"]["next"]["text"]
+    assert v["taps"] == {"step": "check", "sides": ["red"], "part": None,
+                         "missions": {"red": []}, "ranks": {"red": [3, 4, 7, 8, 10]}}
+    red.event({"type": "check", "side": "red", "ranks": {}})
+    v = host.refresh()
+    assert v["words"]["winner"] == "Red wins" and v["words"]["reason"] == "flag captured"
+    assert v["words"]["next"] == v["state"]["end"] == "Red captured the flag and wins (R70)."
+    assert v["words"]["da"] == "3 toward blue"
+    assert v["taps"] == {"step": "over", "sides": [], "part": None}
+
+
+def test_team_play_says_which_part_is_waited_for(table):
+    host = table(teams=True)
+    r1, b2 = sit(host, "red", "Ann", part=1), sit(host, "blue", "Dee", part=2)
+    r1.event({"type": "exhaust", "side": "red", "ranks": [1]})
+    b2.event({"type": "exhaust", "side": "blue", "ranks": [2]})
+    host.event({"type": "intel", "ranks": [3, 5, 8, 9]})
+    r1.event({"type": "tokens", "side": "red", "missions": []})
+    b2.event({"type": "tokens", "side": "blue", "missions": []})
+    host.event({"type": "start", "side": "blue"})
+    v = host.refresh()
+    assert v["taps"] == {"step": "deception", "sides": ["red"], "part": 1,
+                         "choices": [True, False]}
+    assert v["words"]["waiting"] == ("Waiting for red (missions 1–2) to decide on a "
+                                     "deception token.")
+
+
+def test_a_days_end_draws_from_the_cards_turned_up_and_the_next_day_starts_in_turn(client):
+    rec = json.loads((RECORDS / "random-draw-98.json").read_text())
+    events = rec["events"]
+    game = Record.from_dict(rec)
+    end = next(i for i in range(len(events))
+               if replay(Record(game.options, game.events[:i])).phase == "round_end")
+    host = imported(client, events[:end], game.options.wall_distance)
+    state = replay(Record(game.options, game.events[:end]))
+    t = host.view["taps"]
+    assert t["step"] == "exhaust" and t["sides"] == ["red", "blue"]
+    assert t["count"] == host.view["state"]["next"]["count"]
+    assert t["ranks"] == {x: sorted(state.revealed[x].values()) for x in ("red", "blue")}
+    # day 2 opens: the side that did not start day 1 starts, no spin
+    start = next(i for i in range(end, len(events)) if events[i]["type"] == "start")
+    host = imported(client, events[:start], game.options.wall_distance)
+    first = next(e for e in events if e["type"] == "start")["side"]
+    second = "blue" if first == "red" else "red"
+    assert host.view["taps"] == {"step": "start", "sides": [second], "part": None,
+                                 "starts": [second], "spin": False}
+    assert host.view["words"]["next"] == f"{second.capitalize()} starts day 2"
+    # the whole game: a draw
+    host = imported(client, events, game.options.wall_distance)
+    want = replay_output(replay(game))
+    assert want["winner"] == "draw"
+    assert host.view["words"]["winner"] == "A draw"
+    assert host.view["words"]["reason"] == "equal after day 3"
+    assert host.view["words"]["next"] == want["end"]
+
+
+def test_a_capture_check_lists_the_face_down_missions_and_the_ranks_they_may_hold(client):
+    rec = random_record(random.Random(50), wall_distance=2, disorder=0, lie=0)
+    events = [e.to_dict() for e in rec.events]
+    assert events[-1]["type"] == "check" and events[-1]["side"] == "red"
+    host = imported(client, events[:-1])
+    state = replay(Record(rec.options, rec.events[:-1]))
+    t = host.view["taps"]
+    assert t["step"] == "check" and t["sides"] == ["red"]
+    assert t["missions"] == {"red": sorted(int(m) for m in events[-1]["ranks"])}
+    assert t["ranks"] == {"red": state.hand_ranks("red")}
+    assert set(events[-1]["ranks"].values()) <= set(t["ranks"]["red"])
+
+
+def test_the_calculator_says_each_option_and_its_effects_in_the_narrations_words(table):
+    host = table()
+    r = host.client.get(f"/api/tables/{host.code}/preview?side=red&rank=10")
+    d = r.get_json()
+    assert d["name"] == "Marshal" and [o["choice"] for o in d["options"]] == ["ip", "drain"]
+    for o in d["options"]:
+        words = [w for w in map(narrate_effect, o["effects"]) if w]
+        assert o["effect_words"] == "; ".join(words) and words
+        assert o["summary"].startswith("Then red ")
+    drain = d["options"][1]
+    assert drain["summary"] == "Then red 5 IP (+5) · blue 0 IP · DA at the centre"
+    spy = host.client.get(f"/api/tables/{host.code}/preview?side=blue&rank=1").get_json()
+    assert spy["name"] == "Spy" and spy["options"][0]["effect_words"]
