@@ -32,14 +32,21 @@
     const b = new Uint8Array(12); crypto.getRandomValues(b);
     return Array.from(b, x => x.toString(16).padStart(2, "0")).join("");
   }
+  // The host screen makes its own key and sends it once: the server keeps only its hash,
+  // and a retried request never gets (or needs) a key from the server.
+  function secret() {
+    const b = new Uint8Array(32); crypto.getRandomValues(b);
+    return btoa(String.fromCharCode(...b)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
   async function open(url, body, say) {
-    const payload = JSON.stringify({idempotency_key: key(), ...body});
+    const host = secret();
+    const payload = JSON.stringify({idempotency_key: key(), host_secret: host, ...body});
     for (let attempt = 0; ; attempt++) {
       try {
         const r = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"}, body: payload});
         const d = await r.json();
         if (!r.ok) { say(d.error || "refused"); return; }
-        localStorage.setItem("sl-host-" + d.code, d.host_secret);
+        localStorage.setItem("sl-host-" + d.code, host);
         location.href = "/t/" + d.code;
         return;
       } catch (e) {

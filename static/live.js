@@ -9,6 +9,11 @@ const SL = (() => {
     const b = new Uint8Array(12); crypto.getRandomValues(b);
     return Array.from(b, x => x.toString(16).padStart(2, "0")).join("");
   }
+  // a key this screen makes for itself (256 bits, URL-safe): sent once, kept here
+  function newSecret() {
+    const b = new Uint8Array(32); crypto.getRandomValues(b);
+    return btoa(String.fromCharCode(...b)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
   function headers() {
     const h = {"Content-Type": "application/json"};
     if (secret) h.Authorization = "Bearer " + secret;
@@ -72,7 +77,7 @@ const SL = (() => {
   // the words come from the server (view.words): a rank's name, by its number
   const rank = r => view ? view.words.ranks[r] : String(r);
   return {
-    code, key, get, post, refresh, connect, toast, rank, esc, cap, mark,
+    code, key, newSecret, get, post, refresh, connect, toast, rank, esc, cap, mark,
     get view() { return view; }, get me() { return me; }, set me(m) { me = m; },
     get secret() { return secret; }, set secret(s) { secret = s; },
     onView: f => onView.push(f), onPresence: f => onPresence.push(f),

@@ -148,12 +148,13 @@
       if (!joinSide) return SL.toast("Choose a side first.");
       if (!name) return SL.toast("Type your name.");
       localStorage.setItem("sl-name", name);
-      const body = {side: joinSide, name};
+      const mine = SL.newSecret();
+      const body = {side: joinSide, name, secret: mine};
       if (teams) body.part = joinPart;
       const r = await SL.post("/seats", body);
       if (r.ok) {
-        seat = r.data.seat; SL.secret = r.data.secret;
-        localStorage.setItem(store, JSON.stringify({seat, secret: r.data.secret}));
+        seat = r.data.seat; SL.secret = mine;
+        localStorage.setItem(store, JSON.stringify({seat, secret: mine}));
         SL.connect(seat.id);
       }
       render(); return;
