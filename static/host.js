@@ -166,7 +166,7 @@
       ${esc(x.name)}${x.part ? ` <span class="muted">(${x.part === 1 ? "1-2" : "3-4"})</span>` : ""}
       <span class="dot ${on.has(String(x.id)) ? "on" : ""}" title="${on.has(String(x.id)) ? "connected" : "not connected"}"></span></span>`).join("")
       : `<span class="muted">No phone seated yet.</span>`;
-    const pending = v.seats.filter(x => x.status === "pending");
+    const pending = asking;
     if (pending.length) $("notice").classList.add("hidden");     // the request says it all
     $("requests").innerHTML = pending.map(x => {
       const now = active.find(y => y.side === x.side && y.part === x.part);
@@ -199,11 +199,28 @@
       if (!SL.secret) return SL.toast("Only a seated phone or the screen that opened the table can undo.");
       if (confirm("Undo the last step for everyone?")) await SL.post("/undo", {});
     }
-    if (b.dataset.approve) await SL.post(`/seats/${b.dataset.approve}/decision`, {approve: true});
-    if (b.dataset.decline) await SL.post(`/seats/${b.dataset.decline}/decision`, {approve: false});
+    if (b.dataset.approve || b.dataset.decline) {
+      const id = b.dataset.approve || b.dataset.decline;
+      const r = await SL.post(`/seats/${id}/decision`, {approve: !!b.dataset.approve});
+      if (r.ok) { asking = asking.filter(x => String(x.id) !== id); if (SL.view) seats(SL.view); }
+    }
   });
 
-  SL.onView(draw);
+  // phones asking to take over a seat wait outside the versioned view (their requests
+  // never move the version the players' taps carry): the host screen looks every 3 s
+  let asking = [];
+  async function lookForRequests() {
+    if (!document.hidden) {
+      try {
+        const r = await SL.get("/requests");
+        const now = r.status === 200 ? r.data.requests : asking;
+        if (JSON.stringify(now) !== JSON.stringify(asking)) { asking = now; if (SL.view) seats(SL.view); }
+      } catch (e) { /* the live connection shows the trouble */ }
+    }
+    setTimeout(lookForRequests, 3000);
+  }
+  SL.onView(v => { draw(v); });
   SL.onPresence(c => { connected = c; if (SL.view) seats(SL.view); });
+  lookForRequests();
   SL.refresh().then(() => SL.connect("host"));
 })();

@@ -112,14 +112,13 @@
     const t = v.taps, act = $("act");
     document.body.dataset.version = v.version;
     act.dataset.step = REVEAL.includes(t.step) ? "reveal-" + t.step : t.step;
-    if (seat && !v.seats.some(x => x.id === seat.id)) {
+    if (seat && seat.status !== "pending" && !v.seats.some(x => x.id === seat.id)) {
       localStorage.removeItem(store); seat = null; SL.secret = null;
       SL.toast("This phone no longer holds a seat: join again.");
     }
     const stepKey = [t.step, t.sides.join(","), v.draft ? v.draft.mission : "", v.state.events].join("|");
     if (stepKey !== lastStep) { picked = []; lastStep = stepKey; }
-    const me = seat && v.seats.find(x => x.id === seat.id);
-    const step = !seat ? "join" : me.status === "pending" ? "waiting" : t.step;
+    const step = !seat ? "join" : seat.status === "pending" ? "waiting" : t.step;
     // a step of the game is drawn only for the phones that may tap it (no sides: anyone)
     const open = step in NEXT || !t.sides.length || t.sides.some(x => mine(x, t.part));
     $("next").textContent = NEXT[step] || v.words.next;
@@ -236,7 +235,23 @@
       <br><span class="muted">${esc(o.effect_words)}</span></div>`).join("");
   }
 
+  // a phone asking for a taken seat waits outside the versioned view: it asks every 3 s
+  // whether the host screen let it in (or kept the seat)
+  async function waitForTheHost() {
+    if (seat && seat.status === "pending") {
+      const r = await SL.get("/me").catch(() => null);
+      if (r && r.status === 200 && r.data.role === "seat" && r.data.status !== "pending") {
+        if (r.data.status === "active") { seat = {...seat, status: "active"}; localStorage.setItem(store, JSON.stringify({seat, secret: SL.secret})); }
+        else { localStorage.removeItem(store); seat = null; SL.secret = null; SL.toast("The big screen kept the seat for the phone that holds it."); }
+        await SL.refresh(); render();
+      } else if (r && r.status === 401) {
+        localStorage.removeItem(store); seat = null; SL.secret = null; render();
+      }
+    }
+    setTimeout(waitForTheHost, 3000);
+  }
   SL.onView(render);
+  waitForTheHost();
   SL.onPresence(c => { connected = c; if (SL.view) header(SL.view); });
   SL.refresh().then(() => SL.connect(seat ? seat.id : "viewer"));
 })();

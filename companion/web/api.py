@@ -25,7 +25,7 @@ from .errors import ApiError
 from .fields import clean_text
 from .models import Table, db
 from .states import active_events, derive
-from .views import choice_summary, effect_words, public_view
+from .views import choice_summary, effect_words, public_view, requests
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -175,8 +175,14 @@ def join(code: str) -> tuple[Response, int]:
     """Sit down: a side (and in team play a part) and a name, and the key this phone made
     for its seat (``secret``; without one the server makes it and sends it once)."""
     return _act(code, "seats", lambda tx, actor: tables.join(
-        tx, tx.body.get("name"), tx.body.get("side"), tx.body.get("part"), tx.body.get("secret")),
-        anonymous=True)
+        tx, tx.body.get("name"), tx.body.get("side"), tx.body.get("part"), tx.body.get("secret"),
+        request.remote_addr or "unknown"), anonymous=True)
+
+
+@bp.get("/tables/<code>/requests")
+def seat_requests(code: str) -> Response:
+    """The phones waiting for the host screen to let them take over a seat."""
+    return jsonify({"requests": requests(_load(code))})
 
 
 @bp.post("/tables/<code>/seats/<int:seat_id>/decision")

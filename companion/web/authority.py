@@ -131,12 +131,17 @@ class Transaction:
         return after
 
     def commit(self, status: int, body: dict[str, Any], notice: str | None = None,
-               keep_notice: bool = False) -> None:
-        """Bump the version (only if it is still the one we read), keep a receipt, commit."""
+               keep_notice: bool = False, bump: bool = True) -> None:
+        """Bump the version (only if it is still the one we read), keep a receipt, commit.
+
+        ``bump=False``: a change no screen's next tap depends on (a phone asking for a
+        seat): only the receipt and the change's own rows are written.
+        """
         t = self.table
-        values: dict[str, Any] = {"version": t.version + 1, "updated": now(), "draft": t.draft}
+        values: dict[str, Any] = {"version": t.version + (1 if bump else 0), "updated": now(),
+                                  "draft": t.draft}
         if not keep_notice:
-            values["notice"] = notice
+            values["notice"] = notice if bump else t.notice
         # The compare-and-swap comes first, before any row of this request is written:
         # it takes the table's row lock (PostgreSQL) or the write lock (SQLite), so a
         # writer in another thread or process that read the same version finds it gone

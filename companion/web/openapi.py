@@ -157,6 +157,13 @@ def document() -> dict[str, Any]:
                            "choice text"}}, ["step", "value"], 200)},
             "/api/tables/{code}/undo": {"post": _post(
                 "take back the last tap or event", {}, [], 200)},
+            "/api/tables/{code}/requests": {"get": {
+                "summary": "the phones waiting for the host screen to let them take a seat",
+                "parameters": [CODE],
+                "responses": {"200": _json({"type": "object", "required": ["requests"],
+                                            "properties": {"requests": {"type": "array"}}},
+                                           "the waiting phones"),
+                              **_errors(*LOOKUP)}}},
             "/api/tables/{code}/preview": {"get": {
                 "summary": "the ability calculator: what if this side's rank were activated",
                 "parameters": [CODE,

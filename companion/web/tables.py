@@ -25,6 +25,12 @@ from .views import seat_dict
 EXPIRY_DAYS = 30            # a table untouched this long is expired (TABLE_EXPIRY_DAYS)
 LOOKUP_BURST = 20           # unknown codes a client may try at once (CODE_LOOKUP_BURST)
 LOOKUP_REFILL = 3.0         # seconds until it may try one more (CODE_LOOKUP_REFILL)
+LOOKUP_ALL_BURST = 200      # unknown codes all clients together may try at once
+LOOKUP_ALL_REFILL = 0.25    # seconds until all together may try one more
+PENDING_MAX = 8             # phones that may wait at once for the host to let them in
+ASK_BURST = 3               # seat requests one client may make at once (SEAT_ASK_BURST)
+ASK_REFILL = 20.0           # seconds until it may ask once more (SEAT_ASK_REFILL)
+EVERYONE = "*"              # the key of the budget all clients share
 
 
 @dataclass
@@ -58,15 +64,25 @@ class Actor:
 
 # --- looking a table up ----------------------------------------------------------
 
-def _lookup_bucket() -> TokenBucket:
-    """This app's bucket of code look-ups per client (made on first use)."""
-    bucket = current_app.extensions.get("companion.code_lookups")
+def _bucket(name: str, burst: float, refill: float) -> TokenBucket:
+    """This app's token bucket ``name`` (made on first use; config may set its figures)."""
+    bucket: TokenBucket | None = current_app.extensions.get(f"companion.{name}")
     if bucket is None:
-        refill = float(current_app.config.get("CODE_LOOKUP_REFILL", LOOKUP_REFILL))
-        bucket = TokenBucket(current_app.config.get("CODE_LOOKUP_BURST", LOOKUP_BURST),
-                             1.0 / refill)
-        current_app.extensions["companion.code_lookups"] = bucket
+        cfg = name.upper()
+        every = float(current_app.config.get(f"{cfg}_REFILL", refill))
+        bucket = TokenBucket(current_app.config.get(f"{cfg}_BURST", burst), 1.0 / every)
+        current_app.extensions[f"companion.{name}"] = bucket
     return bucket
+
+
+def _lookup_bucket() -> TokenBucket:
+    """Code look-ups per client."""
+    return _bucket("code_lookup", LOOKUP_BURST, LOOKUP_REFILL)
+
+
+def _lookup_budget() -> TokenBucket:
+    """Code look-ups of all clients together: many addresses cannot guess codes either."""
+    return _bucket("code_lookup_all", LOOKUP_ALL_BURST, LOOKUP_ALL_REFILL)
 
 
 def expired(table: Table) -> bool:
@@ -77,8 +93,8 @@ def expired(table: Table) -> bool:
 
 def load(code: str, client: str = "local", allow_expired: bool = False) -> Table:
     """The table with this code; unknown codes cost ``client`` a token (no guessing)."""
-    bucket = _lookup_bucket()
-    wait = bucket.blocked(client)
+    bucket, budget = _lookup_bucket(), _lookup_budget()
+    wait = max(bucket.blocked(client), budget.blocked(EVERYONE))
     if wait:
         secs = max(1, math.ceil(wait))
         raise ApiError(429, "too many table codes that do not exist were tried from this "
@@ -89,6 +105,7 @@ def load(code: str, client: str = "local", allow_expired: bool = False) -> Table
         table = db.session.scalar(select(Table).where(Table.code == code.upper()))
     if table is None:
         bucket.spend(client)
+        budget.spend(EVERYONE)
         raise ApiError(404, f"there is no table with the code {code.upper()[:12]!r}; check "
                             "the code on the big screen", code="not_found")
     if not allow_expired and expired(table):
@@ -222,7 +239,8 @@ def _where(side: str, part: int) -> str:
     return side.capitalize() + (f" missions {'1-2' if part == 1 else '3-4'}" if part else "")
 
 
-def join(tx: Transaction, name: Any, side: Any, part: Any, secret: Any = None) -> None:
+def join(tx: Transaction, name: Any, side: Any, part: Any, secret: Any = None,
+         client: str = "local") -> None:
     """Sit down at ``side`` (and ``part`` in team play); a taken seat waits for the host.
 
     ``secret`` is the key the phone made for its seat (only its hash is kept); without
@@ -248,6 +266,8 @@ def join(tx: Transaction, name: Any, side: Any, part: Any, secret: Any = None) -
         raise ApiError(409, "this phone's key is already in use; make a new one and join again",
                        field="secret", code="secret_taken")
     taken = [s for s in table.seats if s.side == side and s.part == part and s.status == "active"]
+    if taken:
+        _may_ask(table, client)
     secret = own or new_secret()
     seat = Seat(table_id=table.id, side=side, part=part, name=name,
                 secret_hash=hash_secret(secret), status="pending" if taken else "active",
@@ -262,7 +282,24 @@ def join(tx: Transaction, name: Any, side: Any, part: Any, secret: Any = None) -
     answer: dict[str, Any] = {"seat": seat_dict(seat)}
     if not own:
         answer["secret"] = secret
-    tx.commit(201, answer, notice=notice)
+    # a request to take over a seat waits for the host outside the versioned view: the
+    # players' next taps stay valid however many phones ask
+    tx.commit(201, answer, notice=notice, bump=not taken)
+
+
+def _may_ask(table: Table, client: str) -> None:
+    """A phone may ask for a taken seat only while few are waiting, and not too often."""
+    if sum(1 for s in table.seats if s.status == "pending") >= PENDING_MAX:
+        raise ApiError(429, f"{PENDING_MAX} phones are already waiting for the host screen "
+                            "to decide; ask again once it has", code="too_many_requests",
+                       retry_after=30)
+    asks = _bucket("seat_ask", ASK_BURST, ASK_REFILL)
+    wait = asks.blocked(client)
+    if wait:
+        secs = max(1, math.ceil(wait))
+        raise ApiError(429, f"this device asked for a seat too often; wait {secs} seconds",
+                       code="rate_limited", retry_after=secs)
+    asks.spend(client)
 
 
 def answered_before(receipt: Receipt) -> tuple[int, dict[str, Any]]:

@@ -160,6 +160,12 @@ def taps(state: State, out: dict[str, Any], draft: dict[str, Any] | None) -> dic
     return t
 
 
+def requests(table: Table) -> list[dict[str, Any]]:
+    """The phones asking to take over a seat: outside the versioned view, so a flood of
+    them never changes the version the players' taps carry."""
+    return [seat_dict(s) for s in table.seats if s.status == "pending"]
+
+
 def seat_dict(seat: Seat) -> dict[str, Any]:
     """A seat as every screen may see it (no secret)."""
     return {"id": seat.id, "side": seat.side, "part": seat.part, "name": seat.name,
@@ -187,7 +193,7 @@ def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
     return {
         "code": table.code, "version": table.version, "teams": table.teams,
         "wall_distance": table.wall_distance, "state": out, "draft": draft,
-        "seats": [seat_dict(s) for s in table.seats if s.status in ("active", "pending")],
+        "seats": [seat_dict(s) for s in table.seats if s.status == "active"],
         "notice": table.notice, "log": log, "seen_intel": seen,
         "words": words(out, draft, table.teams), "taps": taps(state, out, draft),
     }

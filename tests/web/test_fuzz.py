@@ -60,6 +60,8 @@ def _text(v: Any) -> str:
 
 def test_thousands_of_generated_requests_never_get_a_5xx(app, client, table):
     app.config["CODE_LOOKUP_BURST"] = 10**9           # the fuzzer tries codes on purpose
+    app.config["CODE_LOOKUP_ALL_BURST"] = 10**9
+    app.config["SEAT_ASK_BURST"] = 10**9             # and asks for taken seats on purpose
     host = table(wall_distance=3)
     red, blue = sit(host, "red", "Ann"), sit(host, "blue", "Bob")
     pending = sit(host, "red", "Cat")

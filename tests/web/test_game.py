@@ -191,10 +191,13 @@ def test_team_play_parts(table):
 def test_takeover_needs_the_host(table):
     host = table()
     red = sit(host, "red", "Ann")
+    before = host.refresh()["version"]
     other = sit(host, "red", "Eve")
     assert other.seat["status"] == "pending"
-    host.refresh()
-    assert "Eve asks to take over Red" in host.view["notice"]
+    # the request waits outside the versioned view: the players' next taps stay valid
+    assert host.refresh()["version"] == before and [s["name"] for s in host.view["seats"]] == ["Ann"]
+    asks = host.client.get(f"/api/tables/{host.code}/requests").get_json()["requests"]
+    assert [(s["name"], s["side"], s["status"]) for s in asks] == [("Eve", "red", "pending")]
     # the pending phone cannot play, and another seat cannot decide
     other.refresh()
     r = other.event({"type": "exhaust", "side": "red", "ranks": [1]}, expect=403)
