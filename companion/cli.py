@@ -68,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=8000)
     s.add_argument("--public-url", default=None,
                    help="address phones should open (default: this machine's LAN address)")
+    s.add_argument("--allow-host", action="append", metavar="NAME", default=[],
+                   help="a further name phones reach this server by (repeatable); the LAN "
+                        "addresses, localhost and the --public-url host are always allowed")
     s.add_argument("--threads", type=int, default=300,
                    help="worker threads; each open screen holds one (default 300: ~50 tables)")
     s.set_defaults(func=_serve)

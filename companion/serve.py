@@ -28,6 +28,9 @@ def qr_ascii(text: str) -> str:
     return buf.getvalue()
 
 
+MAX_BODY = 64 * 1024        # bytes; the app itself refuses a body over 16 KB
+
+
 def server_options(threads: int) -> dict[str, object]:
     """Waitress settings for a server whose live streams each hold a thread.
 
@@ -39,6 +42,9 @@ def server_options(threads: int) -> dict[str, object]:
     keep-alive.
     """
     return {"threads": threads, "connection_limit": max(100, threads * 2),
+            # a body larger than this is refused (413) from its Content-Length, before
+            # it is read: waitress would otherwise read up to 1 GB before the app's limit
+            "max_request_body_size": MAX_BODY,
             "channel_request_lookahead": 1, "channel_timeout": 120,
             "ident": "spies-lies"}
 
@@ -65,7 +71,8 @@ def serve(args: argparse.Namespace) -> int:
     from .web import create_app
 
     url = public_url(args)
-    app = create_app({"PUBLIC_URL": url, **engine_config(args.threads)})
+    app = create_app({"PUBLIC_URL": url, "ALLOWED_HOSTS": list(args.allow_host or ()),
+                      **engine_config(args.threads)})
     server = create_server(app, host=args.host, port=args.port, **server_options(args.threads))
     out = sys.stdout
     out.write("\nSpies & Lies table companion\n\n")

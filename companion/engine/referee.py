@@ -362,6 +362,8 @@ def _parse_choice(s: State, owner: Side, rank: int, choice: str | None) -> _Choi
                                f"({', '.join(map(str, usable)) or 'none'}) (R45)")
         if n == 10 and len(parts) == 3 and parts[2] in ("ip", "drain"):
             return _Choice("use", 10, parts[2])
+        if n == 10 and len(parts) == 2 and s.effects[other(owner)]["spy"]:
+            return _Choice("use", 10)     # R45: it fizzles (R40), so its choice is not needed
         if n != 10 and len(parts) == 2:
             return _Choice("use", n)
     raise IllegalEvent(f"{owner}'s Captain was activated: its owner must choose one of "

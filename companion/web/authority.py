@@ -89,7 +89,7 @@ class Transaction:
             if exc[0] is not None:
                 db.session.rollback()
                 err = exc[1]
-                if isinstance(err, ApiError) and err.status != 409 and self._moved():
+                if isinstance(err, ApiError) and err.code != "stale" and self._moved():
                     # another process changed the table while this request was judged
                     # (its version and its events were read apart): a lost race is
                     # refused as stale, with the fresh view, whatever the reason was

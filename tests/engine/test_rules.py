@@ -438,6 +438,20 @@ def test_R45_a_used_marshal_fizzles_against_the_enemy_spy_but_a_token_still_pays
     assert s.ip["red"] == s0["red"] + 4       # only the deception token pays
 
 
+@rule("R45", "R40")
+def test_R45_a_fizzled_marshal_needs_no_choice_of_its_own():
+    """RECORD.md: a choice that is not needed is not asked for. Against an active enemy
+    Spy the used Marshal fizzles, so "use:10" alone is accepted (issue 10)."""
+    t = Table(red_exhausted=10)
+    t.day([1, 2, 6, 7], [1, 2, 3, 5], start="red")
+    t.reveal(guess=2)                         # blue's Spy activates: spy effect for blue
+    t.right(); t.right(); t.right(); t.right()
+    s0 = dict(t.state.ip)
+    s = t.reveal(choice="use:10")             # red's Captain uses the Marshal: fizzles
+    assert "fizzle" in [e.kind for e in t.last().effects] and s.ip == s0
+    assert t.last().choice == "use:10"
+
+
 @rule("R45", "R42")
 def test_R45_a_used_bomb_fizzles_against_the_enemy_miner():
     t = Table(red_exhausted=7)

@@ -37,6 +37,11 @@ OPERATIONS = [r.ok() for r in SCHEMA.get_all_operations()]
 OPERATIONS = [op for op in OPERATIONS if not DOC["paths"][op.path][op.method].get("x-stream")]
 STRATEGIES = [(op, mode, op.as_strategy(generation_mode=mode))
               for op in OPERATIONS for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)]
+# what a stranger sends that once gave a 500: lone surrogates and NUL in text, headers
+# that are not URLs (issue 10)
+NOT_TEXT = ["\ud800", "a\u0000b", "Ann\udfff", "\u0000", "x\u202ey", "\u0007bell"]
+BAD_ORIGINS = ["http://[", "http://[::1", "::::", "http://evil.example", "https://localhost",
+               "http://localhost:notaport", "javascript:alert(1)", "http://\u00e9.example"]
 REQUESTS = int(os.environ.get("FUZZ_REQUESTS", "4000"))   # stop after this many requests
 TIME_LIMIT = float(os.environ.get("FUZZ_SECONDS", "70"))   # or after this many seconds
 CHUNK = 100                                                # examples per seed
@@ -76,6 +81,7 @@ def test_thousands_of_generated_requests_never_get_a_5xx(app, client, table):
     by_op: Counter[str] = Counter()
     start = time.monotonic()
     keys = iter(range(10**9))
+    used: list[str] = []
     versions = {host.code: host.refresh()["version"], teams.code: teams.refresh()["version"]}
 
     def fuzz(data: st.DataObject) -> None:
@@ -101,6 +107,8 @@ def test_thousands_of_generated_requests_never_get_a_5xx(app, client, table):
             headers["Authorization"] = "Bearer " + screens[who]
         if rng.random() < 0.9:
             headers["Origin"] = ORIGIN
+        if rng.random() < 0.04:           # an Origin or Referer that is not this server's
+            headers[rng.choice(["Origin", "Referer"])] = rng.choice(BAD_ORIGINS)
         body = case.body
         kwargs: dict[str, Any] = {}
         if not isinstance(body, NotSet):
@@ -108,6 +116,13 @@ def test_thousands_of_generated_requests_never_get_a_5xx(app, client, table):
                 body = dict(body)
                 body["version"] = versions.get(params.get("code"), 1)
                 body["idempotency_key"] = f"fuzz-{next(keys):08d}"
+                if used and rng.random() < 0.1:   # a key already used, maybe elsewhere
+                    body["idempotency_key"] = rng.choice(used)
+                used.append(body["idempotency_key"])
+            if isinstance(body, dict) and rng.random() < 0.08:  # text that is not text
+                body = dict(body)
+                body[rng.choice([*[k for k, v in body.items() if isinstance(v, str)], "name"])] = \
+                    rng.choice(NOT_TEXT)
             if rng.random() < 0.03:
                 kwargs["data"] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 300)))
             else:
