@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from companion.engine.events import Record
 from companion.engine.referee import apply, replay

@@ -7,8 +7,8 @@ lookahead and database pool). ``python -m benchmarks server`` starts it.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from contextlib import suppress
-from typing import Sequence
 
 from waitress import create_server
 

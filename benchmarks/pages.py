@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import re
 from html.parser import HTMLParser
 
 from harness.server import COMPANION

@@ -3,7 +3,8 @@
 Starts the production server with the floor endpoints added
 (``python -m benchmarks.floor_server``: the companion's app and waitress with the
 options of ``spies-lies serve``) on loopback with a fresh SQLite database (or
-``--database-url``), opens T tables with 4 phones (team play) and the host screen each, all five connected to the
+``--database-url``), opens T tables with 4 phones (team play) and the host screen each,
+all five connected to the
 live push, and plays random legal games through the JSON API as the phones
 would (reveals tap by tap). For every accepted post it measures the time from
 sending the post until *every* screen of that table has received a message
@@ -38,10 +39,11 @@ import resource
 import sys
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from companion.engine.simulate import random_record
 from harness.server import Server
@@ -244,8 +246,8 @@ class Driver:
     """One table's worth of clients: a connection for posts and five open screens."""
 
     port: int
-    conn: "Conn"
-    screens: list["Screen"]
+    conn: Conn
+    screens: list[Screen]
 
     async def open_screens(self, paths: list[str]) -> None:
         self.screens = [Screen(self.port, path) for path in paths]
@@ -402,7 +404,8 @@ class Phase:
     def line(self) -> str:
         ms = [x * 1000 for x in self.latencies]
         ans = [x * 1000 for x in self.answers]
-        return (f"  {self.kind:5} {self.name:5}  posts {len(ms):6} ({len(ms) / self.seconds:6.1f}/s)"
+        rate = len(ms) / self.seconds
+        return (f"  {self.kind:5} {self.name:5}  posts {len(ms):6} ({rate:6.1f}/s)"
                 f"  p50 {pct(ms, 50):7.2f}  p95 {pct(ms, 95):7.2f}  p99 {pct(ms, 99):7.2f} ms"
                 f"  (answer p50 {pct(ans, 50):6.2f} p95 {pct(ans, 95):7.2f})"
                 f"  missed {self.missed}  server CPU {self.cpu:5.1f}%  RSS {self.rss_mb:6.1f} MB"

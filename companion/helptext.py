@@ -57,11 +57,11 @@ GLOSSARY: list[dict[str, Any]] = _EN["glossary"]
 _SEARCH_KEYS = ("id", "title", "text", "name", "term", "ability")
 
 
-def _matches(entry: dict, needle: str) -> bool:
+def _matches(entry: dict[str, Any], needle: str) -> bool:
     return any(needle in str(entry[k]).lower() for k in _SEARCH_KEYS if k in entry)
 
 
-def search(query: str) -> list[dict]:
+def search(query: str) -> list[dict[str, Any]]:
     """Rules, ranks and glossary entries whose id, title, name, term or text contains
     ``query`` (case-insensitive), in that order.  A blank query finds nothing.
 
@@ -76,13 +76,13 @@ def search(query: str) -> list[dict]:
     return [dict(e) for e in found]
 
 
-def for_phase(phase: str) -> list[dict]:
+def for_phase(phase: str) -> list[dict[str, Any]]:
     """The RULES entries that matter in ``phase`` (one of ``PHASE_NAMES``), in id order.
     An unknown phase gives an empty list."""
     return [dict(e) for e in RULES if phase in e["phases"]]
 
 
-def rule(rule_id: str) -> dict | None:
+def rule(rule_id: str) -> dict[str, Any] | None:
     """The RULES entry with id ``rule_id`` (e.g. ``"R45"``), or None."""
     for e in RULES:
         if e["id"] == rule_id:
@@ -90,7 +90,7 @@ def rule(rule_id: str) -> dict | None:
     return None
 
 
-def rank(number: int) -> dict | None:
+def rank(number: int) -> dict[str, Any] | None:
     """The RANKS entry of rank ``number`` (1-10), or None."""
     for e in RANKS:
         if e["rank"] == number:

@@ -19,9 +19,10 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]          # the checkout
 COMPANION = (sys.executable, "-m", "companion", "serve")
@@ -56,7 +57,7 @@ class Server:
     def output(self) -> str:
         return self.log.read_text(errors="replace")
 
-    def start(self, timeout: float = 60.0) -> "Server":
+    def start(self, timeout: float = 60.0) -> Server:
         """Start the process and wait until it answers ``GET /api/openapi.json``."""
         env = {**os.environ, "DATABASE_URL": self.database_url, "PYTHONUNBUFFERED": "1",
                "SPIES_LIES_INSTANCE": str(self.log.parent / "instance"), **self.env}

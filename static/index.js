@@ -27,20 +27,11 @@
     if (b.dataset.w) { wall = +b.dataset.w; document.querySelectorAll("[data-w]").forEach(x => x.classList.toggle("sel", x === b)); drawPic(); }
     if (b.dataset.teams) { teams = b.dataset.teams === "1"; document.querySelectorAll("[data-teams]").forEach(x => x.classList.toggle("sel", x === b)); }
   });
-  // One key per attempt at opening a table: a retry after a lost answer opens the same table.
-  function key() {
-    const b = new Uint8Array(12); crypto.getRandomValues(b);
-    return Array.from(b, x => x.toString(16).padStart(2, "0")).join("");
-  }
-  // The host screen makes its own key and sends it once: the server keeps only its hash,
-  // and a retried request never gets (or needs) a key from the server.
-  function secret() {
-    const b = new Uint8Array(32); crypto.getRandomValues(b);
-    return btoa(String.fromCharCode(...b)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  }
+  // One key per attempt at opening a table (a retry after a lost answer opens the same
+  // table), and the host screen's own key, sent once: no retry ever needs one back.
   async function open(url, body, say) {
-    const host = secret();
-    const payload = JSON.stringify({idempotency_key: key(), host_secret: host, ...body});
+    const host = Keys.secret();
+    const payload = JSON.stringify({idempotency_key: Keys.request(), host_secret: host, ...body});
     for (let attempt = 0; ; attempt++) {
       try {
         const r = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"}, body: payload});

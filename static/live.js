@@ -5,15 +5,7 @@ const SL = (() => {
   const code = document.body.dataset.code;
   let view = null, me = null, secret = null, onView = [], onPresence = [], es = null, pollT = null;
 
-  function key() {
-    const b = new Uint8Array(12); crypto.getRandomValues(b);
-    return Array.from(b, x => x.toString(16).padStart(2, "0")).join("");
-  }
-  // a key this screen makes for itself (256 bits, URL-safe): sent once, kept here
-  function newSecret() {
-    const b = new Uint8Array(32); crypto.getRandomValues(b);
-    return btoa(String.fromCharCode(...b)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  }
+  const key = Keys.request, newSecret = Keys.secret;
   function headers() {
     const h = {"Content-Type": "application/json"};
     if (secret) h.Authorization = "Bearer " + secret;

@@ -25,18 +25,31 @@ Modules depend one way only: ``errors`` ← ``events`` ← ``results`` ← ``sta
 
 from typing import Any
 
+from .draft import Draft
 from .errors import BadRecord, GameOver, IllegalEvent, MalformedEvent, OutOfTurn, RecordError
-from .events import (FORMAT, RANK_NAMES, SIDES, Check, Event, Exhaust, Intel, Options, Record,
-                     Reveal, Side, Start, Tokens, event_from_dict, other)
+from .events import (
+    FORMAT,
+    RANK_NAMES,
+    SIDES,
+    Check,
+    Event,
+    Exhaust,
+    Intel,
+    Options,
+    Record,
+    Reveal,
+    Side,
+    Start,
+    Tokens,
+    event_from_dict,
+    other,
+)
+from .expect import Expected, describe_choice, expected, owner_choices, reveal_options, team_part
+from .narrate import narrate_effect, narrate_end, narrate_reveal
+from .preview import ability_preview, choice_options
+from .referee import activate, apply, new_game, replay
 from .results import Effect, Outcome, Reason, RevealResult
 from .state import Phase, State
-from .expect import (Expected, describe_choice, expected, owner_choices, reveal_options,
-                     team_part)
-from .referee import activate, apply, new_game, replay
-from .preview import ability_preview, choice_options
-from .draft import Draft
-
-from .narrate import narrate_effect, narrate_end, narrate_reveal
 
 __all__ = [
     "BadRecord", "GameOver", "IllegalEvent", "MalformedEvent", "OutOfTurn", "RecordError",

@@ -31,8 +31,9 @@ nothing is left to tap; :meth:`Draft.undo` takes back the last tap.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from .errors import IllegalEvent, MalformedEvent, OutOfTurn
 from .events import RANK_NAMES, RANKS, Reveal, Side, other
@@ -85,7 +86,8 @@ class Draft:
         ok = ((deception is None or type(deception) is bool)
               and (deception is not True or fresh.can_deceive)
               and (fresh.can_deceive or deception is False)
-              and (guess is None or (type(guess) is int and guess in RANKS and deception is not None))
+              and (guess is None or (type(guess) is int and guess in RANKS
+                                     and deception is not None))
               and (actual is None or (type(actual) is int and actual in fresh.ranks
                                       and guess is not None)))
         if not ok:

@@ -19,7 +19,7 @@ class RecordError(ValueError):
         self.reason = reason
         self.index = index
 
-    def at(self, index: int) -> "RecordError":
+    def at(self, index: int) -> RecordError:
         """Return the same refusal, now naming the event at ``index``."""
         return type(self)(self.reason, index)
 

@@ -14,9 +14,10 @@ True
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar, Mapping, Union
+from typing import Any, ClassVar
 
 from .errors import BadRecord, MalformedEvent, RecordError
 
@@ -79,7 +80,8 @@ def _int_list(d: Mapping[str, Any], key: str, allowed: range, what: str,
     for x in v:
         if type(x) is not int or x not in allowed:
             raise MalformedEvent(
-                f"'{key}' must hold {what}s {allowed.start}-{allowed.stop - 1}, not {json.dumps(x)}")
+                f"'{key}' must hold {what}s {allowed.start}-{allowed.stop - 1}, "
+                f"not {json.dumps(x)}")
     if len(set(v)) != len(v):
         raise MalformedEvent(f"'{key}' names the same {what} twice")
     if sizes is not None and len(v) not in sizes:
@@ -106,7 +108,7 @@ class Exhaust:
         return {"type": self.type, "side": self.side, "ranks": list(self.ranks)}
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Exhaust":
+    def from_dict(cls, d: Mapping[str, Any]) -> Exhaust:
         """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         return cls(_side(d, "side"), _int_list(d, "ranks", RANKS, "rank", (1, 2)))
 
@@ -123,7 +125,7 @@ class Intel:
         return {"type": self.type, "ranks": list(self.ranks)}
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Intel":
+    def from_dict(cls, d: Mapping[str, Any]) -> Intel:
         """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         return cls(_int_list(d, "ranks", RANKS, "rank", (4,)))
 
@@ -144,7 +146,7 @@ class Tokens:
         return {"type": self.type, "side": self.side, "missions": list(self.missions)}
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Tokens":
+    def from_dict(cls, d: Mapping[str, Any]) -> Tokens:
         """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         return cls(_side(d, "side"), _int_list(d, "missions", MISSIONS, "mission", None))
 
@@ -164,7 +166,7 @@ class Start:
         return {"type": self.type, "side": self.side}
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Start":
+    def from_dict(cls, d: Mapping[str, Any]) -> Start:
         """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         return cls(_side(d, "side"))
 
@@ -199,7 +201,7 @@ class Reveal:
         return d
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Reveal":
+    def from_dict(cls, d: Mapping[str, Any]) -> Reveal:
         """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         deception = d.get("deception")
         if type(deception) is not bool:
@@ -230,7 +232,7 @@ class Check:
                 "ranks": {str(m): r for m, r in self.ranks}}
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Check":
+    def from_dict(cls, d: Mapping[str, Any]) -> Check:
         """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         side = _side(d, "side")
         raw = d.get("ranks")
@@ -240,15 +242,18 @@ class Check:
         pairs = []
         for k, v in raw.items():
             if k not in ("1", "2", "3", "4"):
-                raise MalformedEvent(f"'ranks' keys must be missions \"1\"-\"4\", not {json.dumps(k)}")
+                raise MalformedEvent(f"'ranks' keys must be missions \"1\"-\"4\", "
+                                     f"not {json.dumps(k)}")
             if type(v) is not int or v not in RANKS:
-                raise MalformedEvent(f"'ranks' must map missions to ranks 1-10, not {json.dumps(v)}")
+                raise MalformedEvent(f"'ranks' must map missions to ranks 1-10, "
+                                     f"not {json.dumps(v)}")
             pairs.append((int(k), v))
         return cls(side, tuple(pairs))
 
 
-Event = Union[Exhaust, Intel, Tokens, Start, Reveal, Check]
-EVENT_TYPES: dict[str, type[Event]] = {c.type: c for c in (Exhaust, Intel, Tokens, Start, Reveal, Check)}
+Event = Exhaust | Intel | Tokens | Start | Reveal | Check
+EVENT_TYPES: dict[str, type[Event]] = {
+    c.type: c for c in (Exhaust, Intel, Tokens, Start, Reveal, Check)}
 
 
 def event_from_dict(d: object) -> Event:
@@ -275,7 +280,7 @@ class Options:
         return {"wall_distance": self.wall_distance}
 
     @classmethod
-    def from_dict(cls, d: object) -> "Options":
+    def from_dict(cls, d: object) -> Options:
         """Read the options of a record (``None``: the defaults); raise :class:`BadRecord`."""
         if d is None:
             return cls()
@@ -304,7 +309,7 @@ class Record:
         return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
-    def from_dict(cls, d: object) -> "Record":
+    def from_dict(cls, d: object) -> Record:
         """Read a record dict; a bad event raises a refusal naming its index."""
         if not isinstance(d, dict):
             raise BadRecord("a record must be a JSON object")
@@ -323,7 +328,7 @@ class Record:
         return cls(options, tuple(events))
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> "Record":
+    def from_json(cls, text: str | bytes) -> Record:
         """Read a record file's text (or bytes); a refusal names what is wrong."""
         try:
             d = json.loads(text)

@@ -146,6 +146,7 @@ def describe_choice(choice: str) -> str:
         return "+5 IP and the enemy -5 IP"
     if parts[0] == "use":
         name = RANK_NAMES[int(parts[1])]
-        tail = {"ip": " (+10 IP)", "drain": " (+5, enemy -5)"}.get(parts[2] if len(parts) > 2 else "", "")
+        then = parts[2] if len(parts) > 2 else ""
+        tail = {"ip": " (+10 IP)", "drain": " (+5, enemy -5)"}.get(then, "")
         return f"Use the exhausted {name}{tail}"
     return choice

@@ -10,7 +10,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .events import RANK_NAMES, other
 from .results import RevealResult
@@ -43,7 +44,9 @@ def narrate_effect(e: Mapping[str, Any]) -> str | None:
         return f"{side} infiltrates"
     if kind == "da":
         if e["steps"] == 0:
-            return "the double agent cannot move (it stands on the wall)" if e.get("asked") else None
+            if not e.get("asked"):
+                return None
+            return "the double agent cannot move (it stands on the wall)"
         steps = "1 step" if e["steps"] == 1 else f"{e['steps']} steps"
         wall = " to the wall" if e.get("asked") and e["steps"] < e["asked"] else ""
         return f"the double agent moves {steps} toward {other(side)}'s fort{wall}"

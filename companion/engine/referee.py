@@ -18,15 +18,44 @@ find the Captain.
 
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from .errors import GameOver, IllegalEvent, OutOfTurn, RecordError
-from .events import (RANK_NAMES, Check, Event, Exhaust, Intel, Options, Record, Reveal, Side,
-                     Start, Tokens, other)
+from .events import (
+    RANK_NAMES,
+    Check,
+    Event,
+    Exhaust,
+    Intel,
+    Options,
+    Record,
+    Reveal,
+    Side,
+    Start,
+    Tokens,
+    other,
+)
 from .expect import expected
-from .results import (DaMove, DeceptionPays, DoubleDamage, Drain, Effect, FlagCaptured, Fizzle,
-                      Infiltrate, IpGain, OrderBroken, Outcome, Reason, RevealOutcome,
-                      RevealResult, RoundEffect, TokenGained, UseExhausted)
+from .results import (
+    DaMove,
+    DeceptionPays,
+    DoubleDamage,
+    Drain,
+    Effect,
+    Fizzle,
+    FlagCaptured,
+    Infiltrate,
+    IpGain,
+    OrderBroken,
+    Outcome,
+    Reason,
+    RevealOutcome,
+    RevealResult,
+    RoundEffect,
+    TokenGained,
+    UseExhausted,
+)
 from .state import DAYS, DIRECTION, REVEALS_PER_ROUND, Phase, State
 
 
@@ -357,7 +386,8 @@ def _parse_choice(s: State, owner: Side, rank: int, choice: str | None) -> _Choi
     if len(parts) >= 2 and parts[0] == "use" and parts[1].isdigit():
         n = int(parts[1])
         if n not in usable:
-            raise IllegalEvent(f"{owner}'s Captain cannot use the {_name(n) if n in RANK_NAMES else n}: "
+            what = _name(n) if n in RANK_NAMES else n
+            raise IllegalEvent(f"{owner}'s Captain cannot use the {what}: "
                                f"it is not one of {owner}'s exhausted soldiers "
                                f"({', '.join(map(str, usable)) or 'none'}) (R45)")
         if n == 10 and len(parts) == 3 and parts[2] in ("ip", "drain"):
@@ -476,7 +506,7 @@ def _check(s: State, e: Check) -> None:
         raise IllegalEvent(f"{side}'s face-down missions are {want}; the check must give "
                            f"exactly those, not {', '.join(map(str, given)) or 'none'}")
     seen = set(revealed.values())
-    for m, r in e.ranks:
+    for _, r in e.ranks:
         if r in seen:
             raise IllegalEvent(f"{side}'s {_name(r)} ({r}) cannot be on two missions")
         if r in s.exhausted[side]:
@@ -484,7 +514,7 @@ def _check(s: State, e: Check) -> None:
         seen.add(r)
     four = sorted({**revealed, **dict(e.ranks)}.items())
     ranks = [r for _, r in four if r != 4]
-    if any(a >= b for a, b in zip(ranks, ranks[1:])):
+    if any(a >= b for a, b in zip(ranks, ranks[1:], strict=False)):
         s.outcome = Outcome(other(side), Reason.FLAG_CANCELLED)
     s.phase = Phase.OVER
 

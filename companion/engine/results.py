@@ -12,9 +12,10 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar, Literal, Mapping, Union
+from typing import Any, ClassVar, Literal
 
 from .events import Side
 
@@ -219,8 +220,8 @@ class Drain:
         return {"kind": self.kind, "side": self.side, "amount": self.amount}
 
 
-Effect = Union[IpGain, Infiltrate, DaMove, FlagCaptured, DoubleDamage, DeceptionPays,
-               OrderBroken, UseExhausted, Fizzle, TokenGained, RoundEffect, Drain]
+Effect = (IpGain | Infiltrate | DaMove | FlagCaptured | DoubleDamage | DeceptionPays
+          | OrderBroken | UseExhausted | Fizzle | TokenGained | RoundEffect | Drain)
 
 RevealOutcome = Literal["identified", "neutralised", "activated"]
 

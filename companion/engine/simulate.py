@@ -14,10 +14,22 @@ True
 from __future__ import annotations
 
 import random
-from typing import Iterator
+from collections.abc import Iterator
 
-from .events import (SIDES, Check, Event, Exhaust, Intel, Options, Record, Reveal, Side, Start,
-                     Tokens, other)
+from .events import (
+    SIDES,
+    Check,
+    Event,
+    Exhaust,
+    Intel,
+    Options,
+    Record,
+    Reveal,
+    Side,
+    Start,
+    Tokens,
+    other,
+)
 from .expect import expected, owner_choices
 from .referee import apply, new_game
 from .state import Phase

@@ -1,6 +1,8 @@
 """The table companion as a Flask application: host screen, phones, JSON API, live push.
 
->>> app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": "sqlite://"})
+>>> import tempfile
+>>> app = create_app({"TESTING": True, "SECRET_KEY": "doctest",
+...                   "SQLALCHEMY_DATABASE_URI": "sqlite://"}, instance_path=tempfile.mkdtemp())
 >>> app.name
 'companion.web'
 """
@@ -9,8 +11,9 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from flask import Flask
 from flask_migrate import Migrate, upgrade
@@ -42,9 +45,14 @@ def _pages_folder(name: str) -> str:
     return str(inside if inside.is_dir() else PACKAGE.parent / name)
 
 
-def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
-    """Build the application; the database is brought up to date before it serves."""
-    instance_path = os.environ.get("SPIES_LIES_INSTANCE")     # default: Flask's choice
+def create_app(test_config: Mapping[str, Any] | None = None,
+               instance_path: str | None = None) -> Flask:
+    """Build the application; the database is brought up to date before it serves.
+
+    The instance folder (database, secret key) is ``instance_path``, else
+    ``$SPIES_LIES_INSTANCE``, else Flask's default (``instance/`` in a checkout).
+    """
+    instance_path = instance_path or os.environ.get("SPIES_LIES_INSTANCE")
     app = Flask(__name__, instance_relative_config=True,
                 instance_path=os.path.abspath(instance_path) if instance_path else None,
                 template_folder=_pages_folder("templates"), static_folder=_pages_folder("static"))

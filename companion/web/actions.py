@@ -8,8 +8,18 @@ import json
 import random
 from typing import Any
 
-from ..engine import (RANK_NAMES, SIDES, Draft, Event, RecordError, Reveal, State,
-                      event_from_dict, expected, narrate_reveal)
+from ..engine import (
+    RANK_NAMES,
+    SIDES,
+    Draft,
+    Event,
+    RecordError,
+    Reveal,
+    State,
+    event_from_dict,
+    expected,
+    narrate_reveal,
+)
 from ..engine.draft import STEPS
 from .authority import Transaction
 from .errors import ApiError, from_refusal

@@ -17,7 +17,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from ..engine import RANK_NAMES, SIDES, ability_preview
+from ..engine import RANK_NAMES, SIDES, Side, ability_preview
 from . import actions, live, tables
 from .authority import Transaction
 from .edges import check_origin
@@ -223,7 +223,7 @@ def preview(code: str) -> Response:
         raise ApiError(400, "the parameter 'rank' must be a rank 1-10", field="rank",
                        code="bad_field")
     options = [{**o, "summary": choice_summary(o), "effect_words": effect_words(o["effects"])}
-               for o in ability_preview(derive(table), side, rank)]
+               for o in ability_preview(derive(table), Side(side), rank)]
     return jsonify({"side": side, "rank": rank, "name": RANK_NAMES[rank],
                     "version": table.version, "options": options})
 

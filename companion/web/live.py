@@ -25,7 +25,8 @@ import json
 import logging
 import threading
 import time
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, request
 

@@ -58,7 +58,7 @@ class Table(Base):
     host_hash: Mapped[str] = mapped_column(String(64))
     version: Mapped[int] = mapped_column(Integer, default=1)
     draft: Mapped[str | None] = mapped_column(Text)      # JSON of the reveal being built
-    notice: Mapped[str | None] = mapped_column(Text)     # last undo or seat change, for every screen
+    notice: Mapped[str | None] = mapped_column(Text)     # last undo or seat change
     created: Mapped[datetime] = mapped_column(DateTime, default=now)
     updated: Mapped[datetime] = mapped_column(DateTime, default=now, onupdate=now)
     # the idempotency key of the request that opened (or imported) the table

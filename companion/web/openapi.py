@@ -268,7 +268,7 @@ def document() -> dict[str, Any]:
                            "properties": {"view": _ref("View"),
                                           "secret": {"type": "string",
                                                      "description": "a new seat's secret, when the "
-                                                                    "server made it (first answer only)"}}},
+                                                    "server made it (first answer only)"}}},
                 "Record": {"type": "object", "required": ["format", "events"], "properties": {
                     "format": {"type": "string", "const": "spies-and-lies-record/1"},
                     "options": {"type": "object", "properties": {

@@ -319,7 +319,8 @@ def answered_before(receipt: Receipt) -> tuple[int, dict[str, Any]]:
 def decide_takeover(tx: Transaction, actor: Actor, seat_id: int, approve: Any) -> None:
     """The host screen lets a waiting phone take over a seat, or keeps the seat as it is."""
     if not actor.host:
-        raise ApiError(403, "only the host screen can let a phone take over a seat", code="not_host")
+        raise ApiError(403, "only the host screen can let a phone take over a seat",
+                       code="not_host")
     if type(approve) is not bool:
         raise ApiError(400, "the field 'approve' must be true or false", field="approve",
                        code="bad_field")

@@ -95,9 +95,9 @@ def effect_words(effects: list[dict[str, Any]]) -> str:
 def next_words(out: dict[str, Any], draft: dict[str, Any] | None) -> str:
     """What the table waits for, in words, including the step of a reveal being built."""
     if out["end"] and out["phase"] != "capture_check":
-        return out["end"]
+        return str(out["end"])
     if not draft:
-        return out["next"]["text"]
+        return str(out["next"]["text"])
     d, name = draft, RANK_NAMES
     owner, guesser, m = d["owner"].capitalize(), d["guesser"].capitalize(), d["mission"]
     step = {"deception": f"{owner}: deception token on mission {m}?",

@@ -16,7 +16,8 @@ import os
 import pathlib
 import shutil
 import threading
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -114,7 +115,8 @@ class Wire:
         except Exception:  # the page closed first
             return
         path = urlsplit(request.url).path
-        self.bytes[path] = self.bytes.get(path, 0) + sizes["responseBodySize"] + sizes["responseHeadersSize"]
+        size = sizes["responseBodySize"] + sizes["responseHeadersSize"]
+        self.bytes[path] = self.bytes.get(path, 0) + size
 
     def total(self) -> int:
         return sum(self.bytes.values())

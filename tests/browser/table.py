@@ -9,7 +9,8 @@ never on sleeps.
 from __future__ import annotations
 
 import pathlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from companion.engine import Options, Record, event_from_dict, replay, replay_output
 
@@ -102,7 +103,8 @@ class Table:
             self.shot_done.add("join")
             shot(page, f"{self.shots}-phone-join")
         self.submit(page, "#do-join")
-        page.wait_for_function("n => document.getElementById('who').textContent.includes(n)", arg=name)
+        page.wait_for_function("n => document.getElementById('who').textContent.includes(n)",
+                               arg=name)
         self.phones[side] = page
         return page
 
@@ -201,7 +203,8 @@ class Table:
         w.wait_for()
         assert w.get_attribute("data-winner") == want["winner"]
         text = w.inner_text()
-        assert text == ("A draw" if want["winner"] == "draw" else f"{want['winner'][0].upper()} {want['winner'].capitalize()} wins")
+        w = want["winner"]
+        assert text == ("A draw" if w == "draw" else f"{w[0].upper()} {w.capitalize()} wins")
         reason = tv.get_by_test_id("reason")
         assert reason.get_attribute("data-reason") == want["reason"]
         return reason.inner_text()

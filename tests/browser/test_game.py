@@ -99,6 +99,9 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
     WEIGHTS["whole 3-day game, red phone (all requests)"] = red.wire.total()
 
 
+WAITING = "() => document.getElementById('next').textContent.includes('Waiting for the big screen')"
+
+
 def test_a_reloaded_phone_keeps_its_seat_and_a_third_waits_for_the_host(screens, live):
     table = Table(screens, live, 2)
     red = table.join("red", "Ann")
@@ -116,7 +119,7 @@ def test_a_reloaded_phone_keeps_its_seat_and_a_third_waits_for_the_host(screens,
     assert "ask to take over" in eve.locator('[data-join="red:0"]').inner_text()
     eve.fill("#name", "Eve")
     table.tap(eve, "#do-join")                   # a request moves no version (issue 10)
-    eve.wait_for_function("() => document.getElementById('next').textContent.includes('Waiting for the big screen')")
+    eve.wait_for_function(WAITING)
     shot(eve, "takeover-phone-waiting")
     before = table.version
     eve.locator("#b-undo").click()
@@ -137,7 +140,7 @@ def test_a_reloaded_phone_keeps_its_seat_and_a_third_waits_for_the_host(screens,
     # Eve asks again; this time the host lets her in and Ann's phone loses the seat
     table.tap(eve, '[data-join="red:0"]')
     table.tap(eve, "#do-join")
-    eve.wait_for_function("() => document.getElementById('next').textContent.includes('Waiting for the big screen')")
+    eve.wait_for_function(WAITING)
     tv.locator("[data-approve]").wait_for()
     table.sync(tv)
     table.submit(tv, "[data-approve]")

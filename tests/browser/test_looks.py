@@ -24,13 +24,15 @@ TEXT_SIZES = """() => {
   for (const el of document.querySelectorAll("body *:not(svg *):not(script):not(style)")) {
     const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
     if (!own || !visible(el)) continue;
-    out.push({text: el.textContent.trim().slice(0, 40), px: parseFloat(getComputedStyle(el).fontSize)});
+    out.push({text: el.textContent.trim().slice(0, 40),
+              px: parseFloat(getComputedStyle(el).fontSize)});
   }
   for (const el of document.querySelectorAll("svg text")) {
     if (!el.textContent.trim() || !visible(el)) continue;
     const m = el.getScreenCTM();
     const scale = Math.hypot(m.a, m.b);
-    out.push({text: el.textContent.trim().slice(0, 40), px: parseFloat(getComputedStyle(el).fontSize) * scale});
+    out.push({text: el.textContent.trim().slice(0, 40),
+              px: parseFloat(getComputedStyle(el).fontSize) * scale});
   }
   return out;
 }"""
@@ -40,14 +42,17 @@ TARGETS = """() => [...document.querySelectorAll("button, a[href], input, select
   .filter(el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0
     && getComputedStyle(el).visibility !== "hidden"; })
   .map(el => { const r = el.getBoundingClientRect();
-    return {what: el.id || el.textContent.trim().slice(0, 30) || el.outerHTML.slice(0, 50), w: r.width, h: r.height}; })"""
+    return {what: el.id || el.textContent.trim().slice(0, 30) || el.outerHTML.slice(0, 50),
+            w: r.width, h: r.height}; })"""
 
 # every side marker, in HTML and on the board: its letter and shape, so no one needs colour
 MARKERS = """() => [
-  ...[...document.querySelectorAll(".mark")].map(el => ({side: el.classList.contains("red") ? "red" : "blue",
-      letter: el.textContent.trim(), shape: getComputedStyle(el).borderRadius === "50%" ? "circle" : "square"})),
+  ...[...document.querySelectorAll(".mark")].map(el => ({
+      side: el.classList.contains("red") ? "red" : "blue", letter: el.textContent.trim(),
+      shape: getComputedStyle(el).borderRadius === "50%" ? "circle" : "square"})),
   ...[...document.querySelectorAll("svg .token")].map(g => ({side: g.dataset.side,
-      letter: g.querySelector("text").textContent.trim(), shape: g.querySelector("circle") ? "circle" : "square"})),
+      letter: g.querySelector("text").textContent.trim(),
+      shape: g.querySelector("circle") ? "circle" : "square"})),
 ]"""
 
 

@@ -6,8 +6,22 @@ holds (applied event by event) and a full replay of its record.
 
 from __future__ import annotations
 
-from companion.engine import (Check, Exhaust, Intel, Options, Record, Reveal, RevealResult,
-                              Start, State, Tokens, apply, new_game, other, replay)
+from companion.engine import (
+    Check,
+    Exhaust,
+    Intel,
+    Options,
+    Record,
+    Reveal,
+    RevealResult,
+    Start,
+    State,
+    Tokens,
+    apply,
+    new_game,
+    other,
+    replay,
+)
 
 
 class Table:

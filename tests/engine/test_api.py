@@ -10,11 +10,32 @@ import random
 
 import pytest
 
-from companion.engine import (Check, Exhaust, GameOver, IllegalEvent, Intel, MalformedEvent,
-                              Options, OutOfTurn, Record, RecordError, Reveal, Start, Tokens,
-                              ability_preview, apply, choice_options, event_from_dict, expected,
-                              narrate_end, narrate_reveal, new_game, replay, replay_output,
-                              reveal_options)
+from companion.engine import (
+    Check,
+    Exhaust,
+    GameOver,
+    IllegalEvent,
+    Intel,
+    MalformedEvent,
+    Options,
+    OutOfTurn,
+    Record,
+    RecordError,
+    Reveal,
+    Start,
+    Tokens,
+    ability_preview,
+    apply,
+    choice_options,
+    event_from_dict,
+    expected,
+    narrate_end,
+    narrate_reveal,
+    new_game,
+    replay,
+    replay_output,
+    reveal_options,
+)
 from companion.engine.simulate import random_record
 
 from .builder import Table
@@ -120,7 +141,8 @@ def test_apply_leaves_the_held_state_untouched():
 def test_every_kind_of_refusal_is_typed_and_in_plain_words():
     t = Table(red_exhausted=10, blue_exhausted=9)
     cases = [
-        (Reveal("red", 1, 1, 2), OutOfTurn, "event 2: no reveal is due now: Day 1: record the intel card"),
+        (Reveal("red", 1, 1, 2), OutOfTurn,
+         "event 2: no reveal is due now: Day 1: record the intel card"),
         (Tokens("red", ()), OutOfTurn, "intel tokens come after the intel card"),
         (Check("red", ()), OutOfTurn, "a capture check comes only right after a flag capture"),
         (Exhaust("red", (1,)), OutOfTurn, "no exhaustion draw is due now"),
@@ -184,7 +206,8 @@ def test_ability_calculator_uses_round_effects():
     by = {p["choice"]: p for p in pre}
     assert set(by) == {"ip", "use:10:ip", "use:10:drain"}
     assert by["ip"]["ip"]["red"] == 6
-    assert by["use:10:ip"]["ip"]["red"] == 0 and "fizzle" in [e["kind"] for e in by["use:10:ip"]["effects"]]
+    used = by["use:10:ip"]
+    assert used["ip"]["red"] == 0 and "fizzle" in [e["kind"] for e in used["effects"]]
     assert ability_preview(t.state, "blue", 9)[0]["da"] == -2
     assert t.state.ip == {"red": 0, "blue": 1}
 

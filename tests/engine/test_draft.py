@@ -10,8 +10,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.engine import (Draft, IllegalEvent, MalformedEvent, OutOfTurn, Reveal, apply,
-                              new_game, replay)
+from companion.engine import (
+    Draft,
+    IllegalEvent,
+    MalformedEvent,
+    OutOfTurn,
+    Reveal,
+    apply,
+    new_game,
+    replay,
+)
 from companion.engine.simulate import random_record
 
 from .builder import Table
@@ -35,7 +43,8 @@ def _table() -> Table:
 def test_R13_R14_a_reveal_tapped_through_deception_guess_card():
     t = _table()
     d = Draft.begin(t.state)
-    assert (d.step, d.side, d.guesser, d.owner, d.mission) == ("deception", "blue", "red", "blue", 1)
+    assert (d.step, d.side, d.guesser, d.owner, d.mission) == \
+        ("deception", "blue", "red", "blue", 1)
     assert d.can_deceive and d.ranks == [1, 2, 3, 4, 5, 6, 7, 8, 10] and not d.token
     d = d.tap("deception", True)
     assert (d.step, d.side, d.deception) == ("guess", "red", True)

@@ -8,8 +8,22 @@ from __future__ import annotations
 
 import pytest
 
-from companion.engine import (Check, Exhaust, GameOver, IllegalEvent, Intel, Options, OutOfTurn,
-                              Record, RecordError, Reveal, Start, Tokens, new_game, replay)
+from companion.engine import (
+    Check,
+    Exhaust,
+    GameOver,
+    IllegalEvent,
+    Intel,
+    Options,
+    OutOfTurn,
+    Record,
+    RecordError,
+    Reveal,
+    Start,
+    Tokens,
+    new_game,
+    replay,
+)
 
 from .builder import Table
 

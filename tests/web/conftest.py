@@ -22,7 +22,7 @@ def app(tmp_path):
     pg = url.startswith("postgresql")
     app = create_app({"TESTING": True, "SECRET_KEY": "test",
                       "SQLALCHEMY_DATABASE_URI": url if pg else
-                      f"sqlite:///{tmp_path / 'test.sqlite'}"})
+                      f"sqlite:///{tmp_path / 'test.sqlite'}"}, instance_path=str(tmp_path))
     yield app
     from companion.web.models import db
     with app.app_context():

@@ -41,7 +41,7 @@ class Api:
             with urllib.request.urlopen(req) as r:
                 return json.loads(r.read())
         except urllib.error.HTTPError as e:
-            raise SystemExit(f"{method} {path}: {e.code} {e.read()!r}")
+            raise SystemExit(f"{method} {path}: {e.code} {e.read()!r}") from None
 
     def post(self, code: str, path: str, body: dict, secret: str) -> dict:
         v = self.call("GET", f"/api/tables/{code}/state")["view"]["version"]
@@ -132,9 +132,10 @@ def main() -> int:
         api.post(code, "/events", {"event": {"type": "exhaust", "side": "blue", "ranks": [10]}}, bs)
         shot("02-intel")
         api.post(code, "/events", {"event": {"type": "intel", "ranks": [3, 5, 8, 9]}}, host_secret)
-        api.post(code, "/events", {"event": {"type": "tokens", "side": "red", "missions": [2, 4]}}, rs)
+        tokens = {"type": "tokens", "missions": [2, 4]}
+        api.post(code, "/events", {"event": {**tokens, "side": "red"}}, rs)
         shot("03-tokens")
-        api.post(code, "/events", {"event": {"type": "tokens", "side": "blue", "missions": [2, 4]}}, bs)
+        api.post(code, "/events", {"event": {**tokens, "side": "blue"}}, bs)
         shot("04-start")
         api.post(code, "/events", {"event": {"type": "start", "side": "red"}}, host_secret)
         shot("05-deception")

@@ -10,8 +10,6 @@ import threading
 
 from companion.engine import Record, replay
 from companion.engine.events import FORMAT
-
-from harness.fixtures import server_db  # noqa: F401  (fixture)
 from harness.server import Server
 
 THREADS = 20
@@ -43,7 +41,8 @@ def test_twenty_conflicting_posts_on_two_processes_apply_exactly_one(server_db):
             gate = threading.Barrier(THREADS)
             answers: list[tuple[int, dict]] = [(0, {})] * THREADS
 
-            def post(i: int) -> None:
+            def post(i: int, due=due, gate=gate, answers=answers, version=version,
+                     rnd=rnd) -> None:
                 if due["type"] == "exhaust":     # each phone its own side, a different rank
                     side = due["sides"][i % len(due["sides"])]
                     event = {"type": "exhaust", "side": side, "ranks": [1 + i % 10]}

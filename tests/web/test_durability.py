@@ -15,13 +15,12 @@ import http.client
 import random
 import threading
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from companion.engine import Record, replay, replay_output
 from companion.engine.events import FORMAT
 from companion.engine.simulate import random_record
-
-from harness.fixtures import server_db  # noqa: F401  (fixture)
 from harness.server import Server
 
 TABLES = 6               # phones posting at once: one thread per table

@@ -17,7 +17,6 @@ from typing import Any
 from urllib.parse import quote
 
 import jsonschema_rs
-import pytest
 import schemathesis
 import sqlalchemy as sa
 from hypothesis import HealthCheck, given, seed, settings
@@ -178,7 +177,9 @@ def test_thousands_of_generated_requests_never_get_a_5xx(app, client, table):
         assert r.status_code == 200, r.get_json()
     rec = client.get(f"/api/tables/{host.code}/record").get_json()
     assert re.fullmatch(r"spies-and-lies-record/1", rec["format"])
-    print(f"\nfuzz (seeds from {base}): {sent} requests in {time.monotonic() - start:.0f} s over {len(by_op)} "
+    took = time.monotonic() - start
+    final = client.get(f"/api/tables/{host.code}/state").get_json()["view"]["version"]
+    print(f"\nfuzz (seeds from {base}): {sent} requests in {took:.0f} s over {len(by_op)} "
           f"operations, 5xx: {sum(n for s, n in statuses.items() if s >= 500)}, "
           f"statuses {dict(sorted(statuses.items()))}, {len(codes)} tables still replay, "
-          f"main table at version {client.get(f'/api/tables/{host.code}/state').get_json()['view']['version']}")
+          f"main table at version {final}")

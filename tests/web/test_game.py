@@ -44,7 +44,8 @@ def test_a_whole_game_with_undo_deception_captain_and_flag(table):
     v = same_view(host, red, blue)
     assert v["state"]["phase"] == "intel"
     assert v["state"]["exhausted"] == {"red": [1], "blue": [10]}
-    assert v["state"]["next"] == {"type": "intel", "sides": [], "text": "Day 1: record the intel card"}
+    assert v["state"]["next"] == {"type": "intel", "sides": [],
+                                  "text": "Day 1: record the intel card"}
 
     # the intel card, from the host screen (anyone may); a wrong card is undone
     host.event({"type": "intel", "ranks": [2, 4, 6, 7]})
@@ -74,7 +75,8 @@ def test_a_whole_game_with_undo_deception_captain_and_flag(table):
     assert v["state"]["next"]["text"] == "Red: guess blue's mission 1"
     blue.draft("deception", True)
     v = same_view(host, red, blue)
-    assert (v["draft"]["step"], v["draft"]["side"], v["draft"]["deception"]) == ("guess", "red", True)
+    d = v["draft"]
+    assert (d["step"], d["side"], d["deception"]) == ("guess", "red", True)
     red.draft("guess", 4)
     blue.refresh()
     assert blue.view["draft"]["step"] == "actual" and 1 in blue.view["draft"]["ranks"]
@@ -195,7 +197,8 @@ def test_takeover_needs_the_host(table):
     other = sit(host, "red", "Eve")
     assert other.seat["status"] == "pending"
     # the request waits outside the versioned view: the players' next taps stay valid
-    assert host.refresh()["version"] == before and [s["name"] for s in host.view["seats"]] == ["Ann"]
+    assert host.refresh()["version"] == before
+    assert [s["name"] for s in host.view["seats"]] == ["Ann"]
     asks = host.client.get(f"/api/tables/{host.code}/requests").get_json()["requests"]
     assert [(s["name"], s["side"], s["status"]) for s in asks] == [("Eve", "red", "pending")]
     # the pending phone cannot play, and another seat cannot decide

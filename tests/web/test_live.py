@@ -22,7 +22,8 @@ def live(app):
 
 def request(port, method, path, body=None, headers=None):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-    h = {"Origin": f"http://127.0.0.1:{port}", "Content-Type": "application/json", **(headers or {})}
+    h = {"Origin": f"http://127.0.0.1:{port}", "Content-Type": "application/json",
+         **(headers or {})}
     c.request(method, path, json.dumps(body) if body is not None else None, h)
     r = c.getresponse()
     data = json.loads(r.read())

@@ -39,6 +39,7 @@ def test_qr_on_the_host_page_holds_the_join_address(table, client, app):
     # the SVG is drawn from exactly this text; check the same text gives the same picture
     svg = client.get(f"/qr/{host.code}.svg").get_data(as_text=True)
     import io
+
     import qrcode.image.svg
     buf = io.BytesIO()
     qrcode.make(f"http://192.168.1.20:8000/j/{host.code}",

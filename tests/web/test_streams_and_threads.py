@@ -69,7 +69,7 @@ def test_closed_streams_give_their_threads_back(served):
     port = served
     _, made, _ = post(port, "/api/tables", {})
     code = made["code"]
-    for round_ in range(3):          # 3 x (threads - 2) streams: more than there are threads
+    for _ in range(3):          # 3 x (threads - 2) streams: more than there are threads
         streams = open_streams(port, code, THREADS - 2)
         for s in streams:
             s.close()

@@ -4,8 +4,8 @@ Revision ID: 0001
 Revises:
 Create Date: 2026-11-22
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = "0001"
 down_revision = None
@@ -13,7 +13,7 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade():
+def upgrade() -> None:
     op.create_table(
         "table",
         sa.Column("id", sa.Integer(), primary_key=True),
@@ -67,7 +67,7 @@ def upgrade():
     )
 
 
-def downgrade():
+def downgrade() -> None:
     op.drop_table("receipt")
     op.drop_index("ix_event_table_id", "event")
     op.drop_table("event")

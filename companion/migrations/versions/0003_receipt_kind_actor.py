@@ -15,12 +15,12 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade():
+def upgrade() -> None:
     op.add_column("receipt", sa.Column("kind", sa.String(16), nullable=True))
     op.add_column("receipt", sa.Column("actor", sa.String(16), nullable=True))
 
 
-def downgrade():
+def downgrade() -> None:
     with op.batch_alter_table("receipt") as batch:
         batch.drop_column("actor")
         batch.drop_column("kind")
