@@ -6,7 +6,8 @@
   system's ``/usr/bin/chromium``).
 - ``phone()`` / ``tv()``: pages of 390x844 (touch, mobile) and 1920x1080, each
   watched by a :class:`Wire` that fails the test if any request leaves the
-  server's origin and counts the bytes each page transfers.
+  server's origin, the Content-Security-Policy blocks anything or a script
+  throws, and counts the bytes each page transfers.
 - ``shot(page, name)``: a screenshot into ``test-output/screens`` (git-ignored).
 """
 
@@ -99,8 +100,16 @@ class Wire:
         self.origin = urlsplit(origin).netloc
         self.foreign: list[str] = []
         self.bytes: dict[str, int] = {}
+        self.refused: list[str] = []      # what the Content-Security-Policy blocked
+        self.errors: list[str] = []       # uncaught script errors
         page.on("request", self._request)
         page.on("requestfinished", self._finished)
+        page.on("console", self._console)
+        page.on("pageerror", lambda err: self.errors.append(str(err)))
+
+    def _console(self, msg: Any) -> None:
+        if "Content Security Policy" in msg.text:
+            self.refused.append(msg.text)
 
     def _request(self, request: Any) -> None:
         url = urlsplit(request.url)
@@ -145,6 +154,10 @@ def screens(browser, live) -> Iterator[Callable[..., Any]]:
         ctx.close()
     foreign = [u for w in wires for u in w.foreign]
     assert not foreign, f"requests left the server's origin: {foreign}"
+    refused = [m for w in wires for m in w.refused]
+    assert not refused, f"the pages broke their own security policy: {refused}"
+    errors = [m for w in wires for m in w.errors]
+    assert not errors, f"script errors on the pages: {errors}"
 
 
 def shot(page: Any, name: str, scale: str = "device") -> pathlib.Path:
