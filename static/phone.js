@@ -16,6 +16,18 @@
   const rankBtn = (r, attrs = "", cls = "") => `<button type="button" class="${cls}" ${attrs}><b>${r}</b>${esc(rank(r))}</button>`;
   const grid = (ranks, data, sel = []) => `<div class="ranks">${ranks.map(r => rankBtn(r, `data-${data}="${r}"`, sel.includes(r) ? "sel" : "")).join("")}</div>`;
   const REVEAL = ["deception", "guess", "actual", "choice"];
+  // the deduction aid (a table that opted in): each rank's share of the line-ups the public
+  // information still allows on this mission; ranks no line-up puts there are dimmed
+  function aidGrid(ded, d, ranks) {
+    if (!ded || ded.side !== d.owner || ded.mission !== d.mission) return "";
+    const n = ded.lineups, here = ded.missions[String(d.mission)] || {};
+    if (!n) return `<div class="card aid-none" data-testid="aid-none">No honest line-up fits what the table has seen: some intel token on the table must be wrong.</div>${grid(ranks, "guess")}`;
+    const pct = c => { const p = Math.round(100 * c / n); return p ? p + "%" : "<1%"; };
+    return `<p class="aid-note muted">Deduction aid: ${n} line-up${n === 1 ? "" : "s"} fit${n === 1 ? "s" : ""} what the table has seen.</p><div class="ranks aid">${ranks.map(r => {
+      const c = here[String(r)] || 0;
+      return `<button type="button" class="${c ? "" : "dim"}" data-guess="${r}" data-share="${c ? Math.round(100 * c / n) : 0}"><b>${r}</b><span class="nm">${esc(rank(r))}${c ? `<small class="pct">${pct(c)} of line-ups</small>` : ""}</span></button>`;
+    }).join("")}</div>`;
+  }
 
   function header(v) {
     const s = v.state;
@@ -77,7 +89,7 @@
     },
     guess(v, t) {
       const d = v.draft;
-      return `<div class="card">Guess ${d.owner}'s mission ${d.mission}. ${d.token ? "It carries an intel token." : "No intel token on it."}${d.deception ? " A deception token lies on it." : ""}</div>${grid(t.ranks, "guess")}`;
+      return `<div class="card">Guess ${d.owner}'s mission ${d.mission}. ${d.token ? "It carries an intel token." : "No intel token on it."}${d.deception ? " A deception token lies on it." : ""}</div>${aidGrid(v.deduction, d, t.ranks) || grid(t.ranks, "guess")}`;
     },
     actual(v, t) {
       const d = v.draft;
