@@ -1,6 +1,8 @@
 """The ``spies-lies`` command (also ``python -m companion``).
 
 - ``spies-lies replay FILE``: the state of a recorded game as JSON (RECORD.md).
+- ``spies-lies deduce FILE``: per side, the line-ups still consistent with the
+  public information of the round in play (``companion/engine/deduce.py``).
 - ``spies-lies serve``: the table companion on the LAN.
 - ``spies-lies bench``: says that the benchmarks moved (``python -m benchmarks``).
 """
@@ -11,10 +13,16 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .engine import State
 
 
-def _replay(args: argparse.Namespace) -> int:
-    from .engine import Record, RecordError, replay, replay_output
+def _replayed(args: argparse.Namespace) -> State | None:
+    """The state at the end of the record in ``args.file``; ``None`` (after one
+    ``error: …`` line on stderr) when it cannot be read or replayed."""
+    from .engine import Record, RecordError, replay
 
     try:
         if args.file == "-":
@@ -24,19 +32,36 @@ def _replay(args: argparse.Namespace) -> int:
                 text = f.read()
     except OSError as err:
         print(f"error: cannot read {args.file}: {err.strerror}", file=sys.stderr)
-        return 2
+        return None
     try:
-        state = replay(Record.from_json(text))
+        return replay(Record.from_json(text))
     except RecordError as err:
         print(f"error: {err}", file=sys.stderr)
-        return 2
-    text = json.dumps(replay_output(state), indent=2 if args.pretty else None)
+        return None
+
+
+def _print(obj: object, pretty: bool) -> int:
+    text = json.dumps(obj, indent=2 if pretty else None)
     try:
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
     except BrokenPipeError:  # e.g. piped into head: not an error of the record
         sys.stderr.close()
     return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from .engine import replay_output
+
+    state = _replayed(args)
+    return 2 if state is None else _print(replay_output(state), args.pretty)
+
+
+def _deduce(args: argparse.Namespace) -> int:
+    from .engine.deduce import deduce_output
+
+    state = _replayed(args)
+    return 2 if state is None else _print(deduce_output(state), args.pretty)
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -58,6 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("file", help="a spies-and-lies-record/1 JSON file, or - for stdin")
     r.add_argument("--pretty", action="store_true", help="indent the JSON")
     r.set_defaults(func=_replay)
+
+    d = sub.add_parser("deduce", help="print, per side, the line-ups the table's public "
+                                      "information still allows this round, as JSON")
+    d.add_argument("file", help="a spies-and-lies-record/1 JSON file, or - for stdin")
+    d.add_argument("--pretty", action="store_true", help="indent the JSON")
+    d.set_defaults(func=_deduce)
 
     b = sub.add_parser("bench", help="moved: python -m benchmarks, from a checkout")
     b.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)

@@ -143,6 +143,7 @@
       + missions(v, "red", 340) + missions(v, "blue", 585) + intel(s)
       + sidePanel(s, "red", 330) + sidePanel(s, "blue", 575);
     $("board").setAttribute("aria-label", `The board, day ${s.day}: red ${s.ip.red} IP, blue ${s.ip.blue} IP, double agent ${w.da}, deception tokens red ${s.dt.red}, blue ${s.dt.blue}`);
+    $("aids").classList.toggle("hidden", !("deduction" in v));
     $("day").innerHTML = [1, 2, 3].map(d => `<span class="${d === s.day ? "on" : ""}" title="day ${d}">${d}</span>`).join("");
     $("next").textContent = w.next;
     $("rules-link").href = "/rules?phase=" + s.phase;

@@ -16,6 +16,21 @@
   const rankBtn = (r, attrs = "", cls = "") => `<button type="button" class="${cls}" ${attrs}><b>${r}</b>${esc(rank(r))}</button>`;
   const grid = (ranks, data, sel = []) => `<div class="ranks">${ranks.map(r => rankBtn(r, `data-${data}="${r}"`, sel.includes(r) ? "sel" : "")).join("")}</div>`;
   const REVEAL = ["deception", "guess", "actual", "choice"];
+  // my line-up, planned in private (static/lineup.js): never sent, at most in localStorage
+  let planning = false;
+  const planBtn = () => seat ? `<button type="button" id="b-lineup" data-testid="plan-lineup">My line-up (private): check order and tokens</button>` : "";
+  // the deduction aid (a table that opted in): each rank's share of the line-ups the public
+  // information still allows on this mission; ranks no line-up puts there are dimmed
+  function aidGrid(ded, d, ranks) {
+    if (!ded || ded.side !== d.owner || ded.mission !== d.mission) return "";
+    const n = ded.lineups, here = ded.missions[String(d.mission)] || {};
+    if (!n) return `<div class="card aid-none" data-testid="aid-none">No honest line-up fits what the table has seen: some intel token on the table must be wrong.</div>${grid(ranks, "guess")}`;
+    const pct = c => { const p = Math.round(100 * c / n); return p ? p + "%" : "<1%"; };
+    return `<p class="aid-note muted">Deduction aid: ${n} line-up${n === 1 ? "" : "s"} fit${n === 1 ? "s" : ""} what the table has seen.</p><div class="ranks aid">${ranks.map(r => {
+      const c = here[String(r)] || 0;
+      return `<button type="button" class="${c ? "" : "dim"}" data-guess="${r}" data-share="${c ? Math.round(100 * c / n) : 0}"><b>${r}</b><span class="nm">${esc(rank(r))}${c ? `<small class="pct">${pct(c)} of line-ups</small>` : ""}</span></button>`;
+    }).join("")}</div>`;
+  }
 
   function header(v) {
     const s = v.state;
@@ -58,12 +73,12 @@
       return `<div class="card">Tap the four ranks on the intel card.</div>
         ${seen ? `<div class="stack"><span class="muted">Cards seen in this game:</span>${seen}</div>` : ""}
         ${grid(t.ranks, "pick", picked)}
-        <button type="button" class="primary big" id="do-intel" ${picked.length === t.count ? "" : "disabled"}>Record ${picked.length === t.count ? [...picked].sort((a, b) => a - b).join(" · ") : `(${picked.length}/${t.count})`}</button>`;
+        <button type="button" class="primary big" id="do-intel" ${picked.length === t.count ? "" : "disabled"}>Record ${picked.length === t.count ? [...picked].sort((a, b) => a - b).join(" · ") : `(${picked.length}/${t.count})`}</button>${planBtn()}`;
     },
     tokens(v, t) {
       return `<div class="card">Intel card: <b>${v.state.intel.join(" · ")}</b>. Tap your missions that carry an intel token.</div>
         <div class="row">${t.missions.map(m => `<button type="button" class="big mission ${picked.includes(m) ? "sel" : ""}" data-pick="${m}" aria-label="mission ${m}"><small>mission</small>${m}</button>`).join("")}</div>
-        <button type="button" class="primary big" id="do-tokens">${picked.length ? "Tokens on " + [...picked].sort().join(", ") : "No intel tokens"}</button>`;
+        <button type="button" class="primary big" id="do-tokens">${picked.length ? "Tokens on " + [...picked].sort().join(", ") : "No intel tokens"}</button>${planBtn()}`;
     },
     start(v, t) {
       if (!t.spin) return `<button type="button" class="primary big" data-start="${t.starts[0]}">${cap(t.starts[0])} starts day ${v.state.day}</button>`;
@@ -77,7 +92,7 @@
     },
     guess(v, t) {
       const d = v.draft;
-      return `<div class="card">Guess ${d.owner}'s mission ${d.mission}. ${d.token ? "It carries an intel token." : "No intel token on it."}${d.deception ? " A deception token lies on it." : ""}</div>${grid(t.ranks, "guess")}`;
+      return `<div class="card">Guess ${d.owner}'s mission ${d.mission}. ${d.token ? "It carries an intel token." : "No intel token on it."}${d.deception ? " A deception token lies on it." : ""}</div>${aidGrid(v.deduction, d, t.ranks) || grid(t.ranks, "guess")}`;
     },
     actual(v, t) {
       const d = v.draft;
@@ -117,7 +132,7 @@
       SL.toast("This phone no longer holds a seat: join again.");
     }
     const stepKey = [t.step, t.sides.join(","), v.draft ? v.draft.mission : "", v.state.events].join("|");
-    if (stepKey !== lastStep) { picked = []; lastStep = stepKey; }
+    if (stepKey !== lastStep) { picked = t.step === "tokens" && seat ? Lineup.tokens(v, seat.side) : []; lastStep = stepKey; }
     const step = !seat ? "join" : seat.status === "pending" ? "waiting" : t.step;
     // a step of the game is drawn only for the phones that may tap it (no sides: anyone)
     const open = step in NEXT || !t.sides.length || t.sides.some(x => mine(x, t.part));
@@ -191,7 +206,12 @@
     }
     if (b.id === "b-rules") return openRules();
     if (b.id === "b-calc") return openCalc(seat ? seat.side : "red");
-    if (b.id === "panel-close") { $("panel").classList.add("hidden"); return; }
+    if (b.id === "panel-close") {
+      $("panel").classList.add("hidden");
+      if (planning && t && t.step === "tokens" && seat) { picked = Lineup.tokens(v, seat.side); render(); }
+      planning = false; return;
+    }
+    if (b.id === "b-lineup") { planning = true; return Lineup.open(v, seat.side); }
     if (b.dataset.calcside) return openCalc(b.dataset.calcside);
     if (b.dataset.calc) return calc(b.dataset.side, +b.dataset.calc);
   });

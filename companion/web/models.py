@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from flask_sqlalchemy import SQLAlchemy
-from sqlalchemy import Boolean, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Boolean, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 
@@ -55,6 +55,8 @@ class Table(Base):
     code: Mapped[str] = mapped_column(String(12), unique=True, index=True)
     wall_distance: Mapped[int] = mapped_column(Integer, default=4)
     teams: Mapped[bool] = mapped_column(Boolean, default=False)
+    # opt-in thinking aid (issue 13): the view carries the deduction for the side guessed
+    deduction: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     host_hash: Mapped[str] = mapped_column(String(64))
     version: Mapped[int] = mapped_column(Integer, default=1)
     draft: Mapped[str | None] = mapped_column(Text)      # JSON of the reveal being built

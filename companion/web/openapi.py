@@ -103,6 +103,8 @@ def document() -> dict[str, Any]:
                     "type": "object", "properties": {
                         "wall_distance": {"type": "integer", "minimum": 2, "maximum": 8},
                         "teams": {"type": "boolean"}, "host_secret": own_secret,
+                        "deduction": {"type": "boolean", "description":
+                                      "opt in to the deduction aid on the guess step"},
                         "idempotency_key": _ref("IdempotencyKey")}}}}},
                 "responses": {"201": table_created, **_errors(400, 403, 409, 413, 421)}}},
             "/api/tables/import": {"post": {
@@ -110,6 +112,8 @@ def document() -> dict[str, Any]:
                 "requestBody": {"required": True, "content": {"application/json": {"schema": {
                     "type": "object", "required": ["record"], "properties": {
                         "record": _ref("Record"), "teams": {"type": "boolean"},
+                        "deduction": {"type": "boolean", "description":
+                                      "opt in to the deduction aid on the guess step"},
                         "host_secret": own_secret,
                         "idempotency_key": _ref("IdempotencyKey")}}}}},
                 "responses": {"201": table_created, **_errors(400, 403, 409, 413, 421)}}},
@@ -220,6 +224,7 @@ def document() -> dict[str, Any]:
                          "properties": {"code": {"type": "string"},
                                         "version": {"type": "integer"},
                                         "teams": {"type": "boolean"},
+                                        "deduction": _ref("Deduction"),
                                         "wall_distance": {"type": "integer"},
                                         "state": {"type": "object"},
                                         "draft": {"type": ["object", "null"]},
@@ -229,6 +234,20 @@ def document() -> dict[str, Any]:
                                         "seen_intel": {"type": "array"},
                                         "words": _ref("Words"),
                                         "taps": _ref("Taps")}},
+                "Deduction": {
+                    "type": ["object", "null"],
+                    "description": "only on a table that opted in to the deduction aid: for "
+                                   "the reveal in play, the line-ups of the side being guessed "
+                                   "that the public information still allows (null when no "
+                                   "reveal is due or that side's order broke, R60)",
+                    "required": ["side", "mission", "lineups", "missions"],
+                    "properties": {
+                        "side": _ref("Side"),
+                        "mission": {"type": "integer", "description": "the mission guessed now"},
+                        "lineups": {"type": "integer", "minimum": 0,
+                                    "description": "N; 0: some intel on the table is wrong"},
+                        "missions": {"type": "object", "description": "mission (\"1\"-\"4\") "
+                                     "-> rank -> how many of the N line-ups put it there"}}},
                 "Words": {"type": "object", "description": "what the screens say, in words",
                           "required": ["da", "next", "ranks"], "properties": {
                     "da": {"type": "string", "description": "\"at the centre\", \"2 toward blue\""},

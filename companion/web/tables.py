@@ -174,8 +174,9 @@ def open_table(body: dict[str, Any], imported: bool = False) -> tuple[Table, str
         if type(wall) is not int or not 2 <= wall <= 8:
             raise ApiError(400, "the field 'wall_distance' must be a whole number 2-8",
                            field="wall_distance", code="bad_field")
-    teams = flag(body, "teams")
-    table = Table(wall_distance=wall, teams=teams, version=1 + len(events), notice=notice)
+    teams, deduction = flag(body, "teams"), flag(body, "deduction")
+    table = Table(wall_distance=wall, teams=teams, deduction=deduction,
+                  version=1 + len(events), notice=notice)
     return _insert_table(table, key, events, own)
 
 
@@ -187,6 +188,7 @@ def _record_from(body: dict[str, Any]) -> Record:
                             "format, options and events)", field="record",
                        code="missing_field" if raw is None else "bad_field")
     flag(body, "teams")
+    flag(body, "deduction")
     try:
         rec = Record.from_dict(raw)
         replay(rec)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..engine import RANK_NAMES, SIDES, Draft, State, narrate_effect, replay_output
+from ..engine import RANK_NAMES, SIDES, Draft, State, narrate_effect, other, replay_output
+from ..engine.deduce import deduce_side
 from .models import Seat, Table
 from .states import derive, event_rows
 
@@ -172,6 +173,20 @@ def seat_dict(seat: Seat) -> dict[str, Any]:
             "status": seat.status}
 
 
+def deduction_view(state: State) -> dict[str, Any] | None:
+    """The deduction aid (issue 13): for the reveal in play, how many line-ups of the
+    side being guessed fit the public information, and per mission how many of them
+    put each rank there; ``None`` when no reveal is due or that side's order broke."""
+    nxt = state.next_reveal()
+    if nxt is None:
+        return None
+    guesser, mission = nxt
+    d = deduce_side(state, other(guesser))
+    if d is None:
+        return None
+    return {"side": other(guesser), "mission": mission, **d.to_dict()}
+
+
 def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
     """Everything any screen may see: no secrets, the same for every viewer."""
     state = state or derive(table)
@@ -190,10 +205,13 @@ def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
         if card not in seen:
             seen.append(card)
     draft = draft_view(table, state)
-    return {
+    view = {
         "code": table.code, "version": table.version, "teams": table.teams,
         "wall_distance": table.wall_distance, "state": out, "draft": draft,
         "seats": [seat_dict(s) for s in table.seats if s.status == "active"],
         "notice": table.notice, "log": log, "seen_intel": seen,
         "words": words(out, draft, table.teams), "taps": taps(state, out, draft),
     }
+    if table.deduction:           # opt-in: a table without the aid gets the view unchanged
+        view["deduction"] = deduction_view(state)
+    return view

@@ -26,7 +26,10 @@ def test_each_migration_goes_down_and_up_again_keeping_the_tables(app, client):
                     headers={"Origin": ORIGIN})
     code = r.get_json()["code"]
     with app.app_context():
-        assert _revision() == "0003" and {"kind", "actor"} <= _columns("receipt")
+        assert _revision() == "0004" and "deduction" in _columns("table")
+        downgrade(directory=str(MIGRATIONS), revision="0003")
+        assert _revision() == "0003" and "deduction" not in _columns("table")
+        assert {"kind", "actor"} <= _columns("receipt")
         downgrade(directory=str(MIGRATIONS), revision="0002")
         assert _revision() == "0002" and "create_key" in _columns("table")
         assert not {"kind", "actor"} & _columns("receipt")
@@ -35,7 +38,8 @@ def test_each_migration_goes_down_and_up_again_keeping_the_tables(app, client):
         with db.engine.connect() as c:
             assert c.execute(sa.text('select wall_distance from "table"')).scalar() == 5
         upgrade(directory=str(MIGRATIONS))
-        assert _revision() == "0003" and "create_key" in _columns("table")
+        assert _revision() == "0004" and "create_key" in _columns("table")
+        assert "deduction" in _columns("table")
         assert {"kind", "actor"} <= _columns("receipt")
         db.session.remove()
     assert client.get(f"/api/tables/{code}/state").status_code == 200
