@@ -141,9 +141,9 @@ def corrupt(d: dict, rng: random.Random) -> dict:
         del ev[i:]
     elif not isinstance(e, dict) or how == 5:
         ev[i] = rng.choice(JUNK)
-    elif how == 6:
+    elif how == 6 and e:
         e[rng.choice(sorted(e))] = rng.choice(JUNK)
-    elif how == 7:
+    elif how == 7 and e:
         e.pop(rng.choice(sorted(e)))
     elif how == 8:
         e["type"] = rng.choice(["reveal", "check", "start", "tokens", "intel", "exhaust", "x"])
