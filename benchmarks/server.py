@@ -47,6 +47,7 @@ from typing import Any
 
 from companion.engine.simulate import random_record
 from harness.server import Server
+from harness.steps import steps
 
 FLOOR_SERVER = (sys.executable, "-m", "benchmarks.floor_server")
 
@@ -327,25 +328,16 @@ class TableDriver(Driver):
         """Random legal games, one after the other, entered as the phones would."""
         while True:
             for e in self.rec.events:
-                d = e.to_dict()
-                if d["type"] == "reveal":
-                    draft = self.view["draft"]
-                    part = draft.get("part") or 1
-                    owner, guesser = self.seats[(e.owner, part)], self.seats[(e.guesser, part)]
-                    if draft["step"] == "deception":
-                        await self.act(owner, "/draft", {"step": "deception", "value": e.deception})
-                    await self.act(guesser, "/draft", {"step": "guess", "value": e.guess})
-                    st = await self.act(owner, "/draft", {"step": "actual", "value": e.actual})
-                    if st == 200:
-                        await self.act(owner, "/draft", {"step": "choice", "value": e.choice})
-                elif d["type"] == "start":
-                    sides = self.view["state"]["next"]["sides"]
-                    await self.act(self.seats[(sides[0], 1)] if sides else self.host,
-                                   "/events", {"event": d})
-                elif d.get("side") is None:
-                    await self.act(self.host, "/events", {"event": d})
-                else:
-                    await self.act(self.seats[(d["side"], 1)], "/events", {"event": d})
+                draft = self.view["draft"]
+                part = (draft.get("part") if draft else None) or 1
+                todo, status = steps(e, self.view), None
+                try:
+                    while True:
+                        who, path, body = todo.send(status)
+                        secret = self.host if who == "host" else self.seats[(who, part)]
+                        status = await self.act(secret, path, body)
+                except StopIteration:
+                    pass
             assert self.view["state"]["phase"] == "over", self.view["state"]["phase"]
             self.run.games += 1
             await asyncio.sleep(2.0)       # the last push reaches the screens before they close

@@ -1,13 +1,16 @@
-"""A reveal being entered tap by tap at the table: a pure value (R13, R14, R45, R49, R80).
+"""A reveal being entered tap by tap at the table: a pure value (R13, R14, R45, R49, R60, R80).
 
-The steps come in this order, each tapped by one side:
+As the box is played, with as few hand-offs as possible:
 
-1. ``deception`` by the owner: does it play a deception token? Skipped (as
-   ``False``) when the owner holds none (R14).
-2. ``guess`` by the guesser: the rank it names, 1-10 (R13).
-3. ``actual`` by the owner: the rank it turns up, one it may still show (not
-   revealed, not exhausted this round).
-4. ``choice`` by the owner, only when the soldier activated is a Captain or
+1. ``guess`` by the guesser: the rank it names, 1-10 (R13). Before it, while the
+   guess is awaited, the owner *may* tap ``deception`` to play a deception token
+   on the mission (R14): no token is the default, so nobody waits for it. After
+   R60 fired for the owner this round, no guess is needed: the card counts as
+   identified whatever is named (the reveal records the card's own rank).
+2. ``actual``: the rank turned up, face up for everyone, so either side's phone
+   may tap it (the first tap counts), one the owner may still show (not revealed,
+   not exhausted this round).
+3. ``choice`` by the owner, only when the soldier activated is a Captain or
    Marshal with choices (R45, R49).
 
 :meth:`Draft.tap` returns the next draft, or the complete :class:`Reveal` once
@@ -19,11 +22,11 @@ nothing is left to tap; :meth:`Draft.undo` takes back the last tap.
 >>> rec = random_record(random.Random(3))
 >>> state = replay(rec.options, rec.events[:7])      # day 1's first reveal is due
 >>> d = Draft.begin(state)
->>> d.step, d.side, d.mission
-('deception', <Side.RED: 'red'>, 1)
->>> d = d.tap("deception", False).tap("guess", 5)
->>> d.step, d.side, d.guess
-('actual', <Side.RED: 'red'>, 5)
+>>> d.step, str(d.side), d.mission
+('guess', 'blue', 1)
+>>> d = d.tap("guess", 5)
+>>> d.step, sorted(map(str, d.sides)), d.guess
+('actual', ['blue', 'red'], 5)
 >>> d.undo().step
 'guess'
 """
@@ -55,10 +58,11 @@ class Draft:
     """
 
     state: State = field(compare=False, repr=False)
-    deception: bool | None = None
+    deception: bool = False
     guess: int | None = None
     actual: int | None = None
     auto_deception: bool = False
+    by: Side | None = None          # the side whose phone tapped the card turned up
 
     # --- making one ---------------------------------------------------------------
 
@@ -69,7 +73,7 @@ class Draft:
         if nxt is None:
             return None
         auto = state.dt[other(nxt[0])] < 1      # R14: no token, nothing to decide
-        return cls(state, False if auto else None, auto_deception=auto)
+        return cls(state, False, auto_deception=auto)
 
     @classmethod
     def from_dict(cls, state: State, d: Mapping[str, Any] | None) -> Draft | None:
@@ -77,22 +81,23 @@ class Draft:
 
         A stored draft is stale when it was made for another event count (an event
         was recorded or undone since) or its taps do not fit the reveal due now.
-        ``None`` when no reveal is due.
+        ``None`` when no reveal is due. A draft stored by an older version (with
+        ``deception`` still undecided, ``None``) reads as no token played.
         """
         fresh = cls.begin(state)
         if fresh is None or not d or d.get("events") != state.event_count:
             return fresh
-        deception, guess, actual = d.get("deception"), d.get("guess"), d.get("actual")
-        ok = ((deception is None or type(deception) is bool)
-              and (deception is not True or fresh.can_deceive)
-              and (fresh.can_deceive or deception is False)
-              and (guess is None or (type(guess) is int and guess in RANKS
-                                     and deception is not None))
+        deception = d.get("deception") or False
+        guess, actual, by = d.get("guess"), d.get("actual"), d.get("by")
+        ok = (type(deception) is bool and (not deception or fresh.can_deceive)
+              and (guess is None or (type(guess) is int and guess in RANKS))
               and (actual is None or (type(actual) is int and actual in fresh.ranks
-                                      and guess is not None)))
+                                      and (guess is not None or not fresh.guess_needed)))
+              and by in (None, "red", "blue"))
         if not ok:
             return fresh
-        draft = cls(state, deception, guess, actual, fresh.auto_deception)
+        draft = cls(state, deception, guess, actual, fresh.auto_deception,
+                    Side(by) if by else None)
         if actual is not None and not draft.choices:
             return fresh            # a card turned up without a choice ends the reveal
         return draft
@@ -102,10 +107,14 @@ class Draft:
 
         >>> from companion.engine import new_game
         >>> Draft(new_game()).to_dict()
-        {'deception': None, 'guess': None, 'actual': None, 'events': 0, 'auto_deception': False}
+        {'deception': False, 'guess': None, 'actual': None, 'events': 0, 'auto_deception': False}
         """
-        return {"deception": self.deception, "guess": self.guess, "actual": self.actual,
-                "events": self.state.event_count, "auto_deception": self.auto_deception}
+        out: dict[str, Any] = {"deception": self.deception, "guess": self.guess,
+                               "actual": self.actual, "events": self.state.event_count,
+                               "auto_deception": self.auto_deception}
+        if self.by is not None:
+            out["by"] = str(self.by)
+        return out
 
     # --- the reveal it belongs to ---------------------------------------------------
 
@@ -149,11 +158,14 @@ class Draft:
         return self.state.dt[self.owner] > 0
 
     @property
+    def guess_needed(self) -> bool:
+        """R60: after the owner's order broke this round, its cards need no guess."""
+        return not self.state.broken[self.owner]
+
+    @property
     def step(self) -> Step:
-        """The step waited for now."""
-        if self.deception is None:
-            return "deception"
-        if self.guess is None:
+        """The step waited for now (``deception`` is never waited for: it is optional)."""
+        if self.guess is None and self.guess_needed:
             return "guess"
         if self.actual is None:
             return "actual"
@@ -161,15 +173,45 @@ class Draft:
 
     @property
     def side(self) -> Side:
-        """The side that must tap now: the guesser for the guess, else the owner."""
-        return self.guesser if self.step == "guess" else self.owner
+        """The side whose phone is asked to tap now: the guesser for the guess and the
+        card, the owner for its choice."""
+        return self.owner if self.step == "choice" else self.guesser
+
+    @property
+    def sides(self) -> tuple[Side, ...]:
+        """Every side that may tap the step now: the card is face up for both."""
+        if self.step == "actual":
+            return (self.guesser, self.owner)
+        return (self.side,)
+
+    @property
+    def may_deceive(self) -> bool:
+        """The owner may still play a deception token: it holds one and the guess is
+        still awaited (R14)."""
+        return self.can_deceive and not self.deception and self._before_guess
+
+    @property
+    def _before_guess(self) -> bool:
+        """Nothing named or turned up yet: the time to lay a deception token."""
+        return self.guess is None and self.actual is None
+
+    def may_tap(self, step: str) -> tuple[Side, ...]:
+        """The sides that may tap ``step`` now (empty: that step is not open)."""
+        if step == "deception":
+            return (self.owner,) if self.can_deceive and self._before_guess else ()
+        return self.sides if step == self.step else ()
 
     @property
     def choices(self) -> list[dict[str, Any]]:
         """At the ``choice`` step, the owner's options with what each would do (R45, R49)."""
-        if self.actual is None or self.guess is None or self.deception is None:
+        if self.actual is None or (self.guess is None and self.guess_needed):
             return []
-        return choice_options(self.state, self.guess, self.actual, self.deception)
+        return choice_options(self.state, self._guess(self.actual), self.actual,
+                              self.deception)
+
+    def _guess(self, actual: int) -> int:
+        """The guess the reveal records: the one named, or (R60, none needed) the card."""
+        return self.guess if self.guess is not None else actual
 
     def view(self) -> dict[str, Any]:
         """The draft as the screens show it: the reveal, the taps so far, the step."""
@@ -177,41 +219,44 @@ class Draft:
                 "part": self.part, "token": self.token, "ranks": self.ranks,
                 "can_deceive": self.can_deceive, "deception": self.deception,
                 "guess": self.guess, "actual": self.actual, "choices": self.choices,
-                "step": self.step, "side": self.side}
+                "step": self.step, "side": self.side, "sides": list(self.sides),
+                "may_deceive": self.may_deceive, "guess_needed": self.guess_needed}
 
     # --- tapping --------------------------------------------------------------------
 
-    def tap(self, step: str, value: object) -> Draft | Reveal:
-        """Tap ``value`` for ``step``: the next draft, or the complete reveal.
+    def tap(self, step: str, value: object, by: Side | None = None) -> Draft | Reveal:
+        """Tap ``value`` for ``step`` (from ``by``'s phone): the next draft, or the reveal.
 
-        Refusals: :class:`OutOfTurn` for a step other than :attr:`step`;
+        Refusals: :class:`OutOfTurn` for a step that is not open now;
         :class:`MalformedEvent` for a value of the wrong type or range;
-        :class:`IllegalEvent` for a rank the owner cannot turn up or a choice not
-        offered (and any refusal of the referee for the reveal itself).
+        :class:`IllegalEvent` for a token the owner does not hold, a rank the owner
+        cannot turn up or a choice not offered (and any refusal of the referee).
         """
         if step not in STEPS:
             raise MalformedEvent(f"the step must be deception, guess, actual or choice, "
                                  f"not {_show(step)}")
-        if step != self.step:
-            raise OutOfTurn(f"this reveal waits for the {self.step} from {self.side}, "
-                            f"not the {step}")
         if step == "deception":
             if type(value) is not bool:
                 raise MalformedEvent(f"'value' must be true or false, not {_show(value)}")
             if value and not self.can_deceive:
                 raise IllegalEvent(f"{self.owner} holds no deception token")
+            if not self._before_guess:
+                raise OutOfTurn("a deception token is played before the guess, and "
+                                f"{self.guesser} has guessed already")
             return replace(self, deception=value)
+        if step != self.step:
+            raise OutOfTurn(f"this reveal waits for the {self.step} from {self.side}, "
+                            f"not the {step}")
         if step == "guess":
             return replace(self, guess=_rank(value))
-        assert self.deception is not None and self.guess is not None
         if step == "actual":
             rank = _rank(value)
             if rank not in self.ranks:
                 raise IllegalEvent(f"{self.owner} cannot turn up the {RANK_NAMES[rank]} now: "
                                    "it is already revealed or exhausted")
-            options = choice_options(self.state, self.guess, rank, self.deception)
+            options = choice_options(self.state, self._guess(rank), rank, self.deception)
             reveal = self._reveal(rank, options[0]["choice"] if options else None)
-            return replace(self, actual=rank) if options else reveal
+            return replace(self, actual=rank, by=by) if options else reveal
         offered = [o["choice"] for o in self.choices]
         if not isinstance(value, str) or value not in offered:
             raise IllegalEvent(f"'value' must be one of: {', '.join(offered)}, "
@@ -221,32 +266,38 @@ class Draft:
 
     def _reveal(self, actual: int, choice: str | None) -> Reveal:
         """The reveal with these taps, checked by the referee (it raises its refusal)."""
-        assert self.deception is not None and self.guess is not None
-        event = Reveal(self.guesser, self.mission, self.guess, actual, self.deception, choice)
+        event = Reveal(self.guesser, self.mission, self._guess(actual), actual,
+                       self.deception, choice)
         apply(self.state, event)
         return event
 
     def undo(self) -> Draft | None:
-        """The draft without its last tap; ``None`` when there is none to take back.
-
-        The automatic ``deception`` of a side without a token (R14) is not a tap.
-        """
+        """The draft without its last tap; ``None`` when there is none to take back."""
         if self.actual is not None:
-            return replace(self, actual=None)
+            return replace(self, actual=None, by=None)
         if self.guess is not None:
             return replace(self, guess=None)
-        if self.deception is not None and not self.auto_deception:
-            return replace(self, deception=None)
+        if self.deception:
+            return replace(self, deception=False)
         return None
 
     @property
     def undone(self) -> str:
         """Plain words for the tap :meth:`undo` takes back."""
         if self.actual is not None:
-            return "the card turned up"
+            return (f"the {RANK_NAMES[self.actual]} turned up on {self.owner}'s "
+                    f"mission {self.mission}")
         if self.guess is not None:
-            return "the guess"
-        return "the deception decision"
+            return (f"{self.guesser}'s guess {RANK_NAMES[self.guess]} on {self.owner}'s "
+                    f"mission {self.mission}")
+        return f"{self.owner}'s deception token on mission {self.mission}"
+
+    @property
+    def undone_by(self) -> Side:
+        """The side that tapped what :meth:`undo` takes back."""
+        if self.actual is not None:
+            return self.by or self.guesser
+        return self.guesser if self.guess is not None else self.owner
 
 
 def _rank(value: object) -> int:

@@ -84,25 +84,32 @@ def narrate_reveal(r: RevealResult | Mapping[str, Any]) -> str:
         r = r.to_dict()
     g, o = r["guesser"], r["owner"]
     name = RANK_NAMES[r["actual"]]
-    head = f"{g.capitalize()} guessed {RANK_NAMES[r['guess']]} on {o}'s mission {r['mission']}"
+    rule = r["rule"]
+    broke = any(e["kind"] == "order_broken" for e in r["effects"])
+    if rule == "R60" and not broke:     # the order broke earlier: no guess was needed
+        head = f"{o.capitalize()}'s mission {r['mission']} needed no guess"
+    else:
+        head = (f"{g.capitalize()} guessed {RANK_NAMES[r['guess']]} on {o}'s "
+                f"mission {r['mission']}")
     if r.get("deception"):
         head += " (deception token played)"
-    rule = r["rule"]
     if r["outcome"] == "identified":
         if rule == "R30":
             what = f"right, the {name}"
         elif rule == "R61":
             what = f"it was the {name}, but its intel token was wrong (R61)"
+        elif broke:                     # the effect says what happened (R60)
+            what = f"it was the {name}"
         else:
-            broke = any(e["kind"] == "order_broken" for e in r["effects"])
-            what = f"it was the {name}, " + ("out of order (R60)" if broke else
-                                              f"and {o}'s order is broken this round (R60)")
+            what = f"it was the {name}, identified: {o}'s order broke this round (R60)"
     elif r["outcome"] == "neutralised":
         by = {"R46": "Bomb", "R40": "Spy", "R42": "Miner"}[rule]
         what = f"it was the {name}, made to retreat by {g}'s {by} ({rule})"
     else:
         what = f"it was the {name}"
-    effects = [w for w in (narrate_effect(e) for e in r["effects"]) if w]
+    # R47: no double damage after the last day, whatever the Bomb did
+    shown = [e for e in r["effects"] if not (e["kind"] == "double_damage" and r["day"] >= 3)]
+    effects = [w for w in (narrate_effect(e) for e in shown) if w]
     tail = f": {_join(effects)}" if effects else ""
     if r["outcome"] == "neutralised" and r.get("deception"):
         tail += "; the deception token is lost"

@@ -15,6 +15,8 @@ from ..engine import (
     Event,
     RecordError,
     Reveal,
+    Side,
+    Start,
     State,
     event_from_dict,
     expected,
@@ -24,6 +26,7 @@ from ..engine.draft import STEPS
 from .authority import Transaction
 from .errors import ApiError, from_refusal
 from .fields import body_field
+from .models import Seat, db
 from .states import active_events, derive
 from .tables import Actor
 from .views import event_text, public_view
@@ -48,11 +51,23 @@ def _need_seat(actor: Actor) -> None:
 
 
 def _commit_event(tx: Transaction, actor: Actor, state: State, event: Event) -> None:
-    """Record ``event`` and answer with it, its words and what comes next."""
+    """Record ``event`` and answer with it, its words and what comes next.
+
+    On days 2 and 3 the starting side is no one's choice (R12): once both sides'
+    tokens are in, its ``start`` is recorded with them, and nobody taps for it.
+    """
     after = tx.record(state, event, actor.seat_id)
     text = narrate_reveal(after.reveals[-1]) if isinstance(event, Reveal) else \
         event_text(event.to_dict())
-    tx.commit(201, {"event": event.to_dict(), "text": text, "next": expected(after).to_dict()})
+    nxt = expected(after)
+    answer: dict[str, Any] = {"event": event.to_dict()}
+    if nxt.type == "start" and nxt.sides:
+        start = Start(nxt.sides[0])
+        after = tx.record(after, start, None, follows=True)
+        text += ". " + event_text(start.to_dict())
+        nxt = expected(after)
+        answer["followed"] = [start.to_dict()]    # recorded with it, by the rules (R12)
+    tx.commit(201, {**answer, "text": text, "next": nxt.to_dict()})
 
 
 def _drawn_at_random(state: State, raw: dict[str, Any]) -> None:
@@ -118,17 +133,18 @@ def _tap_words(draft: Draft, step: str, after: Draft) -> str:
     """What a tap that records no event yet did, in words."""
     owner = draft.owner.capitalize()
     if step == "deception":
-        return f"{owner} plays a deception token" if after.deception else \
-            f"{owner} plays no deception token"
+        return (f"{owner} plays a deception token on mission {draft.mission}" if after.deception
+                else f"{owner} takes its deception token back")
     if step == "guess":
         assert after.guess is not None
         return f"{draft.guesser.capitalize()} guesses {RANK_NAMES[after.guess]} ({after.guess})"
     assert after.actual is not None
-    return f"{owner} turns up the {RANK_NAMES[after.actual]}: choose"
+    return f"{owner}'s {RANK_NAMES[after.actual]} is activated: {draft.owner} chooses"
 
 
 def post_draft(tx: Transaction, actor: Actor) -> None:
-    """One tap of a reveal: deception, guess, the card turned up, or the owner's choice."""
+    """One tap of a reveal: the guess, the card turned up (either side's phone), the
+    owner's choice, or the owner's deception token while the guess is awaited."""
     _need_seat(actor)
     table = tx.table
     state = derive(table)
@@ -140,16 +156,21 @@ def post_draft(tx: Transaction, actor: Actor) -> None:
     if step not in STEPS:
         raise ApiError(400, "the field 'step' must be deception, guess, actual or choice",
                        field="step", code="bad_field")
-    if step != draft.step:
-        raise ApiError(409, f"this reveal waits for the {draft.step} from {draft.side}, "
-                            f"not the {step}", field="step", code="out_of_turn",
-                       view=public_view(table, state))
-    if not _may(actor, draft.side, draft.part if table.teams else None):
-        part = f" (missions {'1-2' if draft.part == 1 else '3-4'})" if table.teams else ""
-        raise ApiError(403, f"it is {draft.side}{part}'s phone that records the {step} now",
+    sides = draft.may_tap(step)
+    if not sides:
+        wait = (f"the {draft.step} from {draft.side}" if step != "deception"
+                else f"no deception token now: {draft.guesser} has guessed already")
+        raise ApiError(409, f"this reveal waits for {wait}" if step != "deception" else wait,
+                       field="step", code="out_of_turn", view=public_view(table, state))
+    part = draft.part if table.teams else None
+    if not any(_may(actor, side, part) for side in sides):
+        where = f" (missions {'1-2' if draft.part == 1 else '3-4'})" if table.teams else ""
+        who = " or ".join(f"{side}{where}" for side in sides)
+        raise ApiError(403, f"it is {who}'s phone that records the {step} now",
                        code="wrong_seat")
     try:
-        after = draft.tap(step, _tap_value(step, tx.body))
+        after = draft.tap(step, _tap_value(step, tx.body),
+                          by=Side(actor.seat.side) if actor.seat is not None else None)
     except RecordError as err:
         raise from_refusal(err, field="value") from None
     if isinstance(after, Reveal):
@@ -160,25 +181,87 @@ def post_draft(tx: Transaction, actor: Actor) -> None:
     tx.commit(200, {"draft": after.to_dict(), "text": _tap_words(draft, step, after)})
 
 
-def undo(tx: Transaction, actor: Actor) -> None:
-    """Take back the last tap of a reveal in progress, else the last recorded event."""
-    _need_seat(actor)
-    table = tx.table
-    state = derive(table)
+def _undo_target(table: Any, state: State) -> tuple[str, str | None, int]:
+    """What an undo would take back now: (words, the side that entered it or ``None``
+    for the host screen or the rules, how many events it removes; 0 for a tap)."""
     draft = Draft.from_dict(state, table.draft_dict())
-    before = draft.undo() if draft is not None else None
-    if draft is not None and before is not None:
-        table.draft = json.dumps(before.to_dict())
-        tx.state = state
-        tx.commit(200, {"undone": draft.undone}, notice=f"{actor.name} took back {draft.undone}")
-        return
+    if draft is not None and draft.undo() is not None:
+        return draft.undone, str(draft.undone_by), 0
     rows = active_events(table)
     if not rows:
         raise ApiError(409, "there is nothing to undo yet", code="nothing_to_undo")
-    last = rows[-1]
-    last.undone = True
+    n, last = 1, rows[-1]
+    d = json.loads(last.data)
+    if d["type"] == "start" and last.seat_id is None and len(rows) > 1 and state.day > 1:
+        n, last = 2, rows[-2]          # R12's start goes with the tokens that set it off
+        d = json.loads(last.data)
+    if d["type"] == "reveal":
+        return narrate_reveal(state.reveals[-1]), "reveal", n
+    seat = db.session.get(Seat, last.seat_id) if last.seat_id is not None else None
+    return event_text(d), seat.side if seat is not None else None, n
+
+
+def _needs_yes(actor: Actor, by: str | None) -> str | None:
+    """The side whose phone must agree before ``actor`` undoes what ``by`` entered: a
+    completed reveal (the card was seen) or anything the other side entered."""
+    if actor.host or actor.seat is None:
+        return None
+    mine = actor.seat.side
+    if by == "reveal" or (by is not None and by != mine):
+        return "blue" if mine == "red" else "red"
+    return None
+
+
+def undo(tx: Transaction, actor: Actor) -> None:
+    """Take back the last tap of a reveal in progress, else the last recorded event.
+
+    A completed reveal, or anything the other side entered, is undone only when the
+    other side's phone (or the host screen) agrees: ``{"confirm": true}`` from it
+    answers the pending request, ``false`` refuses it. Anything else recorded since
+    the request drops it.
+    """
+    _need_seat(actor)
+    table = tx.table
+    state = derive(table)
+    what, by, n = _undo_target(table, state)
+    stored = table.draft_dict() or {}
+    asked = stored.get("undo") if stored.get("events") == state.event_count else None
+    confirm = tx.body.get("confirm")
+    if confirm is not None:
+        if type(confirm) is not bool:
+            raise ApiError(400, "the field 'confirm' must be true or false", field="confirm",
+                           code="bad_field")
+        if not asked:
+            raise ApiError(409, "no undo is waiting for an answer", code="nothing_to_undo")
+        if not (actor.host or (actor.seat is not None and actor.seat.side == asked["needs"])):
+            raise ApiError(403, f"{asked['needs']}'s phone or the big screen answers this undo",
+                           code="wrong_seat")
+        if not confirm:
+            table.draft = json.dumps({k: v for k, v in stored.items() if k != "undo"})
+            tx.state = state
+            tx.commit(200, {"undone": None},
+                      notice=f"{actor.name} kept it: {asked['what']}")
+            return
+    else:
+        needs = _needs_yes(actor, by)
+        if needs is not None:
+            table.draft = json.dumps({**stored, "events": state.event_count,
+                                      "undo": {"by": actor.seat.side if actor.seat else None,
+                                               "needs": needs, "what": f"Undo: {what}"}})
+            tx.state = state
+            tx.commit(200, {"undone": None, "asked": needs},
+                      notice=f"{actor.name} asks to undo — {what}: {needs}'s phone agrees")
+            return
+    if n == 0:                                      # one tap of the reveal in progress
+        draft = Draft.from_dict(state, table.draft_dict())
+        assert draft is not None
+        before = draft.undo()
+        assert before is not None
+        table.draft = json.dumps(before.to_dict())
+        tx.state = state
+        tx.commit(200, {"undone": what}, notice=f"{actor.name} took back {what}")
+        return
+    for row in active_events(table)[-n:]:
+        row.undone = True
     table.draft = None
-    what = event_text(json.loads(last.data))
-    if json.loads(last.data)["type"] == "reveal":
-        what = narrate_reveal(state.reveals[-1])
     tx.commit(200, {"undone": what}, notice=f"{actor.name} undid: {what}")

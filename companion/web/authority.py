@@ -118,14 +118,19 @@ class Transaction:
         except RecordError as err:
             raise from_refusal(err) from None
 
-    def record(self, state: State, event: GameEvent, seat_id: int | None) -> State:
-        """Apply ``event`` and add it to the table's events (written at :meth:`commit`)."""
+    def record(self, state: State, event: GameEvent, seat_id: int | None,
+               follows: bool = False) -> State:
+        """Apply ``event`` and add it to the table's events (written at :meth:`commit`).
+
+        ``follows``: an event the referee's rules decided after the request's own one
+        (a day's start by R12): it carries no key of its own.
+        """
         after = self.apply(state, event)
         last = db.session.scalar(select(Event.seq).where(Event.table_id == self.table.id)
                                  .order_by(Event.seq.desc()).limit(1))
         db.session.add(Event(table_id=self.table.id, seq=(last or 0) + 1,
                              data=json.dumps(event.to_dict()), seat_id=seat_id,
-                             idempotency_key=self.key))
+                             idempotency_key=None if follows else self.key))
         self.table.draft = None
         self.state = after
         return after

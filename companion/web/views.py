@@ -53,18 +53,24 @@ REASON_WORDS = {"flag": "flag captured",
                 "territory": "double agent's territory after day 3",
                 "ip": "more IP after day 3", "draw": "equal after day 3"}
 
-_DRAFT_WAIT = {"deception": "decide on a deception token", "guess": "guess",
-               "actual": "turn up the card", "choice": "choose"}
+_DRAFT_WAIT = {"guess": "guess", "actual": "tap the rank turned up", "choice": "choose"}
 
 
-def da_words(da: int) -> str:
-    """Where the double agent stands: "at the centre", "2 toward blue"."""
-    return "at the centre" if da == 0 else f"{abs(da)} toward {'red' if da < 0 else 'blue'}"
+def da_words(da: int, wall: int = 99) -> str:
+    """Where the double agent stands: "at the centre", "2 toward blue", or past the
+    wall (R70) "on blue's flag"."""
+    if da == 0:
+        return "at the centre"
+    toward = "red" if da < 0 else "blue"
+    return f"on {toward}'s flag" if abs(da) > wall else f"{abs(da)} toward {toward}"
 
 
-def da_short(da: int) -> str:
-    """The same in a phone's score line: "centre", "2 blue"."""
-    return "centre" if da == 0 else f"{abs(da)} {'red' if da < 0 else 'blue'}"
+def da_short(da: int, wall: int = 99) -> str:
+    """The same in a phone's score line: "centre", "2 blue", "blue flag"."""
+    if da == 0:
+        return "centre"
+    toward = "red" if da < 0 else "blue"
+    return f"{toward} flag" if abs(da) > wall else f"{abs(da)} {toward}"
 
 
 def winner_words(winner: str | None) -> str | None:
@@ -101,13 +107,16 @@ def next_words(out: dict[str, Any], draft: dict[str, Any] | None) -> str:
         return str(out["next"]["text"])
     d, name = draft, RANK_NAMES
     owner, guesser, m = d["owner"].capitalize(), d["guesser"].capitalize(), d["mission"]
-    step = {"deception": f"{owner}: deception token on mission {m}?",
-            "guess": f"{guesser}: guess {d['owner']}'s mission {m}",
-            "actual": f"{owner}: turn up mission {m} ({guesser} guessed "
-                      f"{name[d['guess']] if d['guess'] else ''})",
-            "choice": f"{owner}: choose what the "
-                      f"{name[d['actual']] if d['actual'] else ''} does"}[d["step"]]
-    if d["deception"] and d["step"] != "deception":
+    if d["step"] == "guess":
+        step = f"{guesser}: guess {d['owner']}'s mission {m}"
+    elif d["step"] == "actual" and not d["guess_needed"]:
+        step = (f"{owner}'s mission {m} counts as identified (R60): "
+                "tap the rank turned up")
+    elif d["step"] == "actual":
+        step = f"Turn up {d['owner']}'s mission {m} ({guesser} guessed {name[d['guess']]})"
+    else:
+        step = f"{owner}: choose what the {name[d['actual']]} does"
+    if d["deception"]:
         step += " · deception token played"
     return step
 
@@ -118,7 +127,8 @@ def words(out: dict[str, Any], draft: dict[str, Any] | None, teams: bool) -> dic
     if draft:
         part = f" ({'missions 1–2' if draft['part'] == 1 else 'missions 3–4'})" if teams else ""
         waiting = f"Waiting for {draft['side']}{part} to {_DRAFT_WAIT[draft['step']]}."
-    return {"da": da_words(out["da"]), "da_short": da_short(out["da"]),
+    wall = out["wall_distance"]
+    return {"da": da_words(out["da"], wall), "da_short": da_short(out["da"], wall),
             "winner": winner_words(out["winner"]) if over else None,
             "reason": REASON_WORDS.get(out["reason"]) if over else None,
             "next": next_words(out, draft), "waiting": waiting, "ranks": RANK_WORDS}
@@ -130,11 +140,11 @@ def taps(state: State, out: dict[str, Any], draft: dict[str, Any] | None) -> dic
     nxt = out["next"]
     every = list(range(1, 11))
     if draft:
-        t: dict[str, Any] = {"step": draft["step"], "sides": [draft["side"]],
+        t: dict[str, Any] = {"step": draft["step"], "sides": draft["sides"],
                              "part": draft["part"]}
-        if draft["step"] == "deception":
-            t["choices"] = [True, False]
-        elif draft["step"] == "guess":
+        if draft["may_deceive"]:          # optional, for the owner, while the guess waits
+            t["deceive"] = {"side": draft["owner"], "mission": draft["mission"]}
+        if draft["step"] == "guess":
             t["ranks"] = every
         elif draft["step"] == "actual":
             t["ranks"] = draft["ranks"]
@@ -212,6 +222,9 @@ def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
         "notice": table.notice, "log": log, "seen_intel": seen,
         "words": words(out, draft, table.teams), "taps": taps(state, out, draft),
     }
+    stored = table.draft_dict() or {}
+    # an undo that waits for the other side's phone (or the big screen) to agree
+    view["undo"] = stored.get("undo") if stored.get("events") == state.event_count else None
     if table.deduction:           # opt-in: a table without the aid gets the view unchanged
         view["deduction"] = deduction_view(state)
     return view

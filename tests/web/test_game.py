@@ -67,21 +67,27 @@ def test_a_whole_game_with_undo_deception_captain_and_flag(table):
     assert v["state"]["next"]["text"] == "Spin for the starting side"
     host.event({"type": "start", "side": "red"})
 
-    # reveal 1, built in taps: blue (owner) plays deception, red guesses, blue turns up the Spy
+    # reveal 1, built in taps: red is asked to guess at once; blue may lay its deception
+    # token meanwhile (nobody waits for it); red taps the card turned up on its own phone
     v = same_view(host, red, blue)
     d = v["draft"]
     assert (d["step"], d["side"], d["guesser"], d["owner"], d["mission"]) == \
-        ("deception", "blue", "red", "blue", 1)
+        ("guess", "red", "red", "blue", 1)
+    assert d["may_deceive"] and v["taps"]["deceive"] == {"side": "blue", "mission": 1}
     assert v["state"]["next"]["text"] == "Red: guess blue's mission 1"
+    red.draft("deception", True, expect=403)                 # only the owner lays a token
     blue.draft("deception", True)
     v = same_view(host, red, blue)
     d = v["draft"]
-    assert (d["step"], d["side"], d["deception"]) == ("guess", "red", True)
+    assert (d["step"], d["side"], d["deception"], d["may_deceive"]) == \
+        ("guess", "red", True, False)
     red.draft("guess", 4)
-    blue.refresh()
-    assert blue.view["draft"]["step"] == "actual" and 1 in blue.view["draft"]["ranks"]
-    assert 10 not in blue.view["draft"]["ranks"]            # blue's Marshal is exhausted
-    r = blue.draft("actual", 1, expect=201)
+    red.refresh()
+    assert red.view["draft"]["step"] == "actual" and 1 in red.view["draft"]["ranks"]
+    assert red.view["draft"]["sides"] == ["red", "blue"]     # face up: either phone taps it
+    assert 10 not in red.view["draft"]["ranks"]              # blue's Marshal is exhausted
+    blue.draft("deception", False, expect=409)               # too late once guessed
+    r = red.draft("actual", 1, expect=201)
     assert "deception token played" in r.get_json()["text"]
     v = same_view(host, red, blue)
     assert v["state"]["ip"] == {"red": 0, "blue": 5}         # Spy +1, deception pays +4 (R50)
@@ -89,26 +95,26 @@ def test_a_whole_game_with_undo_deception_captain_and_flag(table):
     assert v["state"]["reveals"][-1]["outcome"] == "activated"
     assert v["log"][-1]["text"] == v["state"]["reveals"][-1]["narration"]
 
-    # reveal 2: red holds a DT but declines; blue names the Scout: identified
-    taps((red, "deception", False), (blue, "guess", 2), (red, "actual", 2, 201))
-    # reveal 3 (blue has a DT): blue declines, red names the Miner
-    taps((blue, "deception", False), (red, "guess", 3), (blue, "actual", 3, 201),
-         # reveal 4: a wrong guess is taken back by undo
-         (red, "deception", False), (blue, "guess", 8))
+    # reveal 2: red holds a DT but lays none; blue names the Scout: identified
+    taps((blue, "guess", 2), (blue, "actual", 2, 201))
+    # reveal 3: red names the Miner; the owner's phone may tap the card too
+    taps((red, "guess", 3), (blue, "actual", 3, 201),
+         # reveal 4: a wrong guess is taken back by undo, by the phone that made it
+         (blue, "guess", 8))
     v = same_view(host, red, blue)
     assert v["draft"]["guess"] == 8
     blue.undo()
     v = same_view(host, red, blue)
     assert v["draft"]["guess"] is None and v["draft"]["step"] == "guess"
-    assert v["notice"] == "Bob took back the guess"
-    taps((blue, "guess", 9), (red, "actual", 5, 201))       # Lieutenant: DA one step up
+    assert v["notice"] == "Bob took back blue's guess Colonel on red's mission 2"
+    taps((blue, "guess", 9), (blue, "actual", 5, 201))      # Lieutenant: DA one step up
     v = same_view(host, red, blue)
     assert v["state"]["da"] == 1 and v["state"]["ip"] == {"red": 2, "blue": 7}
     # reveal 5: red identifies blue's Bomb
-    taps((blue, "deception", False), (red, "guess", 7), (blue, "actual", 7, 201))
+    taps((red, "guess", 7), (red, "actual", 7, 201))
 
     # reveal 6: the Captain; red sees a preview of each choice before choosing
-    taps((red, "deception", False), (blue, "guess", 3), (red, "actual", 6))
+    taps((blue, "guess", 3), (blue, "actual", 6))
     v = same_view(host, red, blue)
     d = v["draft"]
     assert d["step"] == "choice" and d["side"] == "red"
@@ -124,13 +130,14 @@ def test_a_whole_game_with_undo_deception_captain_and_flag(table):
     assert v["state"]["da"] == 2 and v["state"]["ip"]["red"] == 0
 
     # reveal 7 and 8: the General starts on blue's wall: red captures the flag (R32, R70)
-    taps((blue, "deception", False), (red, "guess", 8), (blue, "actual", 8, 201),
-         (red, "deception", False), (blue, "guess", 1), (red, "actual", 9, 201))
+    taps((red, "guess", 8), (red, "actual", 8, 201),
+         (blue, "guess", 1), (blue, "actual", 9, 201))
     v = same_view(host, red, blue)
     assert v["state"]["phase"] == "capture_check"
     assert (v["state"]["winner"], v["state"]["reason"]) == ("red", "flag")
     assert v["state"]["next"]["sides"] == ["red"] and v["draft"] is None
     assert v["state"]["da"] == 3
+    assert v["words"]["da"] == "on blue's flag"              # past the wall, not "3 toward"
 
     # R71: only red may record its face-down cards (none are left)
     blue.event({"type": "check", "side": "red", "ranks": {}}, expect=403)
@@ -185,9 +192,9 @@ def test_team_play_parts(table):
         p.refresh()
         p.event(e)
     # mission 1 belongs to part 1 (R80): red's missions 3-4 player cannot answer it
-    r = taps((r2, "deception", False, 403))
+    r = taps((r2, "deception", True, 403))
     assert "missions 1-2" in r.get_json()["error"]
-    taps((r1, "deception", False), (b2, "guess", 4, 403), (b1, "guess", 4))
+    taps((r1, "deception", True), (b2, "guess", 4, 403), (b1, "guess", 4))
 
 
 def test_takeover_needs_the_host(table):
@@ -215,3 +222,80 @@ def test_takeover_needs_the_host(table):
     other.refresh()
     other.event({"type": "exhaust", "side": "red", "ranks": [1]})
     assert [s["name"] for s in other.view["seats"]] == ["Eve"]
+
+
+def _round_one(host, red, blue):
+    """Day 1 up to the first reveal (blue holds no deception token after reveal 1)."""
+    red.event({"type": "exhaust", "side": "red", "ranks": [10]})
+    blue.event({"type": "exhaust", "side": "blue", "ranks": [10]})
+    host.event({"type": "intel", "ranks": [1, 2, 3, 4]})
+    red.event({"type": "tokens", "side": "red", "missions": [1, 2]})
+    blue.event({"type": "tokens", "side": "blue", "missions": [1, 2]})
+    host.event({"type": "start", "side": "red"})
+
+
+def test_undo_says_what_it_undoes_and_the_other_side_agrees_to_undo_a_reveal(table):
+    host = table()
+    red, blue = sit(host, "red", "Ann"), sit(host, "blue", "Bob")
+    _round_one(host, red, blue)
+    taps((red, "guess", 5))
+    r = red.undo()                                   # its own tap: taken back at once
+    assert r.get_json()["undone"] == "red's guess Lieutenant on blue's mission 1"
+    taps((red, "guess", 2), (blue, "actual", 1, 201))   # blue's phone tapped the card
+    # the reveal is complete and the card was seen: red cannot take it back alone
+    r = red.undo()
+    assert r.get_json()["asked"] == "blue" and r.get_json()["undone"] is None
+    v = same_view(host, red, blue)
+    assert v["undo"] == {"by": "red", "needs": "blue",
+                         "what": "Undo: " + v["state"]["reveals"][-1]["narration"]}
+    assert len(v["state"]["reveals"]) == 1           # nothing undone yet
+    red.post("/undo", {"confirm": True}, expect=403)   # not red's to agree
+    blue.post("/undo", {"confirm": False})           # blue keeps it
+    v = same_view(host, red, blue)
+    assert v["undo"] is None and len(v["state"]["reveals"]) == 1
+    assert v["notice"].startswith("Bob kept it: Undo: Red guessed Scout")
+    red.undo()
+    blue.post("/undo", {"confirm": True})            # the second tap: undone
+    v = same_view(host, red, blue)
+    assert v["undo"] is None and v["state"]["reveals"] == []
+    assert v["draft"]["step"] == "guess" and v["notice"].startswith("Bob undid: Red guessed")
+    # a request is dropped by anything recorded meanwhile
+    taps((red, "guess", 2))
+    blue.undo()                                      # red's guess: red must agree
+    assert blue.refresh()["undo"]["needs"] == "red"
+    taps((red, "actual", 1, 201))
+    assert red.refresh()["undo"] is None
+    red.post("/undo", {"confirm": True}, expect=409)
+    # the host screen undoes at once
+    host.undo()
+    assert host.refresh()["state"]["reveals"] == []
+
+
+def test_days_two_and_three_start_by_themselves(table):
+    """R12: after day 1 the other side starts; nobody taps for it (issue 11)."""
+    host = table()
+    red, blue = sit(host, "red", "Ann"), sit(host, "blue", "Bob")
+    _round_one(host, red, blue)
+    screen = {"red": red, "blue": blue}
+    for _ in range(8):                               # eight reveals, two taps each
+        d = red.refresh()["draft"]
+        who = screen[d["guesser"]]
+        taps((who, "guess", 9), (who, "actual", d["ranks"][0], 201))
+    v = host.refresh()
+    assert v["state"]["phase"] == "round_end"
+    red.event({"type": "exhaust", "side": "red", "ranks": [v["state"]["revealed"]["red"]["1"]]})
+    blue.event({"type": "exhaust", "side": "blue",
+                "ranks": [v["state"]["revealed"]["blue"]["1"]]})
+    host.event({"type": "intel", "ranks": [5, 6, 7, 8]})
+    red.event({"type": "tokens", "side": "red", "missions": []})
+    r = blue.event({"type": "tokens", "side": "blue", "missions": []})
+    assert r.get_json()["followed"] == [{"type": "start", "side": "blue"}]
+    assert r.get_json()["text"].endswith("Blue starts the day")
+    v = same_view(host, red, blue)
+    assert v["state"]["phase"] == "mission" and v["state"]["starter"] == "blue"
+    assert v["draft"]["guesser"] == "blue"
+    # undo takes back the tokens with the start they set off
+    r = blue.undo()
+    assert r.get_json()["undone"].startswith("Blue's intel tokens")
+    v = same_view(host, red, blue)
+    assert v["state"]["tokens"]["blue"] is None and v["state"]["phase"] == "intel"

@@ -143,12 +143,13 @@ def test_reveal_steps_out_of_order_and_impossible_cards(table):
     red.event({"type": "tokens", "side": "red", "missions": []})
     blue.event({"type": "tokens", "side": "blue", "missions": []})
     host.event({"type": "start", "side": "red"})
-    r = red.draft("guess", 3, expect=409)
-    assert "waits for the deception from blue" in r.get_json()["error"]
+    r = red.draft("actual", 3, expect=409)
+    assert "waits for the guess from red" in r.get_json()["error"]
+    r = blue.draft("guess", 3, expect=403)
+    assert "red's phone" in r.get_json()["error"]
     r = red.event({"type": "reveal", "guesser": "red", "mission": 1, "guess": 1, "actual": 2,
                    "deception": False}, expect=400)
     assert "step by step" in r.get_json()["error"]
-    blue.draft("deception", False)
     red.draft("guess", 3)
     r = blue.draft("actual", 10, expect=400)
     assert "Marshal" in r.get_json()["error"]

@@ -60,36 +60,36 @@ def test_words_and_taps_through_a_game_played_over_http(table):
     assert v["words"]["next"] == "Spin for the starting side"
     host.event({"type": "start", "side": "red"})
 
-    # a reveal built over taps: each step says what it waits for, and who
+    # a reveal built over taps: each step says what it waits for, and who; the owner's
+    # deception token is offered beside the guess, never waited for
     v = host.refresh()
-    assert v["taps"] == {"step": "deception", "sides": ["blue"], "part": 1,
-                         "choices": [True, False]}
-    assert v["words"]["next"] == "Blue: deception token on mission 1?"
-    assert v["words"]["waiting"] == "Waiting for blue to decide on a deception token."
+    assert v["taps"] == {"step": "guess", "sides": ["red"], "part": 1, "ranks": EVERY,
+                         "deceive": {"side": "blue", "mission": 1}}
+    assert v["words"]["next"] == "Red: guess blue's mission 1"
+    assert v["words"]["waiting"] == "Waiting for red to guess."
     blue.draft("deception", True)
     v = host.refresh()
     assert v["taps"] == {"step": "guess", "sides": ["red"], "part": 1, "ranks": EVERY}
     assert v["words"]["next"] == "Red: guess blue's mission 1 · deception token played"
-    assert v["words"]["waiting"] == "Waiting for red to guess."
     red.draft("guess", 4)
     v = host.refresh()
-    assert v["taps"]["step"] == "actual" and v["taps"]["sides"] == ["blue"]
+    assert v["taps"]["step"] == "actual" and v["taps"]["sides"] == ["red", "blue"]
     assert v["taps"]["ranks"] == v["draft"]["ranks"] and 10 not in v["taps"]["ranks"]
-    assert v["words"]["next"] == ("Blue: turn up mission 1 (Red guessed Sergeant)"
+    assert v["words"]["next"] == ("Turn up blue's mission 1 (Red guessed Sergeant)"
                                   " · deception token played")
-    assert v["words"]["waiting"] == "Waiting for blue to turn up the card."
-    blue.draft("actual", 1, expect=201)
+    assert v["words"]["waiting"] == "Waiting for red to tap the rank turned up."
+    red.draft("actual", 1, expect=201)
     v = host.refresh()
     assert v["state"]["next"]["text"] == "Blue: guess red's mission 1"
-    assert v["words"]["next"] == "Red: deception token on mission 1?"
-    assert v["words"]["waiting"] == "Waiting for red to decide on a deception token."
+    assert v["words"]["next"] == "Blue: guess red's mission 1"
+    assert v["taps"]["deceive"] == {"side": "red", "mission": 1}
 
-    # the rest of test_game's day, up to the Captain's choice
-    steps = [(red, "deception", False, 200), (blue, "guess", 2, 200), (red, "actual", 2, 201),
-             (blue, "deception", False, 200), (red, "guess", 3, 200), (blue, "actual", 3, 201),
-             (red, "deception", False, 200), (blue, "guess", 9, 200), (red, "actual", 5, 201),
-             (blue, "deception", False, 200), (red, "guess", 7, 200), (blue, "actual", 7, 201),
-             (red, "deception", False, 200), (blue, "guess", 3, 200), (red, "actual", 6, 200)]
+    # the rest of test_game's day, up to the Captain's choice: two taps a reveal
+    steps = [(blue, "guess", 2, 200), (blue, "actual", 2, 201),
+             (red, "guess", 3, 200), (red, "actual", 3, 201),
+             (blue, "guess", 9, 200), (blue, "actual", 5, 201),
+             (red, "guess", 7, 200), (red, "actual", 7, 201),
+             (blue, "guess", 3, 200), (blue, "actual", 6, 200)]
     for who, step, value, code in steps:
         who.draft(step, value, expect=code)
     v = host.refresh()
@@ -105,9 +105,8 @@ def test_words_and_taps_through_a_game_played_over_http(table):
     red.draft("choice", "ip", expect=201)
 
     # the General walks the double agent onto blue's flag: the capture check, then the end
-    for who, step, value, code in [(blue, "deception", False, 200), (red, "guess", 8, 200),
-                                   (blue, "actual", 8, 201), (red, "deception", False, 200),
-                                   (blue, "guess", 1, 200), (red, "actual", 9, 201)]:
+    for who, step, value, code in [(red, "guess", 8, 200), (red, "actual", 8, 201),
+                                   (blue, "guess", 1, 200), (blue, "actual", 9, 201)]:
         who.draft(step, value, expect=code)
     v = host.refresh()
     assert v["state"]["phase"] == "capture_check" and v["state"]["winner"] == "red"
@@ -119,7 +118,7 @@ def test_words_and_taps_through_a_game_played_over_http(table):
     v = host.refresh()
     assert v["words"]["winner"] == "Red wins" and v["words"]["reason"] == "flag captured"
     assert v["words"]["next"] == v["state"]["end"] == "Red captured the flag and wins (R70)."
-    assert v["words"]["da"] == "3 toward blue"
+    assert v["words"]["da"] == "on blue's flag"
     assert v["taps"] == {"step": "over", "sides": [], "part": None}
 
 
@@ -133,10 +132,9 @@ def test_team_play_says_which_part_is_waited_for(table):
     b2.event({"type": "tokens", "side": "blue", "missions": []})
     host.event({"type": "start", "side": "blue"})
     v = host.refresh()
-    assert v["taps"] == {"step": "deception", "sides": ["red"], "part": 1,
-                         "choices": [True, False]}
-    assert v["words"]["waiting"] == ("Waiting for red (missions 1–2) to decide on a "
-                                     "deception token.")
+    assert v["taps"] == {"step": "guess", "sides": ["blue"], "part": 1,
+                         "ranks": list(range(1, 11)), "deceive": {"side": "red", "mission": 1}}
+    assert v["words"]["waiting"] == "Waiting for blue (missions 1–2) to guess."
 
 
 def test_a_days_end_draws_from_the_cards_turned_up_and_the_next_day_starts_in_turn(client):
