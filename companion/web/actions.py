@@ -26,10 +26,9 @@ from ..engine.draft import STEPS
 from .authority import Transaction
 from .errors import ApiError, from_refusal
 from .fields import body_field
-from .models import Seat, db
 from .states import active_events, derive
 from .tables import Actor
-from .views import event_text, public_view
+from .views import event_text, public_view, undo_target
 
 _rng = random.SystemRandom()
 
@@ -181,26 +180,6 @@ def post_draft(tx: Transaction, actor: Actor) -> None:
     tx.commit(200, {"draft": after.to_dict(), "text": _tap_words(draft, step, after)})
 
 
-def _undo_target(table: Any, state: State) -> tuple[str, str | None, int]:
-    """What an undo would take back now: (words, the side that entered it or ``None``
-    for the host screen or the rules, how many events it removes; 0 for a tap)."""
-    draft = Draft.from_dict(state, table.draft_dict())
-    if draft is not None and draft.undo() is not None:
-        return draft.undone, str(draft.undone_by), 0
-    rows = active_events(table)
-    if not rows:
-        raise ApiError(409, "there is nothing to undo yet", code="nothing_to_undo")
-    n, last = 1, rows[-1]
-    d = json.loads(last.data)
-    if d["type"] == "start" and last.seat_id is None and len(rows) > 1 and state.day > 1:
-        n, last = 2, rows[-2]          # R12's start goes with the tokens that set it off
-        d = json.loads(last.data)
-    if d["type"] == "reveal":
-        return narrate_reveal(state.reveals[-1]), "reveal", n
-    seat = db.session.get(Seat, last.seat_id) if last.seat_id is not None else None
-    return event_text(d), seat.side if seat is not None else None, n
-
-
 def _needs_yes(actor: Actor, by: str | None) -> str | None:
     """The side whose phone must agree before ``actor`` undoes what ``by`` entered: a
     completed reveal (the card was seen) or anything the other side entered."""
@@ -223,7 +202,10 @@ def undo(tx: Transaction, actor: Actor) -> None:
     _need_seat(actor)
     table = tx.table
     state = derive(table)
-    what, by, n = _undo_target(table, state)
+    target = undo_target(table, state)
+    if target is None:
+        raise ApiError(409, "there is nothing to undo yet", code="nothing_to_undo")
+    what, by, n = target
     stored = table.draft_dict() or {}
     asked = stored.get("undo") if stored.get("events") == state.event_count else None
     confirm = tx.body.get("confirm")

@@ -9,10 +9,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..engine import RANK_NAMES, SIDES, Draft, State, narrate_effect, other, replay_output
+from ..engine import (
+    RANK_NAMES,
+    SIDES,
+    Draft,
+    State,
+    narrate_effect,
+    narrate_reveal,
+    other,
+    replay_output,
+)
 from ..engine.deduce import deduce_side
-from .models import Seat, Table
-from .states import derive, event_rows
+from .models import Seat, Table, db
+from .states import active_events, derive, event_rows
 
 
 def event_text(d: dict[str, Any]) -> str:
@@ -171,6 +180,27 @@ def taps(state: State, out: dict[str, Any], draft: dict[str, Any] | None) -> dic
     return t
 
 
+def undo_target(table: Table, state: State) -> tuple[str, str | None, int] | None:
+    """What an undo would take back now: (words, who entered it — a side, ``"reveal"``
+    for a completed reveal, ``None`` for the host screen — and how many events it
+    removes, 0 for a tap); ``None`` when there is nothing to undo."""
+    draft = Draft.from_dict(state, table.draft_dict())
+    if draft is not None and draft.undo() is not None:
+        return draft.undone, str(draft.undone_by), 0
+    rows = active_events(table)
+    if not rows:
+        return None
+    n, last = 1, rows[-1]
+    d = json.loads(last.data)
+    if d["type"] == "start" and last.seat_id is None and len(rows) > 1 and state.day > 1:
+        n, last = 2, rows[-2]          # R12's start goes with the tokens that set it off
+        d = json.loads(last.data)
+    if d["type"] == "reveal":
+        return narrate_reveal(state.reveals[-1]), "reveal", n
+    seat = db.session.get(Seat, last.seat_id) if last.seat_id is not None else None
+    return event_text(d), seat.side if seat is not None else None, n
+
+
 def requests(table: Table) -> list[dict[str, Any]]:
     """The phones asking to take over a seat: outside the versioned view, so a flood of
     them never changes the version the players' taps carry."""
@@ -225,6 +255,10 @@ def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
     stored = table.draft_dict() or {}
     # an undo that waits for the other side's phone (or the big screen) to agree
     view["undo"] = stored.get("undo") if stored.get("events") == state.event_count else None
+    target = undo_target(table, state)
+    # what the undo button would take back now, and who entered it (a completed reveal,
+    # or the other side's entry, waits for that side's phone to agree)
+    view["undo_next"] = {"what": "Undo: " + target[0], "by": target[1]} if target else None
     if table.deduction:           # opt-in: a table without the aid gets the view unchanged
         view["deduction"] = deduction_view(state)
     return view

@@ -165,13 +165,15 @@ def _recover(server: Server, tables: list[Table], figures: dict[str, int]) -> No
         stored = t.stored()
         assert stored[:len(t.acked)] == t.acked, f"table {t.code} lost an acknowledged event"
         extra = len(stored) - len(t.acked)
-        assert extra in (0, 1), f"table {t.code}: {extra} events nobody was told about"
+        # one request records one event, or tokens with the day's start (R12)
+        assert extra in (0, 1, 2), f"table {t.code}: {extra} events nobody was told about"
         figures["unanswered"] += extra
         figures["in_flight"] += t.pending is not None
         before = list(t.acked)
         answer = t.resume()                               # the phone retries with its key
         if answer and answer[0] == 201 and "event" in answer[1]:
-            assert t.stored() == before + [answer[1]["event"]], "the retry doubled an event"
+            again = [answer[1]["event"], *answer[1].get("followed", [])]
+            assert t.stored() == before + again, "the retry doubled an event"
         else:
             assert t.stored() == before
 
