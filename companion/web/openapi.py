@@ -112,7 +112,7 @@ def _story_schemas() -> dict[str, Any]:
     return {"Story": {
         "type": "object",
         "required": ["code", "version", "wall_distance", "winner", "reason", "over", "end",
-                     "steps", "moments", "days"],
+                     "steps", "moments", "days", "ranks"],
         "properties": {
             "code": {"type": "string"}, "version": {"type": "integer"},
             "wall_distance": {"type": "integer"}, "winner": nullable, "reason": nullable,
@@ -121,6 +121,8 @@ def _story_schemas() -> dict[str, Any]:
                       "description": "step N: the game after N events"},
             "moments": {"type": "array", "items": moment,
                         "description": "the key moments, in order of play"},
+            "ranks": {"type": "object", "description": "rank number → name",
+                      "additionalProperties": {"type": "string"}},
             "days": {"type": "array", "items": {
                 "type": "object", "required": ["day", "first", "last"],
                 "properties": {"day": {"type": "integer"}, "first": {"type": "integer"},

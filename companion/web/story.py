@@ -26,7 +26,7 @@ from ..engine import (
 )
 from .models import Table
 from .states import event_rows
-from .views import event_text
+from .views import RANK_WORDS, event_text
 
 
 def _standing(state: State) -> str:
@@ -155,7 +155,7 @@ def story(table: Table) -> dict[str, Any]:
     return {"code": table.code, "version": table.version, "wall_distance": table.wall_distance,
             "winner": steps[-1]["winner"], "reason": steps[-1]["reason"],
             "over": str(state.phase) == "over", "end": _end_words(state),
-            "steps": steps, "moments": moments, "days": days}
+            "steps": steps, "moments": moments, "days": days, "ranks": RANK_WORDS}
 
 
 def _moment(moments: list[dict[str, Any]], steps: list[dict[str, Any]], at: int,
