@@ -9,7 +9,7 @@ import json
 import pathlib
 import urllib.request
 
-from .conftest import shot
+from .conftest import audit, shot
 
 RECORDS = pathlib.Path(__file__).resolve().parents[1] / "records"
 
@@ -96,6 +96,7 @@ def test_the_story_steps_through_an_imported_game(screens, live):
     # the chart has both IP lines, the double agent and a cursor at the step
     assert tv.locator("#chart path").count() > 10 and tv.locator("#cursor path").count() == 1
     shot(tv, "story-tv-1920")
+    assert audit(tv) == []
     tv.set_viewport_size({"width": 1280, "height": 720})
     tv.keyboard.press("ArrowLeft")
     _at(tv, flag["step"] - 1)
