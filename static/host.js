@@ -150,6 +150,7 @@
     const lastRev = s.reveals[s.reveals.length - 1];
     $("narration").textContent = lastRev ? lastRev.narration : "No reveal yet.";
     $("narration").classList.toggle("muted", !lastRev);
+    firstTime(v);
     const today = s.reveals.filter(r => r.day === s.day).map(r => r.narration);
     const items = today.length ? today.slice(0, -1).reverse() : v.log.slice(-6).reverse().map(l => l.text);
     $("history").innerHTML = items.map(x => `<li>${esc(x)}</li>`).join("");
@@ -158,6 +159,34 @@
     $("notice").classList.toggle("hidden", !v.notice);
     seats(v);
     end(v);
+  }
+
+  // A first game: the first time an ability acts in this game (a card activated, or an
+  // exhausted soldier a Captain uses), one sentence says what it does, from the rules' texts.
+  let abilities = null, asked = false;
+  function activatedRanks(r) {
+    const out = r.outcome === "activated" ? [r.actual] : [];
+    for (const e of r.effects) if (e.kind === "use") out.push(e.rank);
+    return out;
+  }
+  function firstTime(v) {
+    const box = $("first-time"), s = v.state, last = s.reveals[s.reveals.length - 1];
+    if (!v.first_game || !last) { box.classList.add("hidden"); return; }
+    if (!abilities) {
+      if (!asked) {
+        asked = true;
+        fetch("/rules.json").then(r => r.json()).then(d => {
+          abilities = {};
+          for (const x of d.ranks) abilities[x.rank] = x;
+          if (SL.view) firstTime(SL.view);
+        }).catch(() => { asked = false; });
+      }
+      return;
+    }
+    const before = new Set(s.reveals.slice(0, -1).flatMap(activatedRanks));
+    const fresh = activatedRanks(last).filter(r => !before.has(r) && abilities[r]);
+    box.innerHTML = fresh.map(r => `<div>First time in this game: <b>the ${esc(abilities[r].name)} (${r})</b> — ${esc(abilities[r].ability)}.</div>`).join("");
+    box.classList.toggle("hidden", !fresh.length);
   }
 
   function seats(v) {
@@ -188,6 +217,7 @@
       <div data-testid="reason" data-reason="${s.reason}">${esc(w.reason || "")}</div><p>${esc(s.end || "")}</p>
       <table><tr><th></th><th class="side-red">${mark("red")} Red</th><th class="side-blue">${mark("blue")} Blue</th></tr>
       ${rows.map(([k, f]) => `<tr><td>${k}</td><td>${f("red")}</td><td>${f("blue")}</td></tr>`).join("")}</table>
+      <a class="btn primary story-link" href="/t/${SL.code}/story" data-testid="story-link">The story of the game ▶</a>
       <p class="muted">Double agent ${esc(w.da)} · <button id="close-end" type="button">Show the board</button></p>`;
     box.classList.remove("hidden");
   }

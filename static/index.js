@@ -1,7 +1,8 @@
-/* Create a table: wall distance (with a drawing of how to count it), team play, the deduction aid. */
+/* Create a table: wall distance (with a drawing of how to count it), team play, the deduction
+   aid, a first game (the big screen then explains each ability the first time it acts). */
 "use strict";
 (() => {
-  let wall = 4, teams = false, deduction = false;
+  let wall = 4, teams = false, deduction = false, firstGame = false;
   const pic = document.getElementById("wd-pic");
   function drawPic() {
     const n = 2 * wall + 3, w = 740 / n;
@@ -26,6 +27,7 @@
     if (!b) return;
     if (b.dataset.w) { wall = +b.dataset.w; document.querySelectorAll("[data-w]").forEach(x => x.classList.toggle("sel", x === b)); drawPic(); }
     if (b.dataset.aid) { deduction = b.dataset.aid === "1"; document.querySelectorAll("[data-aid]").forEach(x => x.classList.toggle("sel", x === b)); }
+    if (b.dataset.first) { firstGame = b.dataset.first === "1"; document.querySelectorAll("[data-first]").forEach(x => x.classList.toggle("sel", x === b)); }
     if (b.dataset.teams) { teams = b.dataset.teams === "1"; document.querySelectorAll("[data-teams]").forEach(x => x.classList.toggle("sel", x === b)); }
   });
   // One key per attempt at opening a table (a retry after a lost answer opens the same
@@ -50,7 +52,7 @@
   const problem = document.getElementById("import-problem");
   document.getElementById("create").addEventListener("submit", e => {
     e.preventDefault();
-    open("/api/tables", {wall_distance: wall, teams, deduction}, msg => alert(msg));
+    open("/api/tables", {wall_distance: wall, teams, deduction, first_game: firstGame}, msg => alert(msg));
   });
   document.getElementById("import-file").addEventListener("change", async e => {
     const file = e.target.files[0];
@@ -59,7 +61,7 @@
     let record;
     try { record = JSON.parse(await file.text()); }
     catch (err) { problem.textContent = "This file is not a saved game (it is not JSON)."; return; }
-    open("/api/tables/import", {record, teams, deduction}, msg => { problem.textContent = msg; });
+    open("/api/tables/import", {record, teams, deduction, first_game: firstGame}, msg => { problem.textContent = msg; });
   });
   drawPic();
 })();

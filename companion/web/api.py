@@ -25,6 +25,7 @@ from .errors import ApiError
 from .fields import clean_text
 from .models import Table, db
 from .states import active_events, derive
+from .story import story as game_story
 from .views import choice_summary, effect_words, public_view, requests
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -226,6 +227,13 @@ def preview(code: str) -> Response:
                for o in ability_preview(derive(table), Side(side), rank)]
     return jsonify({"side": side, "rank": rank, "name": RANK_NAMES[rank],
                     "version": table.version, "options": options})
+
+
+@bp.get("/tables/<code>/story")
+def story(code: str) -> Response:
+    """The game replayed event by event: each step's board and words, and the key moments
+    (expired tables too: a story is read, never played)."""
+    return jsonify(game_story(_load(code, allow_expired=True)))
 
 
 @bp.get("/tables/<code>/record")

@@ -57,6 +57,8 @@ class Table(Base):
     teams: Mapped[bool] = mapped_column(Boolean, default=False)
     # opt-in thinking aid (issue 13): the view carries the deduction for the side guessed
     deduction: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # a first game (issue 13): the big screen explains each ability the first time it acts
+    first_game: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     host_hash: Mapped[str] = mapped_column(String(64))
     version: Mapped[int] = mapped_column(Integer, default=1)
     draft: Mapped[str | None] = mapped_column(Text)      # JSON of the reveal being built

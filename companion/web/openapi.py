@@ -49,6 +49,8 @@ CODE = {"name": "code", "in": "path", "required": True,
         "schema": {"type": "string", "pattern": CODE_RE.pattern}}
 SEAT_ID = {"name": "seat_id", "in": "path", "required": True,
            "schema": {"type": "integer", "minimum": 0}}
+FIRST_GAME = {"type": "boolean", "description": "a first game: the big screen explains each "
+              "ability in one sentence the first time it is activated"}
 ACTION = ["version", "idempotency_key"]      # fields every change of a table carries
 LOOKUP = (404, 410, 421, 429)                 # every address with a table code may answer these
 
@@ -71,6 +73,60 @@ def _post(summary: str, props: dict[str, Any], required: list[str], ok: int,
     if secure:
         op["security"] = [{"seat": []}, {}]
     return op
+
+
+def _story_schemas() -> dict[str, Any]:
+    """The story of a game (GET /api/tables/{code}/story) and its parts."""
+    ip = {"type": "object", "required": ["red", "blue"],
+          "properties": {"red": {"type": "integer"}, "blue": {"type": "integer"}}}
+    nullable = {"type": ["string", "null"]}
+    card = {"type": "object", "required": ["rank", "outcome", "deception"], "properties": {
+        "rank": {"type": "integer", "minimum": 1, "maximum": 10},
+        "outcome": {"type": ["string", "null"],
+                    "enum": ["identified", "activated", "neutralised", None],
+                    "description": "null: turned up by the capture check (R71)"},
+        "deception": {"type": "boolean"}}}
+    per_side = {"type": "object", "description": "mission (\"1\"-\"4\") -> card",
+                "additionalProperties": card}
+    step = {"type": "object", "required": ["step", "event", "type", "day", "phase", "ip", "da",
+                                           "dt", "revealed", "winner", "reason", "text"],
+            "properties": {
+                "step": {"type": "integer", "minimum": 0},
+                "event": {"type": ["integer", "null"],
+                          "description": "the index of the step's event; null for step 0"},
+                "type": {"type": "string", "description": "the event type, or \"begin\""},
+                "day": {"type": "integer"}, "phase": {"type": "string"},
+                "ip": ip, "da": {"type": "integer"},
+                "dt": {"type": "object", "required": ["red", "blue", "supply"]},
+                "revealed": {"type": "object", "required": ["red", "blue"],
+                             "description": "the cards turned up this round, per owner",
+                             "properties": {"red": per_side, "blue": per_side}},
+                "intel": {"type": ["array", "null"]}, "tokens": {"type": "object"},
+                "winner": nullable, "reason": nullable,
+                "text": {"type": "string", "description": "the words of this step"}}}
+    moment = {"type": "object", "required": ["step", "day", "kinds", "text"], "properties": {
+        "step": {"type": "integer"}, "day": {"type": "integer"},
+        "kinds": {"type": "array", "items": {"type": "string", "enum": [
+            "infiltrate", "da", "order_broken", "R61", "flag", "decisive", "end"]}},
+        "text": {"type": "string"}}}
+    return {"Story": {
+        "type": "object",
+        "required": ["code", "version", "wall_distance", "winner", "reason", "over", "end",
+                     "steps", "moments", "days", "ranks"],
+        "properties": {
+            "code": {"type": "string"}, "version": {"type": "integer"},
+            "wall_distance": {"type": "integer"}, "winner": nullable, "reason": nullable,
+            "over": {"type": "boolean"}, "end": nullable,
+            "steps": {"type": "array", "items": step, "minItems": 1,
+                      "description": "step N: the game after N events"},
+            "moments": {"type": "array", "items": moment,
+                        "description": "the key moments, in order of play"},
+            "ranks": {"type": "object", "description": "rank number → name",
+                      "additionalProperties": {"type": "string"}},
+            "days": {"type": "array", "items": {
+                "type": "object", "required": ["day", "first", "last"],
+                "properties": {"day": {"type": "integer"}, "first": {"type": "integer"},
+                               "last": {"type": "integer"}}}}}}}
 
 
 def document() -> dict[str, Any]:
@@ -105,6 +161,7 @@ def document() -> dict[str, Any]:
                         "teams": {"type": "boolean"}, "host_secret": own_secret,
                         "deduction": {"type": "boolean", "description":
                                       "opt in to the deduction aid on the guess step"},
+                        "first_game": FIRST_GAME,
                         "idempotency_key": _ref("IdempotencyKey")}}}}},
                 "responses": {"201": table_created, **_errors(400, 403, 409, 413, 421)}}},
             "/api/tables/import": {"post": {
@@ -114,6 +171,7 @@ def document() -> dict[str, Any]:
                         "record": _ref("Record"), "teams": {"type": "boolean"},
                         "deduction": {"type": "boolean", "description":
                                       "opt in to the deduction aid on the guess step"},
+                        "first_game": FIRST_GAME,
                         "host_secret": own_secret,
                         "idempotency_key": _ref("IdempotencyKey")}}}}},
                 "responses": {"201": table_created, **_errors(400, 403, 409, 413, 421)}}},
@@ -195,6 +253,12 @@ def document() -> dict[str, Any]:
                 "parameters": [CODE],
                 "responses": {"200": _json(_ref("Record"), "the record"),
                               **_errors(404, 429)}}},
+            "/api/tables/{code}/story": {"get": {
+                "summary": "the game replayed event by event: each step's board and words, "
+                           "and the key moments (expired tables too)",
+                "parameters": [CODE],
+                "responses": {"200": _json(_ref("Story"), "the story of the game so far"),
+                              **_errors(404, 421, 429)}}},
             "/api/tables/{code}/stream": {"get": {
                 "summary": "Server-Sent Events: the view whenever it changes, and presence",
                 "x-stream": True,
@@ -224,6 +288,9 @@ def document() -> dict[str, Any]:
                          "properties": {"code": {"type": "string"},
                                         "version": {"type": "integer"},
                                         "teams": {"type": "boolean"},
+                                        "first_game": {"type": "boolean", "description":
+                                                       "the big screen explains each ability "
+                                                       "the first time it is activated"},
                                         "deduction": _ref("Deduction"),
                                         "wall_distance": {"type": "integer"},
                                         "state": {"type": "object"},
@@ -288,6 +355,7 @@ def document() -> dict[str, Any]:
                                           "secret": {"type": "string",
                                                      "description": "a new seat's secret, when the "
                                                     "server made it (first answer only)"}}},
+                **_story_schemas(),
                 "Record": {"type": "object", "required": ["format", "events"], "properties": {
                     "format": {"type": "string", "const": "spies-and-lies-record/1"},
                     "options": {"type": "object", "properties": {

@@ -48,6 +48,13 @@ def host(code: str) -> str:
                            public=public_url())
 
 
+@bp.get("/t/<code>/story")
+def story(code: str) -> str:
+    """The story of the game, step by step, with a chart and the key moments."""
+    table = _load(code)
+    return render_template("story.html", code=table.code)
+
+
 @bp.get("/j/<code>")
 def phone(code: str) -> str:
     """A phone at the table: join, then only what it can do now."""

@@ -176,7 +176,7 @@ def open_table(body: dict[str, Any], imported: bool = False) -> tuple[Table, str
                            field="wall_distance", code="bad_field")
     teams, deduction = flag(body, "teams"), flag(body, "deduction")
     table = Table(wall_distance=wall, teams=teams, deduction=deduction,
-                  version=1 + len(events), notice=notice)
+                  first_game=flag(body, "first_game"), version=1 + len(events), notice=notice)
     return _insert_table(table, key, events, own)
 
 
@@ -189,6 +189,7 @@ def _record_from(body: dict[str, Any]) -> Record:
                        code="missing_field" if raw is None else "bad_field")
     flag(body, "teams")
     flag(body, "deduction")
+    flag(body, "first_game")
     try:
         rec = Record.from_dict(raw)
         replay(rec)

@@ -247,6 +247,7 @@ def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
     draft = draft_view(table, state)
     view = {
         "code": table.code, "version": table.version, "teams": table.teams,
+        "first_game": table.first_game,
         "wall_distance": table.wall_distance, "state": out, "draft": draft,
         "seats": [seat_dict(s) for s in table.seats if s.status == "active"],
         "notice": table.notice, "log": log, "seen_intel": seen,

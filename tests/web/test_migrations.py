@@ -26,7 +26,10 @@ def test_each_migration_goes_down_and_up_again_keeping_the_tables(app, client):
                     headers={"Origin": ORIGIN})
     code = r.get_json()["code"]
     with app.app_context():
-        assert _revision() == "0004" and "deduction" in _columns("table")
+        assert _revision() == "0005" and "first_game" in _columns("table")
+        downgrade(directory=str(MIGRATIONS), revision="0004")
+        assert _revision() == "0004" and "first_game" not in _columns("table")
+        assert "deduction" in _columns("table")
         downgrade(directory=str(MIGRATIONS), revision="0003")
         assert _revision() == "0003" and "deduction" not in _columns("table")
         assert {"kind", "actor"} <= _columns("receipt")
@@ -38,8 +41,8 @@ def test_each_migration_goes_down_and_up_again_keeping_the_tables(app, client):
         with db.engine.connect() as c:
             assert c.execute(sa.text('select wall_distance from "table"')).scalar() == 5
         upgrade(directory=str(MIGRATIONS))
-        assert _revision() == "0004" and "create_key" in _columns("table")
-        assert "deduction" in _columns("table")
+        assert _revision() == "0005" and "create_key" in _columns("table")
+        assert {"deduction", "first_game"} <= _columns("table")
         assert {"kind", "actor"} <= _columns("receipt")
         db.session.remove()
     assert client.get(f"/api/tables/{code}/state").status_code == 200

@@ -1,0 +1,184 @@
+"""The story of a game (issue 13): the record replayed event by event, for the story page.
+
+Each step is the game as it stood after one more event (step 0: before any), in a
+compact form, with the words of that step; the key moments (infiltrations, moves of
+the double agent, R60, R61, the flag, the decisive reveal, the end) point at steps.
+Everything is derived from the table's events by the engine; nothing is stored.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..engine import (
+    SIDES,
+    Options,
+    RevealResult,
+    Side,
+    State,
+    apply,
+    event_from_dict,
+    narrate_end,
+    narrate_reveal,
+    new_game,
+    other,
+)
+from .models import Table
+from .states import event_rows
+from .views import RANK_WORDS, event_text
+
+
+def _standing(state: State) -> str:
+    """Who would win if the game stopped now (R72): the double agent's territory,
+    else more IP, else a draw."""
+    if state.da:
+        return "red" if state.da > 0 else "blue"
+    red, blue = state.ip[Side.RED], state.ip[Side.BLUE]
+    return "red" if red > blue else "blue" if blue > red else "draw"
+
+
+def _revealed(state: State) -> dict[str, dict[str, dict[str, Any]]]:
+    """The cards turned up this round, per owner and mission, with what became of them."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    how = {(r.owner, r.mission): r for r in state.reveals if r.day == state.day}
+    for side in SIDES:
+        out[side] = {}
+        for m, rank in sorted(state.revealed[side].items()):
+            r = how.get((side, m))
+            out[side][str(m)] = {"rank": rank, "outcome": r.outcome if r else None,
+                                 "deception": bool(r and r.deception)}
+    return out
+
+
+def _compact(state: State) -> dict[str, Any]:
+    """The game as it stands, as the story page draws it."""
+    return {"day": state.day, "phase": str(state.phase), "ip": dict(state.ip), "da": state.da,
+            "dt": {"red": state.dt[Side.RED], "blue": state.dt[Side.BLUE],
+                   "supply": state.supply},
+            "revealed": _revealed(state),
+            "intel": list(state.intel) if state.intel else None,
+            "tokens": {s: (sorted(v) if v is not None else None)
+                       for s, v in state.tokens.items()},
+            "winner": state.outcome.winner_text if state.outcome else None,
+            "reason": str(state.outcome.reason) if state.outcome else None}
+
+
+def _end_words(state: State) -> str | None:
+    d = {"phase": str(state.phase), "winner": state.outcome.winner_text if state.outcome
+         else None, "reason": str(state.outcome.reason) if state.outcome else None}
+    return narrate_end(d)
+
+
+def _moment_parts(r: RevealResult) -> tuple[list[str], list[str]]:
+    """The kinds of key moment one reveal holds, and a few words for each."""
+    kinds: list[str] = []
+    words: list[str] = []
+    if r.rule == "R61":
+        kinds.append("R61")
+        words.append(f"{r.owner}'s intel token on mission {r.mission} was wrong (R61)")
+    for e in r.to_dict()["effects"]:
+        side, kind = e["side"], e["kind"]
+        if kind == "infiltrate":
+            kinds.append("infiltrate")
+            words.append(f"{side} infiltrates")
+        elif kind == "da" and e["steps"]:
+            kinds.append("da")
+            steps = "1 step" if e["steps"] == 1 else f"{e['steps']} steps"
+            by = "" if e["source"] == "infiltration" else f" ({e['source']})"
+            words.append(f"the double agent moves {steps} toward {other(side)}{by}")
+        elif kind == "order_broken":
+            kinds.append("order_broken")
+            words.append(f"{side}'s cards are out of order (R60)")
+        elif kind == "flag":
+            kinds.append("flag")
+            words.append(f"{side} captures the flag")
+    return kinds, words
+
+
+def _sentence(words: list[str]) -> str:
+    text = "; ".join(words)
+    return text[:1].upper() + text[1:] + "."
+
+
+def story(table: Table) -> dict[str, Any]:
+    """The story of the table's game: every step and the key moments."""
+    events = [json.loads(row.data) for row in event_rows(table)]
+    state = new_game(Options(table.wall_distance))
+    steps: list[dict[str, Any]] = [{"step": 0, "event": None, "type": "begin",
+                                    **_compact(state), "text": "The game begins: both sides at "
+                                    "0 IP, the double agent at the centre, one deception token "
+                                    "each."}]
+    standings = [_standing(state)]
+    moments: list[dict[str, Any]] = []
+    flag_step = end_step = None
+    for i, d in enumerate(events):
+        before = state
+        state = apply(state, event_from_dict(d))
+        n = i + 1
+        text = event_text(d)
+        if d["type"] == "reveal":
+            r = state.reveals[-1]
+            text = narrate_reveal(r)
+            kinds, words = _moment_parts(r)
+            if kinds:
+                moments.append({"step": n, "day": r.day, "kinds": kinds,
+                                "text": _sentence(words)})
+            if "flag" in kinds:
+                flag_step = n
+        elif not text.endswith("."):
+            text += "."
+        if state.phase == "round_end" and before.phase != "round_end":
+            text += f" Day {state.day} is over."
+        if state.outcome and (before.outcome is None or str(state.phase) != str(before.phase)):
+            end = _end_words(state)
+            if end:
+                text += " " + end
+            if state.phase == "over":
+                end_step = n
+        steps.append({"step": n, "event": i, "type": d["type"], **_compact(state),
+                      "text": text})
+        standings.append(_standing(state))
+    decisive = _decisive(state, steps, standings, flag_step)
+    if decisive is not None:
+        _moment(moments, steps, decisive, "decisive")["text"] = (
+            "The decisive reveal. " + _moment(moments, steps, decisive, "")["text"]).strip()
+    if end_step is not None:
+        m = _moment(moments, steps, end_step, "end")
+        m["text"] = (m["text"] + " " + (_end_words(state) or "")).strip()
+    moments.sort(key=lambda m: m["step"])
+    days: list[dict[str, int]] = []
+    for s in steps:
+        if not days or days[-1]["day"] != s["day"]:
+            days.append({"day": s["day"], "first": s["step"], "last": s["step"]})
+        days[-1]["last"] = s["step"]
+    return {"code": table.code, "version": table.version, "wall_distance": table.wall_distance,
+            "winner": steps[-1]["winner"], "reason": steps[-1]["reason"],
+            "over": str(state.phase) == "over", "end": _end_words(state),
+            "steps": steps, "moments": moments, "days": days, "ranks": RANK_WORDS}
+
+
+def _moment(moments: list[dict[str, Any]], steps: list[dict[str, Any]], at: int,
+            kind: str) -> dict[str, Any]:
+    """The key moment at step ``at`` (made when there is none yet), marked ``kind``."""
+    found = next((m for m in moments if m["step"] == at), None)
+    if found is None:
+        found = {"step": at, "day": steps[at]["day"], "kinds": [], "text": ""}
+        moments.append(found)
+    if kind and kind not in found["kinds"]:
+        found["kinds"].append(kind)
+    return found
+
+
+def _decisive(state: State, steps: list[dict[str, Any]], standings: list[str],
+              flag_step: int | None) -> int | None:
+    """The reveal that decided the game: the flag's capture (R70, also when R71 then
+    cancels it: the cancellation is the end), else the first reveal after which the
+    final result stood for good (R72); ``None`` while the game goes on."""
+    if state.outcome is None or str(state.phase) != "over":
+        return None
+    if flag_step is not None:
+        return flag_step
+    final = state.outcome.winner_text
+    last_other = max((i for i, s in enumerate(standings) if s != final), default=-1)
+    return next((s["step"] for s in steps[last_other + 1:] if s["type"] == "reveal"), None)

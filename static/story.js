@@ -1,0 +1,228 @@
+/* The story of a game: steps through GET /api/tables/<code>/story one event at a time.
+   Draws the board at the step, its words, a chart of the whole game (inline SVG, drawn
+   here) and the key moments by day. Buttons, ←/→, Home/End, the slider and the chart
+   all move the same step. */
+"use strict";
+(() => {
+  const $ = id => document.getElementById(id);
+  const code = document.body.dataset.code;
+  const COL = {red: "#ff5b4f", blue: "#55a8ff", redBg: "#5a1d19", blueBg: "#173a63", gold: "#f2c14e",
+               line: "#33473c", ink: "#f3efe2", dim: "#a9b5ad", dt: "#6b4bd6"};
+  const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
+  const t = (x, y, s, o = {}) => `<text x="${x}" y="${y}" font-size="${o.size || 18}" fill="${o.fill || COL.ink}"
+    text-anchor="${o.anchor || "middle"}" font-weight="${o.weight || 600}" ${o.extra || ""}>${esc(s)}</text>`;
+  const PHASES = {setup: "setting up", intel: "intel and tokens", mission: "missions", round_end: "end of the day",
+                  capture_check: "capture check", over: "game over"};
+  let story = null, at = 0;
+
+  function daWords(da) {
+    const side = da < 0 ? "red" : "blue";
+    if (story && Math.abs(da) > story.wall_distance) return `on ${side}'s flag`;
+    return da === 0 ? "at the centre" : `${Math.abs(da)} toward ${side}`;
+  }
+
+  // --- the board at one step ----------------------------------------------------
+  function daTrack(s, W) {
+    const n = 2 * W + 3, x0 = 20, w = 960 / n, y = 32, h = 48;
+    let out = t(x0, 22, `Double agent ${daWords(s.da)}`, {anchor: "start", size: 20, extra: 'data-testid="da-text"'});
+    for (let p = -(W + 1); p <= W + 1; p++) {
+      const x = x0 + (p + W + 1) * w, a = Math.abs(p);
+      let fill = p < 0 ? "#3a1c19" : p > 0 ? "#172c44" : "#2d2a16";
+      if (a === W) fill = p < 0 ? "#7a2b24" : "#24507f";
+      if (a === W + 1) fill = "#111";
+      out += `<rect x="${x + 2}" y="${y}" width="${w - 4}" height="${h}" rx="5" fill="${fill}" stroke="${COL.line}" stroke-width="2"/>`;
+      if (a === W) out += `<path d="M${x + 4} ${y + 16}h${w - 8}M${x + 4} ${y + 32}h${w - 8}" stroke="#0008" stroke-width="3"/>`;
+      if (a === W + 1) out += `<path d="M${x + w * 0.38} ${y + 40}V${y + 8}l${w * 0.34} 9l-${w * 0.34} 9" fill="${p < 0 ? COL.red : COL.blue}" stroke="#fff" stroke-width="1.5"/>`;
+      // the flags are drawn; on a long track the fort names stand under the walls instead
+      const label = a === W && w >= 80 ? "wall" : p === 0 ? "centre" : "";
+      if (label) out += t(x + w / 2, y + h + 18, label, {size: 15, fill: COL.dim});
+    }
+    out += t(x0, y + h + 18, "◀ red's fort", {anchor: "start", size: 15, fill: COL.red});
+    out += t(980, y + h + 18, "blue's fort ▶", {anchor: "end", size: 15, fill: COL.blue});
+    const dx = x0 + (s.da + W + 1 + 0.5) * w;
+    out += `<g data-testid="da" data-pos="${s.da}"><rect x="${dx - 17}" y="${y + 4}" width="34" height="40" rx="5" fill="#000" stroke="${COL.gold}" stroke-width="3"/>${t(dx, y + 30, "DA", {size: 16, weight: 800, fill: COL.gold})}</g>`;
+    return out;
+  }
+
+  function token(side, x, y, r) {
+    return side === "red"
+      ? `<rect x="${x - r}" y="${y - r}" width="${2 * r}" height="${2 * r}" rx="${r / 4}" fill="${COL.red}" stroke="#fff" stroke-width="2"/>${t(x, y + r * 0.4, "R", {size: r * 1.15, weight: 800, fill: "#fff"})}`
+      : `<circle cx="${x}" cy="${y}" r="${r}" fill="${COL.blue}" stroke="#fff" stroke-width="2"/>${t(x, y + r * 0.4, "B", {size: r * 1.15, weight: 800, fill: "#06203d"})}`;
+  }
+
+  function ipTrack(s, side, y) {
+    const x0 = 170, w = 50, v = Math.max(0, Math.min(10, s.ip[side]));
+    let out = t(20, y + 25, `${cap(side)} IP ${s.ip[side]}`, {anchor: "start", size: 20, weight: 800, fill: COL[side], extra: `data-testid="ip-${side}" data-value="${s.ip[side]}"`});
+    for (let i = 0; i <= 10; i++) {
+      out += `<rect x="${x0 + i * w}" y="${y}" width="${w - 4}" height="36" rx="5" fill="${i === 10 ? "#2d2a16" : "#15201a"}" stroke="${COL.line}" stroke-width="1.5"/>`;
+      out += t(x0 + i * w + (w - 4) / 2, y + 24, i, {size: 15, fill: COL.dim});
+    }
+    out += token(side, x0 + v * w + (w - 4) / 2, y + 18, 14);
+    out += t(745, y + 25, "DT", {anchor: "start", size: 18, fill: COL.dim, extra: `data-testid="dt-${side}" data-value="${s.dt[side]}"`});
+    for (let i = 0; i < s.dt[side]; i++) out += `<circle cx="${790 + i * 34}" cy="${y + 18}" r="13" fill="${COL.dt}" stroke="#fff" stroke-width="2"/>`;
+    if (!s.dt[side]) out += t(782, y + 25, "none", {anchor: "start", size: 16, fill: COL.dim});
+    return out;
+  }
+
+  function cards(s, side, x0) {
+    const words = {activated: "activated", identified: "retreated", neutralised: "neutralised"};
+    let out = t(x0, 222, `${cap(side)}'s missions today`, {anchor: "start", size: 16, fill: COL[side], weight: 700});
+    const tokens = s.tokens[side] || [];
+    for (let m = 1; m <= 4; m++) {
+      const x = x0 + (m - 1) * 118, y = 230, w = 108, h = 84, c = s.revealed[side][m];
+      if (!c) {
+        out += `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="9" fill="#1f2a24" stroke="${COL.line}" stroke-width="2" stroke-dasharray="5 5"/>` + t(x + w / 2, y + 50, "?", {size: 30, fill: COL.dim});
+      } else {
+        const act = c.outcome === "activated";
+        out += `<g data-testid="card-${side}-${m}" data-rank="${c.rank}"><rect x="${x}" y="${y}" width="${w}" height="${h}" rx="9" fill="${side === "red" ? COL.redBg : COL.blueBg}" stroke="${act ? COL.gold : "#fff"}" stroke-width="${act ? 4 : 1.5}" opacity="${act || !c.outcome ? 1 : 0.7}"/>`
+          + t(x + 26, y + 36, c.rank, {size: 30, weight: 800})
+          + t(x + 50, y + 34, story.ranks[c.rank], {anchor: "start", size: 15, extra: story.ranks[c.rank].length > 6 ? `textLength="${w - 56}" lengthAdjust="spacingAndGlyphs"` : ""})
+          + t(x + w / 2, y + 70, c.outcome ? words[c.outcome] : "turned up", {size: 15, fill: act ? COL.gold : COL.dim, weight: act ? 800 : 600}) + "</g>";
+        if (c.deception) out += `<rect x="${x + w - 34}" y="${y - 8}" width="34" height="20" rx="4" fill="${COL.dt}" stroke="#fff"/>` + t(x + w - 17, y + 7, "DT", {size: 13, weight: 800});
+      }
+      if (tokens.includes(m)) out += `<circle cx="${x + 10}" cy="${y + 2}" r="9" fill="${COL.gold}" stroke="#000"/>` + t(x + 10, y + 7, "i", {size: 14, weight: 800, fill: "#000"});
+    }
+    return out;
+  }
+
+  function drawBoard(s) {
+    const W = story.wall_distance;
+    $("board").innerHTML = daTrack(s, W) + ipTrack(s, "red", 114) + ipTrack(s, "blue", 158)
+      + cards(s, "red", 20) + cards(s, "blue", 516);
+    $("board").setAttribute("aria-label", `Day ${s.day}: red ${s.ip.red} IP, blue ${s.ip.blue} IP, double agent ${daWords(s.da)}, deception tokens red ${s.dt.red}, blue ${s.dt.blue}`);
+    const intel = s.intel ? s.intel.join(" · ") : "not yet";
+    // the score again in words, for screens too narrow to read the board's small print
+    const score = `<span class="small-only">Red <b>${s.ip.red}</b> IP · Blue <b>${s.ip.blue}</b> IP</span>`
+      + `<span class="small-only">DA <b>${esc(daWords(s.da))}</b></span><span class="small-only">DT red <b>${s.dt.red}</b> · blue <b>${s.dt.blue}</b></span>`;
+    $("facts").innerHTML = `<span data-testid="day" data-day="${s.day}">Day <b>${s.day}</b> of 3</span><span>${esc(PHASES[s.phase] || s.phase)}</span>` + score
+      + `<span>Intel card <b>${esc(intel)}</b></span><span>DT supply <b>${s.dt.supply}</b></span>`;
+  }
+
+  // --- the chart of the whole game ------------------------------------------------
+  const CH = {x0: 78, x1: 984, ipTop: 46, ipBot: 134, daTop: 154, daBot: 240};
+  const cx = n => CH.x0 + n * (CH.x1 - CH.x0) / Math.max(1, story.steps.length - 1);
+  const ipY = v => CH.ipBot - Math.max(0, Math.min(10, v)) * (CH.ipBot - CH.ipTop) / 10;
+  const daY = v => { const F = story.wall_distance + 1; return (CH.daTop + CH.daBot) / 2 - v * (CH.daBot - CH.daTop) / (2 * F); };
+  function stepLine(vals, y) {      // a value holds until the next step changes it
+    let d = `M${cx(0)} ${y(vals[0])}`;
+    for (let i = 1; i < vals.length; i++) d += `H${cx(i)}V${y(vals[i])}`;
+    return d;
+  }
+  function drawChart() {
+    const st = story.steps, W = story.wall_distance;
+    let out = "";
+    story.days.forEach((d, i) => {
+      const a = cx(d.first), b = cx(d.last);
+      if (i % 2 === 0) out += `<rect x="${a}" y="${CH.ipTop - 24}" width="${Math.max(0, b - a)}" height="${CH.daBot - CH.ipTop + 32}" fill="#ffffff08"/>`;
+      if (i) out += `<path d="M${a} ${CH.ipTop - 24}V${CH.daBot + 6}" stroke="${COL.dim}" stroke-dasharray="4 5" stroke-width="1.5"/>`;
+      out += t((a + b) / 2, 34, `Day ${d.day}`, {size: 15, fill: COL.dim, weight: 700});
+    });
+    for (const v of [0, 5, 10]) {
+      out += `<path d="M${CH.x0} ${ipY(v)}H${CH.x1}" stroke="${COL.line}" stroke-width="1"/>` + t(CH.x0 - 8, ipY(v) + 5, v, {size: 14, anchor: "end", fill: COL.dim});
+    }
+    out += t(8, (CH.ipTop + CH.ipBot) / 2 + 5, "IP", {size: 15, anchor: "start", fill: COL.dim, weight: 800});
+    for (const [v, label, fill] of [[W, "wall", COL.blue], [0, "centre", COL.dim], [-W, "wall", COL.red]]) {
+      out += `<path d="M${CH.x0} ${daY(v)}H${CH.x1}" stroke="${v ? fill : COL.line}" stroke-opacity="${v ? 0.5 : 1}" stroke-width="1" ${v ? 'stroke-dasharray="6 4"' : ""}/>` + t(CH.x0 - 8, daY(v) + 5, label, {size: 13, anchor: "end", fill});
+    }
+    out += t(8, daY(W + 1) + 6, "DA", {size: 15, anchor: "start", fill: COL.gold, weight: 800});
+    out += `<path d="${stepLine(st.map(s => s.ip.red), ipY)}" fill="none" stroke="${COL.red}" stroke-width="3"/>`;
+    out += `<path d="${stepLine(st.map(s => s.ip.blue), ipY)}" fill="none" stroke="${COL.blue}" stroke-width="3" stroke-dasharray="8 4"/>`;
+    out += `<path d="${stepLine(st.map(s => s.da), daY)}" fill="none" stroke="${COL.gold}" stroke-width="3"/>`;
+    for (const m of story.moments) {
+      const x = cx(m.step), big = m.kinds.includes("decisive") || m.kinds.includes("end");
+      out += `<path d="M${x} ${CH.daBot + 6}l-6 10h12z" fill="${big ? COL.gold : COL.dim}"><title>${esc(m.text)}</title></path>`;
+    }
+    // a key that does not rely on colour: red solid, blue dashed
+    out += `<path d="M${CH.x1 - 290} 10h26" stroke="${COL.red}" stroke-width="3"/>` + t(CH.x1 - 258, 15, "red IP", {size: 14, anchor: "start", fill: COL.red});
+    out += `<path d="M${CH.x1 - 190} 10h26" stroke="${COL.blue}" stroke-width="3" stroke-dasharray="8 4"/>` + t(CH.x1 - 158, 15, "blue IP", {size: 14, anchor: "start", fill: COL.blue});
+    out += `<path d="M${CH.x1 - 88} 10h26" stroke="${COL.gold}" stroke-width="3"/>` + t(CH.x1 - 56, 15, "DA", {size: 14, anchor: "start", fill: COL.gold});
+    out += `<g id="cursor"></g>`;
+    $("chart").innerHTML = out;
+  }
+  function drawCursor(s) {
+    const x = cx(at);
+    $("cursor").innerHTML = `<path d="M${x} ${CH.ipTop - 8}V${CH.daBot + 4}" stroke="#fff" stroke-width="2"/>`
+      + `<rect x="${x - 7}" y="${ipY(s.ip.red) - 7}" width="14" height="14" fill="${COL.red}" stroke="#fff" stroke-width="2"/>`
+      + `<circle cx="${x}" cy="${ipY(s.ip.blue)}" r="7" fill="${COL.blue}" stroke="#fff" stroke-width="2"/>`
+      + `<circle cx="${x}" cy="${daY(s.da)}" r="7" fill="#000" stroke="${COL.gold}" stroke-width="3"/>`;
+  }
+
+  // --- the key moments, by day ----------------------------------------------------
+  function drawMoments() {
+    const days = story.days.map(d => d.day);
+    let out = "";
+    for (const day of days) {
+      const ms = story.moments.filter(m => m.day === day);
+      out += `<h3>Day ${day}</h3>`;
+      out += ms.length ? `<ol>${ms.map(m => `<li><button type="button" class="${m.kinds.includes("decisive") ? "decisive" : ""}" data-step="${m.step}" data-kinds="${m.kinds.join(" ")}" data-testid="moment"><span class="n">#${m.step}</span><span>${esc(m.text)}</span></button></li>`).join("")}</ol>`
+        : `<p class="none">Nothing decisive that day.</p>`;
+    }
+    $("moments").innerHTML = out || `<p class="none">No event yet.</p>`;
+  }
+
+  // --- moving through the game ----------------------------------------------------
+  function go(n) {
+    if (!story) return;
+    at = Math.max(0, Math.min(story.steps.length - 1, n));
+    const s = story.steps[at];
+    drawBoard(s);
+    drawCursor(s);
+    $("words").textContent = s.text;
+    $("slider").value = at;
+    $("slider").setAttribute("aria-valuetext", `step ${at} of ${story.steps.length - 1}, day ${s.day}`);
+    $("where").textContent = `Step ${at} of ${story.steps.length - 1}`;
+    document.body.dataset.step = at;
+    $("first").disabled = $("prev").disabled = at === 0;
+    $("last").disabled = $("next").disabled = at === story.steps.length - 1;
+    let current = null;
+    for (const m of story.moments) if (m.step <= at) current = m.step;
+    document.querySelectorAll("[data-step]").forEach(b => b.classList.toggle("on", +b.dataset.step === current));
+    history.replaceState(null, "", `#step=${at}`);
+  }
+
+  document.addEventListener("keydown", e => {
+    if (!story || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.target.id === "slider") return;          // the slider moves itself on these keys
+    const to = {ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: story.steps.length - 1}[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    go(to);
+  });
+  document.addEventListener("click", e => {
+    const b = e.target.closest("button");
+    if (!b || !story) return;
+    if (b.id === "first") go(0);
+    else if (b.id === "prev") go(at - 1);
+    else if (b.id === "next") go(at + 1);
+    else if (b.id === "last") go(story.steps.length - 1);
+    else if (b.dataset.step) go(+b.dataset.step);
+  });
+  $("slider").addEventListener("input", e => go(+e.target.value));
+  $("chart").addEventListener("pointerdown", e => {
+    if (!story) return;
+    const svg = $("chart"), p = svg.createSVGPoint();
+    p.x = e.clientX; p.y = e.clientY;
+    const x = p.matrixTransform(svg.getScreenCTM().inverse()).x;
+    go(Math.round((x - CH.x0) / (CH.x1 - CH.x0) * (story.steps.length - 1)));
+  });
+
+  async function load() {
+    try {
+      const r = await fetch(`/api/tables/${code}/story`, {cache: "no-store"});
+      const d = await r.json();
+      if (!r.ok) { $("words").textContent = d.error || "This story cannot be told."; return; }
+      story = d;
+    } catch (e) { $("words").textContent = "No answer from the companion. Is it still running?"; return; }
+    const win = story.winner;
+    $("result").textContent = story.end || (story.over ? "" : "The game goes on: this is its story so far.");
+    $("result").dataset.winner = win || "";
+    $("slider").max = story.steps.length - 1;
+    drawChart();
+    drawMoments();
+    const m = /step=(\d+)/.exec(location.hash);
+    go(m ? +m[1] : 0);
+    document.body.dataset.ready = "1";
+  }
+  load();
+})();

@@ -1,0 +1,144 @@
+"""The story of a game (issue 13, part 3) in a real browser: a saved game imported on the
+create page, the story opened from the big screen's end box, stepped with the arrow keys,
+Home/End and the slider, a key moment tapped; a first game explains a new ability once.
+Screenshots at 1920x1080, 1280x720 and 390x844."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import urllib.request
+
+from .conftest import audit, shot
+
+RECORDS = pathlib.Path(__file__).resolve().parents[1] / "records"
+
+
+def _story(live, code: str) -> dict:
+    with urllib.request.urlopen(f"{live.url}/api/tables/{code}/story") as r:
+        return json.loads(r.read())
+
+
+def _import(live, name: str, **extra) -> str:
+    body = json.dumps({"record": json.loads((RECORDS / name).read_text()), **extra}).encode()
+    req = urllib.request.Request(f"{live.url}/api/tables/import", data=body, method="POST",
+                                 headers={"Content-Type": "application/json",
+                                          "Origin": live.url})
+    with urllib.request.urlopen(req) as r:
+        return json.loads(r.read())["code"]
+
+
+def _at(page, n: int) -> None:
+    page.wait_for_function(f"document.body.dataset.step === '{n}'")
+
+
+def test_the_story_steps_through_an_imported_game(screens, live):
+    tv = screens("tv")
+    tv.goto(live.url + "/")
+    tv.set_input_files('[data-testid="import-file"]', str(RECORDS / "random-flag-1.json"))
+    tv.wait_for_url("**/t/*")
+    code = tv.url.rstrip("/").rsplit("/", 1)[1]
+    link = tv.locator('#end [data-testid="story-link"]')
+    link.wait_for()
+    shot(tv, "story-tv-end-box")
+    link.click()
+    tv.wait_for_url(f"**/t/{code}/story*")
+    tv.wait_for_function("document.body.dataset.ready === '1'")
+    story = _story(live, code)
+    last = len(story["steps"]) - 1
+    _at(tv, 0)
+    words = tv.locator('[data-testid="narration"]')
+    assert words.inner_text() == story["steps"][0]["text"]
+    assert tv.locator('[data-testid="ip-red"]').get_attribute("data-value") == "0"
+
+    for n in range(1, 4):                       # → steps on, the words follow
+        tv.keyboard.press("ArrowRight")
+        _at(tv, n)
+        assert words.inner_text() == story["steps"][n]["text"]
+    tv.keyboard.press("ArrowLeft")
+    _at(tv, 2)
+    tv.keyboard.press("End")
+    _at(tv, last)
+    assert words.inner_text() == story["steps"][last]["text"]
+    assert "wins" in words.inner_text()
+    da = tv.locator('[data-testid="da"]').get_attribute("data-pos")
+    assert da == str(story["steps"][last]["da"])
+    tv.keyboard.press("Home")
+    _at(tv, 0)
+
+    # the slider: focused, its own arrow keys move it; dragged, it jumps
+    slider = tv.locator('[data-testid="slider"]')
+    slider.focus()
+    tv.keyboard.press("ArrowRight")
+    _at(tv, 1)
+    mid = next(s["step"] for s in story["steps"] if s["type"] == "reveal" and s["day"] == 2)
+    slider.fill(str(mid))
+    _at(tv, mid)
+    assert words.inner_text() == story["steps"][mid]["text"]
+    step = story["steps"][mid]
+    ip = tv.locator('[data-testid="ip-blue"]').get_attribute("data-value")
+    assert ip == str(step["ip"]["blue"])
+    assert tv.locator('[data-testid="day"]').get_attribute("data-day") == "2"
+    owner, cards = next((s, c) for s, c in step["revealed"].items() if c)
+    m, card = next(iter(cards.items()))
+    shown = tv.locator(f'[data-testid="card-{owner}-{m}"]').get_attribute("data-rank")
+    assert shown == str(card["rank"])
+
+    # a key moment: the flag's capture, tapped, shows its step
+    flag = next(x for x in story["moments"] if "flag" in x["kinds"])
+    button = tv.locator(f'[data-testid="moment"][data-step="{flag["step"]}"]')
+    assert "flag" in button.inner_text()
+    button.click()
+    _at(tv, flag["step"])
+    assert "captures the flag" in words.inner_text()
+    assert "on" in (button.get_attribute("class") or "")
+    assert tv.locator('[data-testid="moments"] h3').all_inner_texts() == ["Day 1", "Day 2", "Day 3"]
+    # the chart has both IP lines, the double agent and a cursor at the step
+    assert tv.locator("#chart path").count() > 10 and tv.locator("#cursor path").count() == 1
+    shot(tv, "story-tv-1920")
+    assert audit(tv) == []
+    tv.set_viewport_size({"width": 1280, "height": 720})
+    tv.keyboard.press("ArrowLeft")
+    _at(tv, flag["step"] - 1)
+    shot(tv, "story-laptop-1280")
+    # nothing of the page falls outside a 1280x720 screen
+    assert tv.evaluate("document.documentElement.scrollWidth") <= 1280
+
+
+def test_the_story_on_a_phone(screens, live):
+    code = _import(live, "random-territory-2.json")
+    phone = screens("phone")
+    phone.goto(f"{live.url}/t/{code}/story#step=10")
+    phone.wait_for_function("document.body.dataset.ready === '1'")
+    _at(phone, 10)
+    phone.locator("#next").tap()
+    _at(phone, 11)
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    shot(phone, "story-phone-390")
+    decisive = phone.locator('[data-testid="moment"].decisive')
+    decisive.scroll_into_view_if_needed()
+    decisive.tap()
+    n = int(decisive.get_attribute("data-step"))
+    _at(phone, n)
+    shot(phone, "story-phone-390-moments")
+
+
+def test_a_first_game_explains_each_ability_the_first_time_it_acts(screens, live):
+    tv = screens("tv")
+    tv.goto(live.url + "/")
+    tv.click('[data-testid="first-game"]')
+    tv.set_input_files('[data-testid="import-file"]', str(RECORDS / "worked-marshal-drain.json"))
+    tv.wait_for_url("**/t/*")
+    box = tv.locator('[data-testid="first-explain"]')
+    box.wait_for()
+    # the last reveal of this record activates a Marshal that nobody activated before
+    assert "Marshal" in box.inner_text()
+    shot(tv, "story-first-game-tv")
+    code = tv.url.rstrip("/").rsplit("/", 1)[1]
+    view = json.loads(urllib.request.urlopen(f"{live.url}/api/tables/{code}/state").read())
+    assert view["view"]["first_game"] is True
+    # a table that is not a first game never shows it
+    other = _import(live, "worked-marshal-drain.json")
+    tv.goto(f"{live.url}/t/{other}")
+    tv.locator('[data-testid="ip-red"]').wait_for()
+    assert tv.locator('[data-testid="first-explain"]').is_hidden()
