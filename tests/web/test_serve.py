@@ -7,6 +7,7 @@ import argparse
 import sqlalchemy as sa
 
 from companion import address, serve
+from companion.web import MIGRATIONS
 
 
 def test_lan_address_skips_loopback_and_prefers_the_lan():
@@ -55,7 +56,8 @@ def test_migrations_bring_an_empty_database_up_to_date(tmp_path):
     insp = sa.inspect(engine)
     assert {"table", "seat", "event", "receipt", "alembic_version"} <= set(insp.get_table_names())
     with engine.connect() as c:
-        assert c.execute(sa.text("select version_num from alembic_version")).scalar() == "0004"
+        head = max(f.name[:4] for f in (MIGRATIONS / "versions").glob("0*.py"))
+        assert c.execute(sa.text("select version_num from alembic_version")).scalar() == head
     # a second start on the same database keeps it (and its games)
     with engine.begin() as c:
         c.execute(sa.text("insert into \"table\" (code, wall_distance, teams, host_hash, version, "
