@@ -204,6 +204,9 @@
       return `<div class="req" data-testid="request"><div>${mark(x.side)} <b>${esc(x.name)}</b> asks to take ${now ? `${keep}'s seat` : `the ${x.side} seat`}</div>
       ${SL.secret ? `<div class="req-actions"><button class="primary" data-approve="${x.id}">Let ${esc(x.name)} in</button><button data-decline="${x.id}">Keep ${keep}</button></div>` : ""}</div>`;
     }).join("");
+    const u = v.undo;       // an undo waiting for the other side: the big screen may agree too
+    $("requests").innerHTML += u && SL.secret ? `<div class="req" data-testid="undo-request"><div>${mark(u.by || "red")} <b>${esc(u.what)}</b>: ${cap(u.needs)}'s phone or this screen agrees</div>
+      <div class="req-actions"><button class="primary" data-undo="yes">Undo it</button><button data-undo="no">Keep it</button></div></div>` : "";
   }
 
   function end(v) {
@@ -228,8 +231,11 @@
     if (b.id === "close-end") $("end").classList.add("hidden");
     if (b.id === "undo") {
       if (!SL.secret) return SL.toast("Only a seated phone or the screen that opened the table can undo.");
-      if (confirm("Undo the last step for everyone?")) await SL.post("/undo", {});
+      const next = SL.view && SL.view.undo_next;
+      if (!next) return SL.toast("There is nothing to undo yet.");
+      if (confirm(next.what + "?")) await SL.post("/undo", {});
     }
+    if (b.dataset.undo) await SL.post("/undo", {confirm: b.dataset.undo === "yes"});
     if (b.dataset.approve || b.dataset.decline) {
       const id = b.dataset.approve || b.dataset.decline;
       const r = await SL.post(`/seats/${id}/decision`, {approve: !!b.dataset.approve});

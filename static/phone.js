@@ -7,7 +7,7 @@
   const {esc, cap, mark, rank} = SL;
   const teams = document.body.dataset.teams === "1";
   const store = "sl-seat-" + SL.code;
-  let seat = null, lastStep = "", picked = [], joinSide = null, joinPart = null, connected = [];
+  let seat = null, lastStep = "", lastTurn = "", picked = [], joinSide = null, joinPart = null, connected = [];
   try { const s = JSON.parse(localStorage.getItem(store) || "null"); if (s) { seat = s.seat; SL.secret = s.secret; } } catch (e) { /* none */ }
 
   const other = s => s === "red" ? "blue" : "red";
@@ -41,7 +41,7 @@
     $("notice").classList.toggle("hidden", !v.notice);
     const last = s.reveals[s.reveals.length - 1];
     $("last").innerHTML = last ? `<b>Last reveal</b> ${esc(last.narration)}` : "";
-    $("last").classList.toggle("hidden", !last || s.phase === "over");
+    $("last").classList.toggle("hidden", !last || s.phase === "over" || last.day !== s.day);
   }
 
   // --- one function per screen: (view, its taps, this seat's side) → the buttons ---
@@ -70,10 +70,9 @@
     },
     intel(v, t) {
       const seen = v.seen_intel.map(c => `<button type="button" data-card="${c.join(",")}">${c.join(" · ")}</button>`).join("");
-      return `<div class="card">Tap the four ranks on the intel card.</div>
-        ${seen ? `<div class="stack"><span class="muted">Cards seen in this game:</span>${seen}</div>` : ""}
-        ${grid(t.ranks, "pick", picked)}
-        <button type="button" class="primary big" id="do-intel" ${picked.length === t.count ? "" : "disabled"}>Record ${picked.length === t.count ? [...picked].sort((a, b) => a - b).join(" · ") : `(${picked.length}/${t.count})`}</button>${planBtn()}`;
+      return `<div class="card">Tap the four ranks on the intel card: it is recorded with the fourth (${picked.length}/${t.count}).</div>
+        ${seen ? `<div class="stack"><span class="muted">A card seen in this game (one tap records it):</span>${seen}</div>` : ""}
+        ${grid(t.ranks, "pick", picked)}${planBtn()}`;
     },
     tokens(v, t) {
       return `<div class="card">Intel card: <b>${v.state.intel.join(" · ")}</b>. Tap your missions that carry an intel token.</div>
@@ -85,18 +84,24 @@
       return `<button type="button" class="primary big" id="do-spin">Spin for the starting side</button>
         <div class="row">${t.starts.map(x => `<button type="button" class="${x}" data-start="${x}">${mark(x)} ${cap(x)} starts</button>`).join("")}</div>`;
     },
-    deception(v, t, side) {
+    // the owner's phone while the guess is awaited: a token may be laid, nobody waits for it
+    deceive(v, t, side) {
       const d = v.draft;
-      return `<div class="card">${cap(d.guesser)} will guess your mission ${d.mission}. Play a deception token on it? You hold ${v.state.dt[side]}.</div>
-        <div class="row"><button type="button" class="primary big" data-dec="1">Play token</button><button type="button" class="big" data-dec="0">No token</button></div>`;
+      return `<div class="card">${cap(d.guesser)} is guessing your mission ${d.mission}. You hold ${v.state.dt[side]} deception token${v.state.dt[side] === 1 ? "" : "s"}: lay one before the guess if you want to.</div>
+        <button type="button" class="primary big" data-dec="1" data-testid="deceive">Play a deception token on mission ${d.mission}</button>`;
     },
     guess(v, t) {
       const d = v.draft;
-      return `<div class="card">Guess ${d.owner}'s mission ${d.mission}. ${d.token ? "It carries an intel token." : "No intel token on it."}${d.deception ? " A deception token lies on it." : ""}</div>${aidGrid(v.deduction, d, t.ranks) || grid(t.ranks, "guess")}`;
+      return `<div class="card">Guess ${d.owner}'s mission ${d.mission}. ${d.token ? "It carries an intel token." : "No intel token on it."}${d.deception ? ` <b class="dt-played" data-testid="dt-played">${cap(d.owner)} laid a deception token on it.</b>` : ""}</div>${aidGrid(v.deduction, d, t.ranks) || grid(t.ranks, "guess")}`;
     },
-    actual(v, t) {
-      const d = v.draft;
-      return `<div class="card">${cap(d.guesser)} guessed <b>${esc(rank(d.guess))}</b> for your mission ${d.mission}. Turn it up and tap its rank.</div>${grid(t.ranks, "actual")}`;
+    // the card is face up for everyone: the guesser's phone taps it (the owner's may too)
+    actual(v, t, side) {
+      const d = v.draft, yours = side === d.owner;
+      const head = !d.guess_needed
+        ? `${cap(d.owner)}'s order broke this round (R60): mission ${d.mission} counts as identified whatever is named. Tap the rank turned up.`
+        : yours ? `${cap(d.guesser)} guessed <b>${esc(rank(d.guess))}</b> for your mission ${d.mission}. Turn it up; either phone may tap its rank.`
+          : `You guessed <b>${esc(rank(d.guess))}</b>. Tap the rank turned up on ${d.owner}'s mission ${d.mission}.`;
+      return `<div class="card">${head}${d.deception ? " A deception token lies on it." : ""}</div>${grid(t.ranks, "actual")}`;
     },
     choice(v) {
       const d = v.draft;
@@ -117,6 +122,15 @@
         <a class="btn" href="/api/tables/${SL.code}/record" download>Save the game record</a>`;
     },
   };
+  // an undo that waits for this phone's side to agree, or that this phone asked for
+  function undoCard(v) {
+    const u = v.undo;
+    if (!u || !seat) return "";
+    if (u.needs === seat.side) return `<div class="card undo-ask" data-testid="undo-ask"><b>${cap(u.by || "the big screen")} asks:</b> ${esc(u.what)}
+      <div class="row"><button type="button" class="primary" data-undo="yes">Undo it</button><button type="button" data-undo="no">Keep it</button></div></div>`;
+    if (u.by === seat.side) return `<div class="card muted" data-testid="undo-wait">${esc(u.what)}: waiting for ${u.needs}'s phone (or the big screen) to agree.</div>`;
+    return "";
+  }
   // what the line at the top says on a screen other than the table's next step
   const NEXT = {join: "Join the table", waiting: "Waiting for the big screen to let you take this seat…", over: "Game over"};
 
@@ -132,13 +146,19 @@
       SL.toast("This phone no longer holds a seat: join again.");
     }
     const stepKey = [t.step, t.sides.join(","), v.draft ? v.draft.mission : "", v.state.events].join("|");
+    if (stepKey !== lastStep && $("toast")) $("toast").hidden = true;   // about a step now over
     if (stepKey !== lastStep) { picked = t.step === "tokens" && seat ? Lineup.tokens(v, seat.side) : []; lastStep = stepKey; }
     const step = !seat ? "join" : seat.status === "pending" ? "waiting" : t.step;
     // a step of the game is drawn only for the phones that may tap it (no sides: anyone)
     const open = step in NEXT || !t.sides.length || t.sides.some(x => mine(x, t.part));
+    const deceive = !open && t.deceive && mine(t.deceive.side, t.part);
+    const yourTurn = open && !(step in NEXT) && step !== "over";
     $("next").textContent = NEXT[step] || v.words.next;
-    const html = open ? STEPS[step](v, t, seat && seat.side) : "";
-    act.innerHTML = html || (step in NEXT ? "" : `<div class="card muted">Nothing for you to tap now. ${esc(v.words.waiting || "")}</div>`);
+    document.body.classList.toggle("your-turn", yourTurn);
+    if (yourTurn && lastTurn !== stepKey && navigator.vibrate) navigator.vibrate(80);
+    lastTurn = yourTurn ? stepKey : "";
+    const html = open ? STEPS[step](v, t, seat && seat.side) : deceive ? STEPS.deceive(v, t, seat.side) : "";
+    act.innerHTML = undoCard(v) + (html || (step in NEXT ? "" : `<div class="card muted">Nothing for you to tap now. ${esc(v.words.waiting || "")}</div>`));
   }
 
   async function act(path, body) {
@@ -180,10 +200,12 @@
         const max = t.step === "exhaust" ? t.count[seat.side] : t.step === "intel" ? t.count : 10;
         if (picked.length >= max) picked.shift();
         picked.push(x);
+        // the intel card is recorded with its fourth rank: no extra tap (undo fixes a slip)
+        if (t.step === "intel" && picked.length === t.count) return ev({type: "intel", ranks: [...picked].sort((a, c) => a - c)});
       }
       render(); return;
     }
-    if (b.dataset.card) { picked = b.dataset.card.split(",").map(Number); render(); return; }
+    if (b.dataset.card) return ev({type: "intel", ranks: b.dataset.card.split(",").map(Number)});
     if (b.id === "do-exhaust") return ev({type: "exhaust", side: seat.side, ranks: picked});
     if (b.id === "do-draw") return ev({type: "exhaust", side: seat.side, random: true});
     if (b.id === "do-intel") return ev({type: "intel", ranks: [...picked].sort((a, c) => a - c)});
@@ -201,9 +223,13 @@
     }
     if (b.id === "b-undo") {
       if (!seat) return SL.toast("Join the table first.");
-      if (confirm("Undo the last step for everyone at the table?")) act("/undo", {});
+      const next = v && v.undo_next;
+      if (!next) return SL.toast("There is nothing to undo yet.");
+      const ask = next.by === "reveal" || (next.by && next.by !== seat.side);
+      if (confirm(next.what + (ask ? `\n\n${cap(other(seat.side))}'s phone (or the big screen) must agree.` : ""))) act("/undo", {});
       return;
     }
+    if (b.dataset.undo) return act("/undo", {confirm: b.dataset.undo === "yes"});
     if (b.id === "b-rules") return openRules();
     if (b.id === "b-calc") return openCalc(seat ? seat.side : "red");
     if (b.id === "panel-close") {

@@ -33,7 +33,15 @@ NO_LOOKUPS = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUD
 WEIGHTS: dict[str, int] = {}
 
 
+# taps counted while the browser tests play (issue 11's targets), printed at the end
+TAPS: dict[str, str] = {}
+
+
 def pytest_terminal_summary(terminalreporter):
+    if TAPS:
+        terminalreporter.section("taps at the table")
+        for name, text in TAPS.items():
+            terminalreporter.write_line(f"{name:<48} {text}")
     if WEIGHTS:
         terminalreporter.section("page weights (bytes over the wire)")
         for name, n in WEIGHTS.items():

@@ -44,9 +44,7 @@ def _open(screens, live, tmp_path, rec: dict, aid: bool):
         p.wait_for_function("n => document.getElementById('who').textContent.includes(n)",
                             arg=name)
         phones[side] = p
-    blue, red = phones["blue"], phones["red"]
-    blue.wait_for_selector('#act[data-step="reveal-deception"]')
-    blue.click('[data-dec="0"]')
+    red = phones["red"]
     red.wait_for_selector('#act[data-step="reveal-guess"] [data-guess]')
     return tv, red
 

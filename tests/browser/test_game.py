@@ -10,7 +10,7 @@ import random
 
 from companion.engine.simulate import random_record
 
-from .conftest import WEIGHTS, shot
+from .conftest import TAPS, WEIGHTS, shot
 from .table import Table, expected_after, normalise
 
 WALL = 3
@@ -48,19 +48,24 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
         shot(table.tv, f"game-{n:02d}-{stage}-tv")
 
     undone = reloaded = False
+    plain: list[int] = []                # taps of each reveal with no token and no choice
+    rounds: list[int] = []               # taps of each round: intel card to eighth reveal
+    round_from: dict[int, int] = {}
+    tokens: list[int] = []               # taps of each side's tokens step
     days_checked = []
     for i, d in enumerate(events):
+        before = table.taps
+        if d["type"] == "intel":
+            round_from[len(round_from) + 1] = before
         if d["type"] == "reveal" and not undone:
             # a wrong guess, taken back with Undo on the guesser's phone
             undone = True
             guesser = table.phones[d["guesser"]]
             owner = table.phones["blue" if d["guesser"] == "red" else "red"]
-            if table.step(owner) == "reveal-deception":
-                table.submit(owner, f'[data-dec="{1 if d["deception"] else 0}"]')
             wrong = 1 if d["guess"] != 1 else 2
             table.submit(guesser, f'[data-guess="{wrong}"]')
-            assert table.step(owner) == "reveal-actual"
-            table.submit(guesser, "#b-undo")
+            assert table.step(owner) == "reveal-actual"    # either phone may tap the card
+            table.submit(guesser, "#b-undo")                # its own tap: no one else asked
             assert table.step(guesser) == "reveal-guess"
             assert table.step(owner) == "reveal-guess"
             table.play(d, photograph)
@@ -74,6 +79,15 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
             table.play(d, photograph)
         else:
             table.play(d, photograph)
+            if d["type"] == "reveal" and not d["deception"] and d.get("choice") is None:
+                plain.append(table.taps - before)
+            if d["type"] == "tokens":
+                tokens.append(table.taps - before)
+                assert tokens[-1] == len(d["missions"]) + 1
+            if d["type"] == "intel":
+                assert table.taps - before == 4
+        if d["type"] == "reveal" and sum(e["type"] == "reveal" for e in events[: i + 1]) % 8 == 0:
+            rounds.append(table.taps - round_from[len(rounds) + 1])
         want = expected_after(WALL, events[: i + 1])
         if want["phase"] in ("round_end", "over") and want["day"] not in days_checked:
             days_checked.append(want["day"])
@@ -81,6 +95,16 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
             shot(table.tv, f"game-day{want['day']}-end-tv")
             shot(red, f"game-day{want['day']}-end-phone")
     assert days_checked == [1, 2, 3]
+    # issue 11: a plain reveal is 2 taps on one phone, a round at most 24 taps in all
+    assert plain and set(plain) == {2}, plain
+    assert len(rounds) == 3 and len(tokens) == 6, (rounds, tokens)
+    TAPS["a reveal with no token and no choice"] = f"{sorted(set(plain))} (target 2)"
+    # a round's taps: 4 for the intel card, each side's token missions + 1, 2 a reveal,
+    # plus the optional ones (deception tokens, Captain and Marshal choices, day 1's start)
+    base = [4 + tokens[2 * k] + tokens[2 * k + 1] + 16 for k in range(3)]
+    TAPS["rounds 1-3, intel card to eighth reveal"] = f"{rounds} (target <= 24)"
+    TAPS["  of which intel, tokens and plain reveals"] = f"{base}"
+    assert all(r - b >= 0 for r, b in zip(rounds, base, strict=True)), (rounds, base)
     assert undone and reloaded
     want = expected_after(WALL, events)
     assert want["phase"] == "over"
