@@ -271,13 +271,18 @@ def event_from_dict(d: object) -> Event:
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """Table options carried by a record (RULES R1)."""
+    """Table options carried by a record (RULES R1; ``teams``: team play, R80, an
+    optional key RECORD.md's growth rule allows, written only when true)."""
 
     wall_distance: int = DEFAULT_WALL_DISTANCE
+    teams: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON dict of RECORD.md."""
-        return {"wall_distance": self.wall_distance}
+        d: dict[str, Any] = {"wall_distance": self.wall_distance}
+        if self.teams:
+            d["teams"] = True
+        return d
 
     @classmethod
     def from_dict(cls, d: object) -> Options:
@@ -289,7 +294,10 @@ class Options:
         w = d.get("wall_distance", DEFAULT_WALL_DISTANCE)
         if type(w) is not int or w not in WALL_DISTANCES:
             raise BadRecord(f"'wall_distance' must be a whole number 2-8, not {json.dumps(w)}")
-        return cls(w)
+        teams = d.get("teams", False)
+        if type(teams) is not bool:
+            raise BadRecord(f"'teams' must be true or false, not {json.dumps(teams)}")
+        return cls(w, teams)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from ..engine import RANK_NAMES, SIDES, Side, ability_preview
+from ..engine import RANK_NAMES, SIDES, Options, Side, ability_preview
 from . import actions, live, tables
 from .authority import Transaction
 from .edges import check_origin
@@ -241,7 +241,7 @@ def record(code: str) -> Response:
     """The game as a spies-and-lies-record/1 file (events not undone); expired tables too."""
     table = _load(code, allow_expired=True)
     out = {"format": "spies-and-lies-record/1",
-           "options": {"wall_distance": table.wall_distance},
+           "options": Options(table.wall_distance, table.teams).to_dict(),
            "events": [json.loads(r.data) for r in active_events(table)]}
     resp = jsonify(out)
     resp.headers["Content-Disposition"] = f'attachment; filename="spies-lies-{table.code}.json"'

@@ -359,7 +359,9 @@ def document() -> dict[str, Any]:
                 "Record": {"type": "object", "required": ["format", "events"], "properties": {
                     "format": {"type": "string", "const": "spies-and-lies-record/1"},
                     "options": {"type": "object", "properties": {
-                        "wall_distance": {"type": "integer", "minimum": 2, "maximum": 8}}},
+                        "wall_distance": {"type": "integer", "minimum": 2, "maximum": 8},
+                        "teams": {"type": "boolean", "description": "team play (R80); "
+                                                                    "written only when true"}}},
                     "events": {"type": "array", "items": {"type": "object"}}}},
             },
         },

@@ -165,16 +165,18 @@ def open_table(body: dict[str, Any], imported: bool = False) -> tuple[Table, str
     if again is not None:
         return again, None
     events: list[dict[str, Any]] = []
+    teams = flag(body, "teams")
     if imported:
         rec = _record_from(body)
         events = [e.to_dict() for e in rec.events]
         wall, notice = rec.options.wall_distance, f"Game imported: {len(events)} events"
+        teams = teams or rec.options.teams          # a saved team game opens as one
     else:
         wall, notice = body.get("wall_distance", 4), None
         if type(wall) is not int or not 2 <= wall <= 8:
             raise ApiError(400, "the field 'wall_distance' must be a whole number 2-8",
                            field="wall_distance", code="bad_field")
-    teams, deduction = flag(body, "teams"), flag(body, "deduction")
+    deduction = flag(body, "deduction")
     table = Table(wall_distance=wall, teams=teams, deduction=deduction,
                   first_game=flag(body, "first_game"), version=1 + len(events), notice=notice)
     return _insert_table(table, key, events, own)

@@ -220,3 +220,20 @@ def test_export_then_import_gives_the_same_game(table, client):
     again = client.get(f"/api/tables/{d['code']}/record").get_json()
     assert again == exported.get_json()
     assert d["view"]["state"] == host.refresh()["state"]
+
+
+def test_a_saved_team_game_imports_as_a_team_game(client):
+    """Issue 11: team play is part of the record's options (an optional key RECORD.md's
+    growth rule allows); a game without it keeps the record it always had."""
+    r = client.post("/api/tables", json={"teams": True}, headers={"Origin": ORIGIN})
+    code = r.get_json()["code"]
+    rec = client.get(f"/api/tables/{code}/record").get_json()
+    assert rec["options"] == {"wall_distance": 4, "teams": True}
+    r = client.post("/api/tables/import", json={"record": rec}, headers={"Origin": ORIGIN})
+    assert r.status_code == 201 and r.get_json()["view"]["teams"] is True
+    r = client.post("/api/tables", json={}, headers={"Origin": ORIGIN})
+    rec = client.get(f"/api/tables/{r.get_json()['code']}/record").get_json()
+    assert rec["options"] == {"wall_distance": 4}
+    bad = {**rec, "options": {"wall_distance": 4, "teams": "yes"}}
+    r = client.post("/api/tables/import", json={"record": bad}, headers={"Origin": ORIGIN})
+    assert r.status_code == 400 and "'teams' must be true or false" in r.get_json()["error"]
