@@ -26,7 +26,7 @@ from .fields import clean_text
 from .models import Table, db
 from .states import active_events, derive
 from .story import story as game_story
-from .views import choice_summary, effect_words, public_view, requests
+from .views import choice_label, choice_summary, effect_words, public_view, requests
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -223,7 +223,8 @@ def preview(code: str) -> Response:
     if rank is None or not 1 <= rank <= 10:
         raise ApiError(400, "the parameter 'rank' must be a rank 1-10", field="rank",
                        code="bad_field")
-    options = [{**o, "summary": choice_summary(o), "effect_words": effect_words(o["effects"])}
+    options = [{**o, "summary": choice_summary(o), "effect_words": effect_words(o["effects"]),
+                **({"label": choice_label(o, side)} if o["choice"] else {})}
                for o in ability_preview(derive(table), Side(side), rank)]
     return jsonify({"side": side, "rank": rank, "name": RANK_NAMES[rank],
                     "version": table.version, "options": options})

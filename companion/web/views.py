@@ -49,7 +49,8 @@ def draft_view(table: Table, state: State) -> dict[str, Any] | None:
     if draft is None:
         return None
     view = draft.view()
-    view["choices"] = [{**o, "summary": choice_summary(o)} for o in view["choices"]]
+    view["choices"] = [{**o, "label": choice_label(o, view["owner"]),
+                        "summary": choice_summary(o)} for o in view["choices"]]
     return view
 
 
@@ -101,6 +102,38 @@ def choice_summary(o: dict[str, Any]) -> str:
     if o.get("winner"):
         text += " · a draw" if o["winner"] == "draw" else f" · {o['winner'].capitalize()} wins"
     return text
+
+
+_GAIN = {1: "+1 IP and a deception token", 2: "+2 IP", 3: "+3 IP", 4: "+4 IP",
+         5: "double agent 1 step", 7: "the Bomb's effect", 8: "+8 IP", 9: "double agent 2 steps"}
+
+
+def choice_label(o: dict[str, Any], side: str) -> str:
+    """What a Captain's or Marshal's choice does, said before it is tapped: the gain,
+    an infiltration with the double agent's move, or that it fizzles (R45, R49)."""
+    parts = str(o["choice"]).split(":")
+    effects = o["effects"]
+    if parts == ["ip"]:
+        what = f"+{next((e['amount'] for e in effects if e['kind'] == 'ip'), 0)} IP"
+    elif parts == ["drain"]:
+        what = "+5 IP and the enemy −5 IP"
+    else:
+        n = int(parts[1])
+        then = {"ip": " (+10 IP)", "drain": " (+5 IP, enemy −5 IP)"}.get(
+            parts[2] if len(parts) > 2 else "", f" ({_GAIN[n]})" if n in _GAIN else "")
+        what = f"Use the exhausted {RANK_NAMES[n]}{then}"
+    fizzle = next((e for e in effects if e["kind"] == "fizzle"), None)
+    if fizzle is not None:
+        by = "Spy" if fizzle["by"] == "R40" else "Miner"
+        return f"{what}: fizzles, the enemy {by} is in play ({fizzle['by']}), nothing gained"
+    if any(e["kind"] == "infiltrate" and e["side"] == side for e in effects):
+        moved = sum(e["steps"] for e in effects if e["kind"] == "da" and e["side"] == side)
+        enemy = "blue" if side == "red" else "red"
+        step = "1 step" if moved == 1 else f"{moved} steps"
+        what += f": {side} reaches 10 and infiltrates, double agent {step} toward {enemy}"
+    if o.get("winner") and o["winner"] != "draw":
+        what += f" — {o['winner']} wins"
+    return what
 
 
 def effect_words(effects: list[dict[str, Any]]) -> str:

@@ -122,6 +122,10 @@ def test_a_whole_game_with_undo_deception_captain_and_flag(table):
     assert set(options) == {"ip", "use:1"}
     assert options["ip"]["da"] == 2 and options["ip"]["ip"]["red"] == 0      # infiltrates
     assert options["use:1"]["ip"]["red"] == 5 and options["use:1"]["dt"]["red"] == 2
+    # the buttons say what each choice does before it is tapped (issue 11)
+    assert options["ip"]["label"] == ("+6 IP: red reaches 10 and infiltrates, double agent "
+                                      "1 step toward blue")
+    assert options["use:1"]["label"] == "Use the exhausted Spy (+1 IP and a deception token)"
     r = blue.draft("choice", "ip", expect=403)
     assert "red" in r.get_json()["error"]
     r = red.draft("choice", "ip", expect=201)

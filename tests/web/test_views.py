@@ -192,3 +192,22 @@ def test_the_calculator_says_each_option_and_its_effects_in_the_narrations_words
     assert drain["summary"] == "Then red 5 IP (+5) · blue 0 IP · DA at the centre"
     spy = host.client.get(f"/api/tables/{host.code}/preview?side=blue&rank=1").get_json()
     assert spy["name"] == "Spy" and spy["options"][0]["effect_words"]
+
+
+def test_a_choice_that_would_fizzle_says_so_before_it_is_tapped():
+    """R45 with R40: a Captain using the exhausted Marshal against the enemy Spy gains
+    nothing, and its button says so (issue 11)."""
+    from companion.engine import choice_options
+    from companion.web.views import choice_label
+
+    from ..engine.builder import Table as Game
+    t = Game(red_exhausted=10)
+    t.day([1, 2, 6, 7], [1, 2, 3, 5], start="red")
+    t.reveal(guess=2)                         # blue's Spy activates: spy effect for blue
+    for _ in range(4):
+        t.right()
+    options = {o["choice"]: o for o in choice_options(t.state, 1, 6, False)}
+    assert choice_label(options["use:10:ip"], "red") == (
+        "Use the exhausted Marshal (+10 IP): fizzles, the enemy Spy is in play (R40), "
+        "nothing gained")
+    assert choice_label(options["ip"], "red").startswith("+6 IP: red reaches 10")
