@@ -12,8 +12,18 @@ import sys
 from .address import base_url
 
 
+def loopback_only(args: argparse.Namespace) -> bool:
+    """Whether the server listens on this machine only (``--host 127.0.0.1``)."""
+    host = str(getattr(args, "host", "0.0.0.0"))
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
 def public_url(args: argparse.Namespace) -> str:
-    """The address printed and put in the QR: ``--public-url``, else the LAN address."""
+    """The address printed and put in the QR: ``--public-url``, else the LAN address
+    (this machine's own address when the server listens on loopback only: phones could
+    not reach the LAN address, so no QR promises them a way in)."""
+    if loopback_only(args) and not args.public_url:
+        return f"http://127.0.0.1:{args.port}"
     return base_url(args.public_url, f"http://127.0.0.1:{args.port}")
 
 
@@ -78,8 +88,12 @@ def serve(args: argparse.Namespace) -> int:
     out.write("\nSpies & Lies table companion\n\n")
     out.write(f"  Open on the big screen:  {url}/\n")
     out.write(f"  On this machine:         http://127.0.0.1:{args.port}/\n")
-    out.write(f"  Phones join at:          {url}/j  (or scan the QR on the big screen)\n\n")
-    out.write(qr_ascii(url + "/"))
+    if loopback_only(args) and not args.public_url:
+        out.write(f"  Listening on {args.host} only: phones on the network cannot join.\n"
+                  "  Start without --host (or with --host 0.0.0.0) to let them in.\n\n")
+    else:
+        out.write(f"  Phones join at:          {url}/j  (or scan the QR on the big screen)\n\n")
+        out.write(qr_ascii(url + "/"))
     out.write("\nPress Ctrl+C to stop.\n")
     out.flush()
     try:

@@ -74,3 +74,12 @@ def test_secret_key_is_generated_once_into_instance(tmp_path, monkeypatch):
     k1 = _secret_key(tmp_path)
     assert len(k1) == 64 and _secret_key(tmp_path) == k1
     assert (tmp_path / "secret_key").stat().st_mode & 0o077 == 0
+
+
+def test_a_server_on_loopback_only_promises_phones_nothing(capsys, monkeypatch):
+    """Issue 11: with --host 127.0.0.1 the address and QR are this machine's own, and a
+    sentence says why phones on the network cannot join."""
+    args = argparse.Namespace(public_url=None, port=8123, host="127.0.0.1")
+    assert serve.public_url(args) == "http://127.0.0.1:8123"
+    args.host = "0.0.0.0"
+    assert serve.public_url(args) != "http://127.0.0.1:8123" or address.lan_ipv4() == "127.0.0.1"
