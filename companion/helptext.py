@@ -61,19 +61,31 @@ def _matches(entry: dict[str, Any], needle: str) -> bool:
     return any(needle in str(entry[k]).lower() for k in _SEARCH_KEYS if k in entry)
 
 
+def score(entry: dict[str, Any], needle: str) -> int | None:
+    """How well ``entry`` answers ``needle`` (lower is better; ``None``: not at all):
+    0 its exact id ("r45", or a soldier's own rule), 1 its title, name or term,
+    2 anything in its text."""
+    if needle in (str(entry.get("id", "")).lower(), str(entry.get("rule", "")).lower()):
+        return 0 if "id" in entry else 1
+    if any(needle in str(entry.get(k, "")).lower() for k in ("title", "name", "term")):
+        return 1
+    return 2 if _matches(entry, needle) else None
+
+
 def search(query: str) -> list[dict[str, Any]]:
     """Rules, ranks and glossary entries whose id, title, name, term or text contains
-    ``query`` (case-insensitive), in that order.  A blank query finds nothing.
+    ``query`` (case-insensitive): an exact id first ("R45" opens the Captain's rule),
+    then titles and names ("bomb" finds the Bomb and its rule before every soldier
+    whose text mentions a Bomb), then text. A blank query finds nothing.
 
     The entries are shallow copies, so a caller cannot change the help data.
     """
     needle = (query or "").strip().lower()
     if not needle:
         return []
-    found = [e for e in RULES if _matches(e, needle)]
-    found += [e for e in RANKS if _matches(e, needle)]
-    found += [e for e in GLOSSARY if _matches(e, needle)]
-    return [dict(e) for e in found]
+    scored = [(s, i, e) for i, e in enumerate([*RULES, *RANKS, *GLOSSARY])
+              if (s := score(e, needle)) is not None]
+    return [dict(e) for _, _, e in sorted(scored, key=lambda t: (t[0], t[1]))]
 
 
 def for_phase(phase: str) -> list[dict[str, Any]]:

@@ -113,7 +113,12 @@
       if (!down.length) return `<div class="card">All your cards are face up.</div><button type="button" class="primary big" id="do-check">Confirm the capture check</button>`;
       const m = down[picked.length];
       if (m) return `<div class="card">Capture check: turn up mission ${m} and tap its rank.</div>${grid(t.ranks[side].filter(r => !picked.includes(r)), "pick")}`;
-      return `<div class="card">Missions ${down.join(", ")}: ${esc(picked.map(rank).join(", "))}</div><button type="button" class="primary big" id="do-check">Confirm</button><button type="button" id="do-clear">Start again</button>`;
+      // one mistap here loses the game: say before it is sent when the cards break the order
+      const four = [1, 2, 3, 4].map(m => m in v.state.revealed[side] ? v.state.revealed[side][m] : picked[down.indexOf(m)]);
+      const broken = !Lineup.check(four, null).legal;
+      return `<div class="card">Missions ${down.join(", ")}: ${esc(picked.map(rank).join(", "))}</div>
+        ${broken ? `<div class="card warn" data-testid="check-broken"><b>These cards are out of order (R10):</b> confirming cancels your flag capture and ${other(side)} wins (R71). Check each card before you confirm.</div>` : ""}
+        <button type="button" class="primary big" id="do-check">${broken ? "Confirm: out of order" : "Confirm"}</button><button type="button" id="do-clear">Start again</button>`;
     },
     over(v) {
       const s = v.state;
@@ -258,9 +263,15 @@
       const ph = help.phases[phase];
       let h = !q && ph ? `<div class="rule"><h3>Now: ${esc(ph.title)}</h3><p>${esc(ph.text)}</p></div>` : "";
       const rule = r => `<div class="rule"><h3><a href="/rules#${r.id}" target="_blank">${r.id} ${esc(r.title)}</a>${(r.phases || []).includes(phase) ? '<span class="tag">now</span>' : ""}</h3><p>${esc(r.text)}</p></div>`;
-      if (!q) h += now.map(rule).join("");
-      h += help.ranks.filter(hit).map(r => `<div class="rule"><h3><a href="/rules#${r.rule}" target="_blank">${r.rank} ${esc(r.name)}</a><span class="tag">${r.rule}</span></h3><p>${esc(r.ability)}</p></div>`).join("");
-      h += help.rules.filter(r => q ? hit(r) : !now.includes(r)).map(rule).join("");
+      const soldier = r => `<div class="rule"><h3><a href="/rules#${r.rule}" target="_blank">${r.rank} ${esc(r.name)}</a><span class="tag">${r.rule}</span></h3><p>${esc(r.ability)}</p></div>`;
+      if (!q) {
+        h += now.map(rule).join("") + help.ranks.map(soldier).join("") + help.rules.filter(r => !now.includes(r)).map(rule).join("");
+      } else {   // as helptext.search ranks them: an exact id, then titles and names, then text
+        const score = x => (String(x.id || "").toLowerCase() === q ? 0 : String(x.rule || "").toLowerCase() === q ? 1
+          : ["title", "name"].some(k => String(x[k] || "").toLowerCase().includes(q)) ? 1 : hit(x) ? 2 : 9);
+        h += [...help.rules, ...help.ranks].map((x, i) => [score(x), i, x]).filter(t => t[0] < 9)
+          .sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(t => t[2].id ? rule(t[2]) : soldier(t[2])).join("");
+      }
       $("rl").innerHTML = h || `<p class="muted">Nothing matches.</p>`;
     };
     $("q").addEventListener("input", e => list(e.target.value));

@@ -100,3 +100,16 @@ def test_rulings_are_stated():
     assert "actually moved" in text["R60"] and "never capturing" in text["R60"]
     assert "already punished" in text["R71"]
     assert text["R72"].index("territory") < text["R72"].index("ip") < text["R72"].index("draw")
+
+
+def test_search_ranks_an_exact_id_then_titles_then_text():
+    """Issue 11: "R45" opens the Captain's rule first; "bomb" finds the Bomb and the
+    rules about it before every soldier whose text only mentions a Bomb effect."""
+    assert search("R45")[0]["id"] == "R45"
+    found = search("bomb")
+    names = [e.get("name") or e.get("title") or e.get("term") for e in found]
+    first_text_only = next(i for i, e in enumerate(found) if helptext.score(e, "bomb") == 2)
+    assert "Bomb" in names[:first_text_only]
+    assert all(helptext.score(e, "bomb") < 2 for e in found[:first_text_only])
+    assert [helptext.score(e, "bomb") for e in found] == sorted(
+        helptext.score(e, "bomb") for e in found)
