@@ -190,7 +190,9 @@
   }
 
   function seats(v) {
-    const on = new Set(connected.map(String));
+    // a seat shows as here only while its stream is open and its heartbeat is fresh: a
+    // phone asleep or off the network turns "away" within 10 s
+    const on = new Set(connected.map(String).filter(id => seen[id] !== undefined && seen[id] !== null && seen[id] <= 10));
     const active = v.seats.filter(x => x.status === "active");
     $("seats").innerHTML = active.length ? active.map(x => `<span class="seat">${mark(x.side)}
       ${esc(x.name)}${x.part ? ` <span class="muted">(${x.part === 1 ? "1-2" : "3-4"})</span>` : ""}
@@ -245,12 +247,13 @@
 
   // phones asking to take over a seat wait outside the versioned view (their requests
   // never move the version the players' taps carry): the host screen looks every 3 s
-  let asking = [];
+  let asking = [], seen = {};
   async function lookForRequests() {
     if (!document.hidden) {
       try {
         const r = await SL.get("/requests");
         const now = r.status === 200 ? r.data.requests : asking;
+        if (r.status === 200 && JSON.stringify(r.data.seen) !== JSON.stringify(seen)) { seen = r.data.seen || {}; if (SL.view) seats(SL.view); }
         if (JSON.stringify(now) !== JSON.stringify(asking)) { asking = now; if (SL.view) seats(SL.view); }
       } catch (e) { /* the live connection shows the trouble */ }
     }

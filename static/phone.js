@@ -309,6 +309,8 @@
   }
   SL.onView(render);
   waitForTheHost();
+  // the heartbeat: while this page runs it says "here" every 4 s (a sleeping phone stops)
+  setInterval(() => { if (seat && seat.status !== "pending" && !document.hidden) SL.get("/me").catch(() => null); }, 4000);
   SL.onPresence(c => { connected = c; if (SL.view) header(SL.view); });
   SL.refresh().then(() => SL.connect(seat ? seat.id : "viewer"));
 })();

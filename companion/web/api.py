@@ -182,8 +182,10 @@ def join(code: str) -> tuple[Response, int]:
 
 @bp.get("/tables/<code>/requests")
 def seat_requests(code: str) -> Response:
-    """The phones waiting for the host screen to let them take over a seat."""
-    return jsonify({"requests": requests(_load(code))})
+    """The phones waiting for the host screen to let them take over a seat, and how
+    long ago each seated phone was last heard from (its heartbeat)."""
+    table = _load(code)
+    return jsonify({"requests": requests(table), "seen": tables.heard_from(table)})
 
 
 @bp.post("/tables/<code>/seats/<int:seat_id>/decision")

@@ -223,7 +223,8 @@ def document() -> dict[str, Any]:
                 "summary": "the phones waiting for the host screen to let them take a seat",
                 "parameters": [CODE],
                 "responses": {"200": _json({"type": "object", "required": ["requests"],
-                                            "properties": {"requests": {"type": "array"}}},
+                                            "properties": {"requests": {"type": "array"},
+                                                           "seen": {"type": "object"}}},
                                            "the waiting phones"),
                               **_errors(*LOOKUP)}}},
             "/api/tables/{code}/preview": {"get": {

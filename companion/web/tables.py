@@ -133,12 +133,23 @@ def actor_for(table: Table, secret: str | None) -> Actor:
     return Actor(seat=seat)
 
 
+HEARTBEAT = 5.0            # seconds: a phone's "I am here" is written at most this often
+
+
 def touch(actor: Actor) -> None:
-    """Note that a seat's phone is alive (at most every 10 s, to spare the database)."""
+    """Note that a seat's phone is alive (at most every 5 s, to spare the database)."""
     s = actor.seat
-    if s is not None and (s.last_seen is None or (now() - s.last_seen).total_seconds() > 10):
+    if s is not None and (s.last_seen is None
+                          or (now() - s.last_seen).total_seconds() > HEARTBEAT):
         s.last_seen = now()
         db.session.commit()
+
+
+def heard_from(table: Table) -> dict[str, float | None]:
+    """Seconds since each seated phone was last heard from (``None``: never)."""
+    t = now()
+    return {str(s.id): (round((t - s.last_seen).total_seconds(), 1) if s.last_seen else None)
+            for s in table.seats if s.status == "active"}
 
 
 def who(actor: Actor) -> dict[str, Any]:

@@ -103,3 +103,27 @@ def test_a_screen_that_slept_catches_up(live):
     assert d["changed"] is False and d["version"] == v + 1
     _, d = request(port, "GET", f"/api/tables/{code}/state?since={v}")
     assert d["changed"] is True and d["view"]["seats"][0]["name"] == "Bob"
+
+
+def test_the_heartbeat_says_how_long_ago_each_phone_was_heard_from(table, app):
+    """Issue 11: a phone asleep or off the network stops its heartbeat, and the big
+    screen shows it away once 10 s have passed (the host reads the ages every 3 s)."""
+    from datetime import timedelta
+
+    import sqlalchemy as sa
+
+    from companion.web.models import Seat, db, now
+
+    from .conftest import sit
+    host = table()
+    red = sit(host, "red", "Ann")
+    seen = host.client.get(f"/api/tables/{host.code}/requests").get_json()["seen"]
+    assert 0 <= seen[str(red.seat["id"])] < 10
+    with app.app_context():
+        db.session.execute(sa.update(Seat).values(last_seen=now() - timedelta(seconds=20)))
+        db.session.commit()
+    seen = host.client.get(f"/api/tables/{host.code}/requests").get_json()["seen"]
+    assert seen[str(red.seat["id"])] >= 20                      # away
+    red.client.get(f"/api/tables/{host.code}/me", headers=red.headers())   # a heartbeat
+    seen = host.client.get(f"/api/tables/{host.code}/requests").get_json()["seen"]
+    assert seen[str(red.seat["id"])] < 10                       # back
