@@ -7,6 +7,7 @@
   const {esc, cap, mark, rank} = SL;
   const teams = document.body.dataset.teams === "1";
   const store = "sl-seat-" + SL.code;
+  let watching = localStorage.getItem("sl-watch-" + SL.code) === "1";
   let seat = null, lastStep = "", lastTurn = "", picked = [], joinSide = null, joinPart = null, connected = [];
   try { const s = JSON.parse(localStorage.getItem(store) || "null"); if (s) { seat = s.seat; SL.secret = s.secret; } } catch (e) { /* none */ }
 
@@ -58,7 +59,16 @@
         }).join("") + `</div>`;
       }
       return h + `<label for="name">Your name</label><input type="text" id="name" maxlength="40" autocomplete="nickname" value="${esc(localStorage.getItem("sl-name") || "")}">
-        <button type="button" class="primary big" id="do-join">Sit down</button></div>`;
+        <button type="button" class="primary big" id="do-join">Sit down</button></div>
+        <button type="button" class="big" id="do-watch" data-testid="watch">Just watch (no seat)</button>`;
+    },
+    // a watcher: the game as it goes, read only; it takes no seat and can tap nothing
+    watch(v) {
+      const today = v.state.reveals.filter(r => r.day === v.state.day).map(r => `<li>${esc(r.narration)}</li>`).reverse().join("");
+      return `<div class="card" data-testid="watching">You are watching: this phone takes no seat and taps nothing.
+        Day ${v.state.day} · double agent ${esc(v.words.da)} · deception tokens ${mark("red")} ${v.state.dt.red} ${mark("blue")} ${v.state.dt.blue}</div>
+        ${today ? `<ol class="watch-log">${today}</ol>` : ""}
+        <button type="button" id="do-unwatch">Take a seat instead</button>`;
     },
     waiting: () => "",
     exhaust(v, t, side) {
@@ -137,7 +147,7 @@
     return "";
   }
   // what the line at the top says on a screen other than the table's next step
-  const NEXT = {join: "Join the table", waiting: "Waiting for the big screen to let you take this seat…", over: "Game over"};
+  const NEXT = {watch: "", join: "Join the table", waiting: "Waiting for the big screen to let you take this seat…", over: "Game over"};
 
   function render() {
     const v = SL.view;
@@ -153,12 +163,13 @@
     const stepKey = [t.step, t.sides.join(","), v.draft ? v.draft.mission : "", v.state.events].join("|");
     if (stepKey !== lastStep && $("toast")) $("toast").hidden = true;   // about a step now over
     if (stepKey !== lastStep) { picked = t.step === "tokens" && seat ? Lineup.tokens(v, seat.side) : []; lastStep = stepKey; }
-    const step = !seat ? "join" : seat.status === "pending" ? "waiting" : t.step;
+    const step = watching && !seat ? "watch" : !seat ? "join" : seat.status === "pending" ? "waiting" : t.step;
     // a step of the game is drawn only for the phones that may tap it (no sides: anyone)
     const open = step in NEXT || !t.sides.length || t.sides.some(x => mine(x, t.part));
     const deceive = !open && t.deceive && mine(t.deceive.side, t.part);
     const yourTurn = open && !(step in NEXT) && step !== "over";
     $("next").textContent = NEXT[step] || v.words.next;
+    document.body.classList.toggle("watching", step === "watch");
     document.body.classList.toggle("your-turn", yourTurn);
     if (yourTurn && lastTurn !== stepKey && navigator.vibrate) navigator.vibrate(80);
     lastTurn = yourTurn ? stepKey : "";
@@ -181,6 +192,11 @@
     const v = SL.view, t = v && v.taps;
     if (b.dataset.join) {
       const [side, p] = b.dataset.join.split(":"); joinSide = side; joinPart = +p; render(); return;
+    }
+    if (b.id === "do-watch" || b.id === "do-unwatch") {
+      watching = b.id === "do-watch";
+      if (watching) localStorage.setItem("sl-watch-" + SL.code, "1"); else localStorage.removeItem("sl-watch-" + SL.code);
+      render(); return;
     }
     if (b.id === "do-join") {
       const name = $("name").value.trim();

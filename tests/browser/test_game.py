@@ -176,3 +176,17 @@ def test_a_reloaded_phone_keeps_its_seat_and_a_third_waits_for_the_host(screens,
     table.play({"type": "exhaust", "side": "blue", "ranks": [5]})
     table.play({"type": "intel", "ranks": [1, 2, 3, 4]})
     assert table.step(eve) == "tokens"
+
+    # a fourth person only wants to watch: a read-only view, no seat, nothing to tap
+    watcher = table.phone()
+    table.tap(watcher, "#do-watch")
+    assert watcher.get_by_test_id("watching").is_visible()
+    assert watcher.locator("#act button").all_inner_texts() == ["Take a seat instead"]
+    assert not watcher.locator("#b-undo").is_visible()
+    table.play({"type": "tokens", "side": "red", "missions": []})
+    table.sync(watcher)
+    assert "blue" in watcher.locator("#next").inner_text().lower()
+    shot(watcher, "watcher-phone")
+    watcher.reload()                                  # remembered on that phone
+    watcher.get_by_test_id("watching").wait_for()
+    assert len(table.tv.locator("#seats .seat").all()) == 2   # a watcher takes no seat
