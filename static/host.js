@@ -5,6 +5,31 @@
   const {esc, cap, mark, rank} = SL;
   SL.secret = localStorage.getItem("sl-host-" + SL.code);
   let connected = [];
+
+  // any TV or laptop: the screen is laid out once at 1920x1080 and scaled to fit, so
+  // 720p, 768p, 1440p and 4K show all of it, nothing clipped, text growing with the screen
+  // (a phone-width window stacks instead: host.css below 1001 px)
+  function fit() {
+    const root = document.documentElement.style;
+    if (innerWidth <= 1000) { ["--s", "--x", "--y"].forEach(k => root.removeProperty(k)); return; }
+    const s = Math.min(innerWidth / 1920, innerHeight / 1080);
+    root.setProperty("--s", s);
+    root.setProperty("--x", (innerWidth - 1920 * s) / 2 + "px");
+    root.setProperty("--y", (innerHeight - 1080 * s) / 2 + "px");
+    trimHistory();
+  }
+  // the day's history shows the newest reveals that fit whole: none is cut mid-line
+  function trimHistory() {
+    const list = $("history");
+    if (!list) return;
+    [...list.children].forEach(li => { li.hidden = false; });
+    for (const li of [...list.children].reverse()) {
+      if (list.scrollHeight <= list.clientHeight + 1) break;
+      li.hidden = true;
+    }
+  }
+  addEventListener("resize", fit);
+  fit();
   const COL = {red: "#ff5b4f", blue: "#55a8ff", redBg: "#5a1d19", blueBg: "#173a63", gold: "#f2c14e",
                line: "#33473c", ink: "#f3efe2", dim: "#a9b5ad"};
 
@@ -154,6 +179,7 @@
     const today = s.reveals.filter(r => r.day === s.day).map(r => r.narration);
     const items = today.length ? today.slice(0, -1).reverse() : v.log.slice(-6).reverse().map(l => l.text);
     $("history").innerHTML = items.map(x => `<li>${esc(x)}</li>`).join("");
+    trimHistory();
     $("today").classList.toggle("hidden", !items.length);
     $("notice").textContent = v.notice || "";
     $("notice").classList.toggle("hidden", !v.notice);

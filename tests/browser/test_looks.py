@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .conftest import ROOT, WEIGHTS, audit, shot
+from .conftest import ROOT, TAPS, WEIGHTS, audit, shot
 from .table import Table
 from .test_flag import WALL, plan
 
@@ -94,6 +94,56 @@ def other_size(page: Any, name: str, size: dict[str, int]) -> None:
     assert wide <= 0, f"{name}: the page scrolls sideways by {wide} px"
 
 
+# the TVs and laptops the big screen must fit (issue 11), at device scale 1
+TV_SIZES = [(1280, 720), (1366, 768), (1920, 1080), (2560, 1440), (3840, 2160)]
+
+# what does not fit on the shared screen: the stage outside the window, a scrollbar, any
+# element whose text is cut by its box (overflow hidden), and the smallest text in px
+FIT = """() => {
+  const s = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--s") || "1");
+  const out = {scroll: [document.scrollingElement.scrollWidth - innerWidth,
+                        document.scrollingElement.scrollHeight - innerHeight], cut: [], small: 999};
+  const b = document.body.getBoundingClientRect();
+  out.stage = [Math.round(b.left), Math.round(b.top), Math.round(innerWidth - b.right),
+               Math.round(innerHeight - b.bottom)];
+  for (const el of document.querySelectorAll("body *:not(svg *):not(script):not(style)")) {
+    const cs = getComputedStyle(el), r = el.getBoundingClientRect();
+    if (!r.width || !r.height || cs.visibility === "hidden") continue;
+    if (el.closest(".hidden,[hidden]")) continue;
+    if (["hidden", "clip"].includes(cs.overflowX) && el.scrollWidth > el.clientWidth + 1)
+      out.cut.push((el.id || el.className || el.tagName) + ": "
+                   + el.textContent.trim().slice(0, 30));
+    if (["hidden", "clip"].includes(cs.overflowY) && el.scrollHeight > el.clientHeight + 1
+        && el.id !== "board") out.cut.push((el.id || el.className || el.tagName) + " (height)");
+    if ([...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()))
+      out.small = Math.min(out.small, parseFloat(cs.fontSize) * s);
+  }
+  return out;
+}"""
+
+
+def fits_every_tv(page: Any, name: str, problems: dict[str, Any], looked: bool) -> None:
+    """The TV page in this state at every size: all of it shown, nothing cut, text growing
+    with the screen (at least 24 px on a 1080p screen, so 16 px at 720p, 48 px at 4K)."""
+    back = page.viewport_size
+    for w, h in TV_SIZES:
+        page.set_viewport_size({"width": w, "height": h})
+        page.wait_for_function("w => Math.abs(parseFloat(getComputedStyle(document.documentElement)"
+                               ".getPropertyValue('--s') || 1) - Math.min(innerWidth / 1920, "
+                               "innerHeight / 1080)) < 0.001", arg=w)
+        got = page.evaluate(FIT)
+        need = 24 * min(w / 1920, h / 1080) - 0.5
+        if max(got["scroll"]) > 0 or min(got["stage"]) < -1 or got["cut"] or got["small"] < need:
+            problems[f"tv {name} at {w}x{h}"] = got
+        FITS[f"{w}x{h}"] = min(FITS.get(f"{w}x{h}", 999), round(got["small"], 1))
+        if looked:
+            shot(page, f"looks-tv-{name}-{w}x{h}", scale="css")
+    page.set_viewport_size(back)
+
+
+FITS: dict[str, float] = {}     # the smallest text seen at each TV size, in px
+
+
 def test_the_table_looks_right_and_stays_light(screens, live):
     events = plan()
     weights: dict[str, int] = {}
@@ -113,6 +163,7 @@ def test_the_table_looks_right_and_stays_light(screens, live):
 
     def look_tv(name: str) -> None:
         look(tv, "tv", name, PHONE, small_text, "text below 24 px")
+        fits_every_tv(tv, name, problems, looked=name in ("choice", "winner"))
         assert sides_marked(tv) > 0
 
     def look_phone(page: Any, name: str) -> None:
@@ -185,6 +236,7 @@ def test_the_table_looks_right_and_stays_light(screens, live):
               "phone_targets_measured": len(MEASURED["phone_target_px"])}
     (out / "page-weights.json").write_text(json.dumps(report, indent=2))
     WEIGHTS.update({f"load {k}": v for k, v in weights.items()})
+    TAPS["smallest TV text by screen (px)"] = json.dumps(FITS)
     assert not problems, json.dumps(problems, indent=1)
     assert weights["/j/<code> (phone)"] <= PHONE_MAX, report
     assert weights["/t/<code> (host)"] <= HOST_MAX, report
