@@ -235,19 +235,7 @@ def test_deduce_command_refuses_a_bad_record_like_replay():
         assert (run.returncode, run.stdout, run.stderr) == (2, "", line)
 
 
-@pytest.mark.parametrize("content, line", [
-    ("{", "error: not valid JSON"),
-    ('{"format": "spies-and-lies-record/1", "events": [{"type": "fly"}]}',
-     'error: event 0: unknown event type "fly"'),
-])
-def test_deduce_command_refuses_bad_files(tmp_path, content, line):
-    f = tmp_path / "r.json"
-    f.write_text(content)
-    run = _cli(sys.executable, "-m", "companion", "deduce", str(f))
-    assert run.returncode == 2 and run.stdout == ""
-    assert run.stderr.startswith(line) and run.stderr.count("\n") == 1
-    missing = _cli(sys.executable, "-m", "companion", "deduce", str(tmp_path / "none.json"))
-    assert missing.returncode == 2 and missing.stderr.startswith("error: cannot read")
+# bad files: tests/engine/test_records.py::test_the_commands_refuse_bad_files
 
 
 # --- properties over random games ----------------------------------------------------

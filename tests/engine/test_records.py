@@ -77,11 +77,13 @@ def test_replay_command_refuses_a_bad_record_with_one_line(path):
     ('{"format": "spies-and-lies-record/1", "events": [{"type": "fly"}]}',
      'error: event 0: unknown event type "fly"'),
 ])
-def test_replay_command_refuses_bad_files(tmp_path, content, line):
+@pytest.mark.parametrize("command", ["replay", "deduce"])
+def test_the_commands_refuse_bad_files(tmp_path, content, line, command):
+    """``replay`` and ``deduce`` read records alike: one error line, exit 2."""
     f = tmp_path / "r.json"
     f.write_text(content)
-    run = _cli(sys.executable, "-m", "companion", "replay", str(f))
+    run = _cli(sys.executable, "-m", "companion", command, str(f))
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.startswith(line) and run.stderr.count("\n") == 1
-    missing = _cli(sys.executable, "-m", "companion", "replay", str(tmp_path / "none.json"))
+    missing = _cli(sys.executable, "-m", "companion", command, str(tmp_path / "none.json"))
     assert missing.returncode == 2 and missing.stderr.startswith("error: cannot read")
