@@ -232,7 +232,7 @@ def undo(tx: Transaction, actor: Actor) -> None:
                                                "needs": needs, "what": f"Undo: {what}"}})
             tx.state = state
             tx.commit(200, {"undone": None, "asked": needs},
-                      notice=f"{actor.name} asks to undo — {what}: {needs}'s phone agrees")
+                      notice=f"{actor.name} asks to undo — {what} ({needs}'s phone must agree)")
             return
     if n == 0:                                      # one tap of the reveal in progress
         draft = Draft.from_dict(state, table.draft_dict())
