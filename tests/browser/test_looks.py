@@ -82,6 +82,7 @@ def sides_marked(page: Any) -> int:
 
 
 PHONE, TV = {"width": 390, "height": 844}, {"width": 1920, "height": 1080}
+SMALL = {"width": 360, "height": 640}
 
 
 def other_size(page: Any, name: str, size: dict[str, int]) -> None:
@@ -168,6 +169,22 @@ def test_the_table_looks_right_and_stays_light(screens, live):
 
     def look_phone(page: Any, name: str) -> None:
         look(page, "phone", name, TV, small_targets, "targets below 44 px")
+        small_phone(page, name)
+
+    def small_phone(page: Any, name: str) -> None:
+        """The same state on a small phone (360x640): nothing sideways, the name whole,
+        every target still a thumb's size."""
+        back = page.viewport_size
+        page.set_viewport_size(SMALL)
+        shot(page, f"looks-phone-{name}-at-360", scale="css")
+        wide = page.evaluate("() => document.scrollingElement.scrollWidth - innerWidth")
+        cut = page.evaluate("() => { const w = document.getElementById('who');"
+                            " return w.scrollWidth > w.clientWidth + 1; }")
+        small = small_targets(page)
+        page.set_viewport_size(back)
+        if wide > 0 or cut or small:
+            problems[f"phone {name} at 360x640"] = {"sideways": wide, "name cut": cut,
+                                                    "small targets": small}
         sides_marked(page)
 
     # the create page on the TV
