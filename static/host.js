@@ -242,6 +242,7 @@
       : `<span class="muted">No phone seated yet.</span>`;
     const pending = asking;
     if (pending.length) $("notice").classList.add("hidden");     // the request says it all
+    if (pending.length || (v.undo && SL.secret)) skipMoments();  // the host must tap: no overlay
     $("requests").innerHTML = pending.map(x => {
       const now = active.find(y => y.side === x.side && y.part === x.part);
       const keep = now ? esc(now.name) : cap(x.side);
@@ -418,7 +419,11 @@
     showNext();
     return true;
   }
+  // a phone asking for a seat, or an undo waiting for this screen, needs the host's tap:
+  // it outranks any moment
+  const hostMustAct = v => asking.length > 0 || !!(v.undo && SL.secret);
   function moments(v) {
+    if (hostMustAct(v)) { skipMoments(); last = v; return; }
     if (last && v.state && last.state) {
       const fresh = momentsBetween(last, v);
       // a newer double-agent move replaces one still waiting its turn

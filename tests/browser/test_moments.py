@@ -105,7 +105,7 @@ def test_moments_show_what_just_happened_and_leave(screens, live):
     assert tv.get_by_test_id("sound").inner_text() == "Sound on"
     assert kind(tv) is None                  # the state the page opened with: no moment
 
-    guessed = activated = False
+    guessed = activated = moved_seen = False
     for i, d in enumerate(events):
         if d["type"] == "reveal":
             clear(tv)
@@ -125,6 +125,12 @@ def test_moments_show_what_just_happened_and_leave(screens, live):
             wait_kind(tv, "start")
             assert "starts day 1" in tv.get_by_test_id("moment").inner_text()
             still(tv, "moments-start-1920")
+        fx = (expected_after(WALL, events[:i + 1])["reveals"][-1]["effects"]
+              if d["type"] == "reveal" else [])
+        if i != infiltrates and any(e["kind"] == "da" and e["steps"] for e in fx):
+            wait_kind(tv, "da")
+            assert "The double agent moves" in tv.get_by_test_id("moment").inner_text()
+            moved_seen = True
         if i == infiltrates:
             wait_kind(tv, "infiltration")
             started = time.monotonic()
@@ -141,7 +147,7 @@ def test_moments_show_what_just_happened_and_leave(screens, live):
             activated = True
             clear(tv)
             shot(tv, "moments-board-activated-1920")
-    assert guessed and activated
+    assert guessed and activated and moved_seen
 
     # the end of day 1: the recap, as the referee's replay counts it
     wait_kind(tv, "day-end")
@@ -237,3 +243,25 @@ def test_round_effects_and_double_damage_show_in_whole_words(screens, live):
     fits_every_tv(tv, "effects", problems, looked=False)
     assert not problems, problems
     shot(tv, "moments-board-effects-1920")
+
+
+def test_a_request_for_the_host_outranks_a_moment(screens, live):
+    """An undo waiting for the big screen's answer takes the overlay away at once."""
+    events, _, _ = day_one()
+    table = Table(screens, live, WALL)
+    tv = table.tv
+    table.join("red", "Ann")
+    table.join("blue", "Bob")
+    for i, d in enumerate(events):
+        table.play(d)
+        fx = (expected_after(WALL, events[:i + 1])["reveals"][-1]["effects"]
+              if d["type"] == "reveal" else [])
+        if any(e["kind"] == "da" and e["steps"] for e in fx):
+            break
+    wait_kind(tv, "da")
+    table.submit(table.phones[d["guesser"]], "#b-undo")     # asks the other side or the TV
+    table.sync(tv)
+    tv.get_by_test_id("undo-request").wait_for()
+    assert kind(tv) is None
+    table.submit(tv, '[data-undo="yes"]')                  # the TV agrees: no new moment
+    assert kind(tv) is None
