@@ -31,7 +31,7 @@
   addEventListener("resize", fit);
   fit();
   const COL = {red: "#ff5b4f", blue: "#55a8ff", redBg: "#5a1d19", blueBg: "#173a63", gold: "#f2c14e",
-               line: "#33473c", ink: "#f3efe2", dim: "#a9b5ad"};
+               line: "#33473c", ink: "#f3efe2", dim: "#a9b5ad", green: "#4fd27a"};
 
   const t = (x, y, s, o = {}) => `<text x="${x}" y="${y}" font-size="${o.size || 26}" fill="${o.fill || COL.ink}"
     text-anchor="${o.anchor || "middle"}" font-weight="${o.weight || 600}" ${o.extra || ""}>${esc(s)}</text>`;
@@ -90,19 +90,22 @@
     const cx = x + w / 2, cy = y + h / 2;
     let body;
     if (info.rank == null) {
-      body = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="#1f2a24" stroke="${info.current ? COL.gold : COL.line}" stroke-width="${info.current ? 6 : 3}"/>
+      body = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="#1f2a24" stroke="${COL.line}" stroke-width="3"/>
+        ${info.current ? `<rect class="guessing" data-testid="guessing" data-side="${info.side}" data-mission="${info.mission}" x="${x - 7}" y="${y - 7}" width="${w + 14}" height="${h + 14}" rx="16" fill="none" stroke="${COL.gold}" stroke-width="6" stroke-dasharray="14 9"/>` : ""}
         <rect x="${x + 10}" y="${y + 10}" width="${w - 20}" height="${h - 20}" rx="8" fill="none" stroke="${COL[info.side]}" stroke-opacity=".45" stroke-width="2" stroke-dasharray="6 6"/>
         ${t(cx, cy + 12, "?", {size: 44, fill: COL.dim})}`;
     } else {
       const act = info.outcome === "activated";
-      body = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="${info.side === "red" ? COL.redBg : COL.blueBg}" stroke="${act ? COL.gold : "#fff"}" stroke-width="${act ? 6 : 2}"/>
+      body = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="${info.side === "red" ? COL.redBg : COL.blueBg}" stroke="${act ? COL.green : "#fff"}" stroke-width="${act ? 7 : 2}"/>
         ${t(cx, cy + 6, info.rank, {size: 64, weight: 800})}
         ${t(cx, y + h - 18, rank(info.rank), {size: 22, extra: rank(info.rank).length > 8 ? `textLength="${w - 14}" lengthAdjust="spacingAndGlyphs"` : ""})}`;
       if (!act) body = `<g transform="rotate(-20 ${cx} ${cy})" opacity=".8">${body}</g>`;
+      else body = `<g data-testid="activated" data-side="${info.side}" data-mission="${info.mission}">${body}
+        <circle cx="${x + 8}" cy="${y + 8}" r="17" fill="${COL.green}" stroke="#000" stroke-width="2"/>${t(x + 8, y + 17, "✓", {size: 26, weight: 800, fill: "#06200f"})}</g>`;
     }
     const oc = info.outcome, label = !oc ? "" : oc === "activated" ? "activated" : oc === "identified" ? "retreated" : "neutralised";
-    let extra = t(cx, y - 10, `mission ${info.mission}`, {size: 22, fill: COL.dim});
-    if (label) extra += t(cx, y + h + 28, label, {size: 22, fill: oc === "activated" ? COL.gold : COL.dim, weight: oc === "activated" ? 800 : 600});
+    let extra = t(cx, y - 12, `mission ${info.mission}`, {size: 22, fill: info.current ? COL.gold : COL.dim, weight: info.current ? 800 : 600});
+    if (label) extra += t(cx, y + h + 28, label, {size: 22, fill: oc === "activated" ? COL.green : COL.dim, weight: oc === "activated" ? 800 : 600});
     if (info.token) extra += `<circle cx="${x + w - 8}" cy="${y + 8}" r="16" fill="${COL.gold}" stroke="#000" stroke-width="2"/>${t(x + w - 8, y + 16, "i", {size: 22, weight: 800, fill: "#000"})}`;
     if (info.deception) extra += `<rect x="${x - 12}" y="${y + 2}" width="54" height="32" rx="6" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(x + 15, y + 26, "DT", {size: 24, weight: 800})}`;
     return body + extra;
@@ -129,6 +132,15 @@
       ${t(x + 31, y + 56, r, {size: 36, weight: 800})}</g>`;
   }
 
+  function wrap(text, max) {
+    const out = [];
+    for (const word of text.split(" ")) {
+      if (out.length && (out[out.length - 1] + " " + word).length <= max) out[out.length - 1] += " " + word;
+      else out.push(word);
+    }
+    return out;
+  }
+
   function sidePanel(s, side, y) {
     let out = t(960, y + 20, "exhausted", {anchor: "start", size: 22, fill: COL.dim});
     const ex = s.phase === "setup" ? (s.drawn[side] || []) : s.exhausted[side];
@@ -139,8 +151,12 @@
     for (let i = 0; i < s.dt[side]; i++)
       out += `<circle cx="${1128 + i * 46}" cy="${y + 70}" r="19" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(1128 + i * 46, y + 78, side === "red" ? "R" : "B", {size: 22, weight: 800})}`;
     if (!s.dt[side]) out += t(1110, y + 80, "none", {anchor: "start", size: 24, fill: COL.dim});
-    const eff = s.effects[side];
-    if (eff.length) out += t(960, y + 176, `${cap(side)}'s ${eff.map(cap).join(" + ")} in play`, {anchor: "start", size: 22, fill: COL.gold});
+    // what stays with a side this round, in whole words, wrapped to the panel (never cut)
+    const eff = s.effects[side] || [], lines = [];
+    if (eff.length) lines.push(...wrap(`In play: ${eff.map(cap).join(", ")}`, 20));
+    if (s.double_damage && s.double_damage[side]) lines.push("Double damage due");
+    const y0 = y + (s.phase === "round_end" ? 172 : 150);
+    lines.slice(0, s.phase === "round_end" ? 2 : 3).forEach((l, i) => { out += t(930, y0 + i * 26, l, {anchor: "start", size: 22, fill: COL.gold, extra: `data-testid="in-play-${side}"`}); });
     return out;
   }
 
@@ -226,6 +242,7 @@
       : `<span class="muted">No phone seated yet.</span>`;
     const pending = asking;
     if (pending.length) $("notice").classList.add("hidden");     // the request says it all
+    if (pending.length || (v.undo && SL.secret)) skipMoments();  // the host must tap: no overlay
     $("requests").innerHTML = pending.map(x => {
       const now = active.find(y => y.side === x.side && y.part === x.part);
       const keep = now ? esc(now.name) : cap(x.side);
@@ -257,6 +274,12 @@
     const b = e.target.closest("button");
     if (!b) return;
     if (b.id === "close-end") $("end").classList.add("hidden");
+    if (b.id === "sound") {
+      soundOn = !soundOn;
+      localStorage.setItem(SOUND_KEY, soundOn ? "on" : "off");
+      soundButton();
+      if (soundOn) beep("start");
+    }
     if (b.id === "undo") {
       if (!SL.secret) return SL.toast("Only a seated phone or the screen that opened the table can undo.");
       const next = SL.view && SL.view.undo_next;
@@ -285,7 +308,136 @@
     }
     setTimeout(lookForRequests, 3000);
   }
-  SL.onView(v => { draw(v); });
+
+  // --- moments: a short full-screen overlay when something big just happened, seen live
+  // (never for the state the page opened with), with an optional beep the host switches on
+  const SOUND_KEY = "sl-host-sound";
+  let soundOn = localStorage.getItem(SOUND_KEY) === "on", audio = null;
+  function soundButton() {
+    const b = $("sound");
+    if (!b) return;
+    b.textContent = soundOn ? "Sound on" : "Sound off";
+    b.setAttribute("aria-pressed", String(soundOn));
+    b.dataset.on = soundOn ? "1" : "0";
+  }
+  function beep(kind) {
+    if (!soundOn) return;
+    try {
+      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+      const notes = {infiltration: [523, 659, 784], flag: [784, 659, 523, 784], da: [440, 554],
+                     start: [392, 523], "day-end": [523, 392]}[kind] || [440];
+      notes.forEach((f, i) => {
+        const o = audio.createOscillator(), g = audio.createGain(), at = audio.currentTime + i * 0.16;
+        o.type = "triangle"; o.frequency.value = f;
+        g.gain.setValueAtTime(0.0001, at);
+        g.gain.exponentialRampToValueAtTime(0.25, at + 0.02);
+        g.gain.exponentialRampToValueAtTime(0.0001, at + 0.15);
+        o.connect(g).connect(audio.destination);
+        o.start(at); o.stop(at + 0.16);
+      });
+    } catch (e) { /* no sound on this screen: the overlay says it all */ }
+  }
+
+  const MOMENT_MS = 3000;
+  let queue = [], showing = null, timer = null, last = null;
+  const sideWord = x => `<span class="side-${x}">${mark(x)} ${cap(x)}</span>`;
+
+  // what the day's reveals did, per side (the recap at the end of a day)
+  function recap(s, day) {
+    const out = {ip: {red: 0, blue: 0}, da: {red: 0, blue: 0}, identified: {red: 0, blue: 0}};
+    for (const r of s.reveals) {
+      if (r.day !== day) continue;
+      if (r.outcome === "identified") out.identified[r.owner] += 1;
+      for (const e of r.effects) {
+        if (e.kind === "ip" && e.amount > 0) out.ip[e.side] += e.amount;
+        if (e.kind === "da") out.da[e.side] += e.steps;
+      }
+    }
+    return out;
+  }
+
+  function momentsBetween(a, b) {
+    const out = [], sa = a.state, sb = b.state;
+    if (sb.reveals.length > sa.reveals.length) {
+      for (const r of sb.reveals.slice(sa.reveals.length)) {
+        const fx = r.effects || [];
+        const flag = fx.find(e => e.kind === "flag"), inf = fx.find(e => e.kind === "infiltrate");
+        const da = fx.filter(e => e.kind === "da" && e.steps > 0);
+        if (flag) out.push({kind: "flag", side: flag.side, title: `${sideWord(flag.side)} captures the flag!`,
+                            sub: "The double agent reached the enemy fort."});
+        if (inf) out.push({kind: "infiltration", side: inf.side, title: `${sideWord(inf.side)} infiltrates!`,
+                           sub: `10 intelligence points reached${inf.kept ? " (the Colonel keeps the rest)" : ""}.`});
+        if (da.length && !flag) {
+          const e = da[da.length - 1];
+          out.push({kind: "da", side: e.side, title: "The double agent moves",
+                    sub: `${e.steps} step${e.steps === 1 ? "" : "s"} for ${cap(e.side)}: now ${esc(b.words.da)}.`});
+        }
+      }
+    }
+    if (sb.day === 1 && sa.phase === "intel" && sb.phase === "mission" && sb.starter)
+      out.push({kind: "start", side: sb.starter, title: `${sideWord(sb.starter)} starts day 1`,
+                sub: `${cap(sb.starter)} guesses first.`});
+    const dayOver = sa.phase === "mission" && (sb.phase === "round_end"
+      || (sb.phase === "over" && sb.reveals.filter(r => r.day === sa.day).length >= 8));
+    if (dayOver) {
+      const day = sa.day, rc = recap(sb, day);
+      const row = (key, label, f) => `<tr><td>${label}</td><td data-testid="recap-${key}-red">${f("red")}</td><td data-testid="recap-${key}-blue">${f("blue")}</td></tr>`;
+      out.push({kind: "day-end", day, recap: rc, title: `End of day ${day}`,
+        table: `<table class="recap"><tr><th></th><th>${sideWord("red")}</th><th>${sideWord("blue")}</th></tr>
+          ${row("ip", "IP gained", x => rc.ip[x])}
+          ${row("da", "double-agent steps won", x => rc.da[x])}
+          ${row("identified", "their cards identified", x => rc.identified[x])}</table>
+          <div class="moment-sub">Double agent now ${esc(b.words.da)}</div>`});
+    }
+    return out;
+  }
+
+  function showNext() {
+    clearTimeout(timer);
+    const box = $("moment");
+    showing = queue.shift() || null;
+    if (!showing) { box.classList.add("hidden"); box.classList.remove("leaving"); box.innerHTML = ""; delete box.dataset.kind; return; }
+    const m = showing;
+    box.dataset.kind = m.kind;
+    delete box.dataset.day; delete box.dataset.recap;
+    if (m.day) box.dataset.day = m.day;
+    if (m.recap) box.dataset.recap = JSON.stringify(m.recap);
+    box.innerHTML = `<div class="moment-card moment-${m.kind}" data-testid="moment-card">
+      <div class="moment-title">${m.title}</div>${m.sub ? `<div class="moment-sub">${m.sub}</div>` : ""}${m.table || ""}
+      <div class="moment-skip">tap or press any key to skip</div></div>`;
+    box.classList.remove("hidden");
+    // restart the animation for each moment
+    box.classList.remove("play"); void box.offsetWidth; box.classList.add("play");
+    beep(m.kind);
+    box.classList.remove("leaving");
+    const ms = m.kind === "day-end" ? MOMENT_MS + 500 : MOMENT_MS;
+    timer = setTimeout(() => { box.classList.add("leaving"); timer = setTimeout(showNext, 300); }, ms - 300);
+  }
+  function skipMoments() {
+    if (!showing) return false;
+    queue = [];
+    showNext();
+    return true;
+  }
+  // a phone asking for a seat, or an undo waiting for this screen, needs the host's tap:
+  // it outranks any moment
+  const hostMustAct = v => asking.length > 0 || !!(v.undo && SL.secret);
+  function moments(v) {
+    if (hostMustAct(v)) { skipMoments(); last = v; return; }
+    if (last && v.state && last.state) {
+      const fresh = momentsBetween(last, v);
+      // a newer double-agent move replaces one still waiting its turn
+      if (fresh.some(m => m.kind === "da")) queue = queue.filter(m => m.kind !== "da");
+      if (fresh.length) { queue.push(...fresh); if (!showing) showNext(); }
+    }
+    last = v;
+  }
+  addEventListener("keydown", e => { if (skipMoments()) e.preventDefault(); }, true);
+  // the overlay covers the whole screen: a tap anywhere lands on it (and on nothing below)
+  $("moment").addEventListener("click", () => skipMoments());
+  soundButton();
+
+  SL.onView(v => { draw(v); moments(v); });
   SL.onPresence(c => { connected = c; if (SL.view) seats(SL.view); });
   lookForRequests();
   SL.refresh().then(() => SL.connect("host"));

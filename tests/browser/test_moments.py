@@ -1,0 +1,267 @@
+"""Moments on the big screen: an infiltration and the end of day 1 played by taps show a
+short full-screen overlay (the day's recap matching the referee's replay), which leaves
+by itself or at once on a tap; the beep switch is remembered; the board tells the card
+being guessed from an activated one.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from typing import Any
+
+from companion.engine.simulate import random_record
+
+from .conftest import SCREENS, shot
+from .table import Table, expected_after, normalise
+
+WALL = 3
+
+
+def day_one() -> tuple[list[dict[str, Any]], int, dict[str, Any]]:
+    """The first seeded game with an infiltration on day 1: its day-1 events, the index
+    of the reveal that infiltrates, and the referee's state at the end of the day."""
+    for seed in range(500):
+        rec = random_record(random.Random(seed), wall_distance=WALL, disorder=0, lie=0)
+        events = normalise([e.to_dict() for e in rec.events])
+        for k in range(1, len(events) + 1):
+            state = expected_after(WALL, events[:k])
+            if state["phase"] != "mission" and state["day"] == 1 and k > 6:
+                break
+        if state["phase"] != "round_end":
+            continue
+        day = events[:k]
+        hits = [i for i in range(len(day)) if day[i]["type"] == "reveal" and any(
+            e["kind"] == "infiltrate"
+            for e in expected_after(WALL, day[:i + 1])["reveals"][-1]["effects"])]
+        if hits:
+            return day, hits[0], state
+    raise AssertionError("no seed with an infiltration on day 1")
+
+
+def recap_of(state: dict[str, Any], day: int) -> dict[str, dict[str, int]]:
+    """What day ``day`` did per side, from the referee's reveals and checked by its stats."""
+    out = {k: {"red": 0, "blue": 0} for k in ("ip", "da", "identified")}
+    for r in state["reveals"]:
+        if r["day"] != day:
+            continue
+        if r["outcome"] == "identified":
+            out["identified"][r["owner"]] += 1
+        for e in r["effects"]:
+            if e["kind"] == "ip" and e["amount"] > 0:
+                out["ip"][e["side"]] += e["amount"]
+            if e["kind"] == "da":
+                out["da"][e["side"]] += e["steps"]
+    if day == 1:   # day 1's recap is the whole game so far: the stats say the same
+        st, other = state["stats"], {"red": "blue", "blue": "red"}
+        for s in ("red", "blue"):
+            assert out["da"][s] == st[s]["da_steps"]
+            assert out["identified"][s] == st[other[s]]["identified"]
+            gained = st[s]["ip_identified"] + st[s]["ip_abilities"] + st[s]["ip_deception"]
+            assert out["ip"][s] == gained
+    return out
+
+
+def still(page: Any, name: str) -> None:
+    """A screenshot with the moment's entrance finished (its animations run to their end)."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / f"{name}.png"), animations="disabled", scale="css")
+
+
+def kind(tv: Any) -> str | None:
+    return tv.evaluate("() => { const m = document.getElementById('moment');"
+                       " return m.classList.contains('hidden') ? null : m.dataset.kind; }")
+
+
+def clear(tv: Any) -> None:
+    """Skip whatever moment is up (any key), so the next one is seen at once."""
+    if kind(tv):
+        tv.keyboard.press("Escape")
+    tv.wait_for_function("() => document.getElementById('moment').classList.contains('hidden')")
+
+
+def wait_kind(tv: Any, want: str, timeout: float = 10_000) -> None:
+    tv.wait_for_function("k => { const m = document.getElementById('moment');"
+                         " return !m.classList.contains('hidden') && m.dataset.kind === k; }",
+                         arg=want, timeout=timeout)
+
+
+def test_moments_show_what_just_happened_and_leave(screens, live):
+    events, infiltrates, end_state = day_one()
+    want = recap_of(end_state, 1)
+    table = Table(screens, live, WALL)
+    tv = table.tv
+    table.join("red", "Ann")
+    table.join("blue", "Bob")
+
+    # the beep switch: off at first, remembered across a reload
+    sound = tv.get_by_test_id("sound")
+    assert sound.inner_text() == "Sound off"
+    sound.click()
+    assert sound.inner_text() == "Sound on" and sound.get_attribute("aria-pressed") == "true"
+    tv.reload()
+    tv.wait_for_selector("#board text")
+    assert tv.get_by_test_id("sound").inner_text() == "Sound on"
+    assert kind(tv) is None                  # the state the page opened with: no moment
+
+    guessed = activated = moved_seen = False
+    for i, d in enumerate(events):
+        if d["type"] == "reveal":
+            clear(tv)
+
+        def look(stage: str, page: Any, d: dict[str, Any] = d) -> None:
+            nonlocal guessed
+            if stage == "actual" and not guessed:
+                table.sync(tv)
+                mark = tv.get_by_test_id("guessing")
+                assert mark.count() == 1
+                assert mark.get_attribute("data-mission") == str(d["mission"])
+                guessed = True
+
+        table.play(d, look if d["type"] == "reveal" else None)
+        table.sync(tv)
+        if d["type"] == "start":
+            wait_kind(tv, "start")
+            assert "starts day 1" in tv.get_by_test_id("moment").inner_text()
+            still(tv, "moments-start-1920")
+        fx = (expected_after(WALL, events[:i + 1])["reveals"][-1]["effects"]
+              if d["type"] == "reveal" else [])
+        if i != infiltrates and any(e["kind"] == "da" and e["steps"] for e in fx):
+            wait_kind(tv, "da")
+            assert "The double agent moves" in tv.get_by_test_id("moment").inner_text()
+            moved_seen = True
+        if i == infiltrates:
+            wait_kind(tv, "infiltration")
+            started = time.monotonic()
+            side = [e for e in expected_after(WALL, events[:i + 1])["reveals"][-1]["effects"]
+                    if e["kind"] == "infiltrate"][0]["side"]
+            assert f"{side.capitalize()} infiltrates!" in tv.get_by_test_id("moment").inner_text()
+            still(tv, "moments-infiltration-1920")
+            # it leaves by itself, within ~4 s of showing
+            tv.wait_for_function("() => document.getElementById('moment').dataset.kind"
+                                 " !== 'infiltration' || document.getElementById('moment')"
+                                 ".classList.contains('hidden')", timeout=4_500)
+            assert time.monotonic() - started < 4.0
+        if not activated and tv.get_by_test_id("activated").count():
+            activated = True
+            clear(tv)
+            shot(tv, "moments-board-activated-1920")
+    assert guessed and activated and moved_seen
+
+    # the end of day 1: the recap, as the referee's replay counts it
+    wait_kind(tv, "day-end")
+    box = tv.get_by_test_id("moment")
+    assert box.get_attribute("data-day") == "1"
+    assert json.loads(box.get_attribute("data-recap") or "{}") == want
+    for key in ("ip", "da", "identified"):
+        for s in ("red", "blue"):
+            assert tv.get_by_test_id(f"recap-{key}-{s}").inner_text() == str(want[key][s])
+    box.click()                              # a tap skips it at once
+    tv.wait_for_function("() => document.getElementById('moment').classList.contains('hidden')",
+                         timeout=500)
+    assert kind(tv) is None
+
+
+def test_the_board_tells_a_guessed_card_from_an_activated_one(screens, live):
+    events, _, _ = day_one()
+    table = Table(screens, live, WALL)
+    tv = table.tv
+    table.join("red", "Ann")
+    table.join("blue", "Bob")
+    done = False
+    for d in events:
+        if d["type"] != "reveal" or done:
+            table.play(d)
+            continue
+        table.play(d)
+        table.sync(tv)
+        if not tv.get_by_test_id("activated").count():
+            continue
+        # an activated card on the board: now a guess waits on the next mission
+        nxt = events[events.index(d) + 1]
+        guesser = table.phones[nxt["guesser"]]
+        table.submit(guesser, f'[data-guess="{nxt["guess"]}"]')
+        table.sync(tv)
+        clear(tv)
+        act, now = tv.get_by_test_id("activated").first, tv.get_by_test_id("guessing")
+        assert now.count() == 1 and act.count() == 1
+        assert now.get_attribute("stroke-dasharray")            # dashed, and pulsing
+        assert tv.evaluate("() => getComputedStyle(document.querySelector('#board .guessing'))"
+                           ".animationName") == "guessing"
+        assert "✓" in act.text_content()
+        shot(tv, "moments-board-guessed-activated-1920")
+        tv.set_viewport_size({"width": 1280, "height": 720})
+        shot(tv, "moments-board-guessed-activated-1280", scale="css")
+        tv.set_viewport_size({"width": 1920, "height": 1080})
+        done = True
+    assert done
+    # the recap at the end of day 1, photographed at both sizes
+    wait_kind(tv, "day-end")
+    still(tv, "moments-day-end-1920")
+    tv.set_viewport_size({"width": 1280, "height": 720})
+    still(tv, "moments-day-end-1280")
+
+
+def test_round_effects_and_double_damage_show_in_whole_words(screens, live):
+    """Every effect in play and double damage pending on both sides (the most text the
+    side panels can hold): each line stays inside the board, at every TV size."""
+    from .test_looks import fits_every_tv
+
+    events, _, _ = day_one()
+    table = Table(screens, live, WALL)
+    table.join("red", "Ann")
+    table.join("blue", "Bob")
+    for d in events:
+        table.play(d)
+        if d["type"] == "start":
+            break
+    tv = screens("tv")
+
+    def crowded(route: Any) -> None:
+        r = route.fetch()
+        body = r.json()
+        view = body.get("view", body)
+        if isinstance(view, dict) and "state" in view:
+            view["state"]["effects"] = {"red": ["scout", "spy", "miner", "bomb"],
+                                        "blue": ["scout", "bomb"]}
+            view["state"]["double_damage"] = {"red": True, "blue": True}
+        route.fulfill(response=r, json=body)
+
+    tv.route("**/api/tables/*/state*", crowded)
+    tv.route("**/api/tables/*/stream*", lambda route: route.abort())
+    tv.goto(f"{live.url}/t/{table.code}")
+    tv.wait_for_selector('[data-testid="in-play-blue"]')
+    lines = tv.evaluate("""() => [...document.querySelectorAll('[data-testid^="in-play-"]')]
+      .map(t => { const b = t.getBBox(); return {text: t.textContent, right: b.x + b.width,
+                                                 bottom: b.y + b.height}; })""")
+    texts = " ".join(x["text"] for x in lines)
+    assert "In play: Scout, Spy, Miner, Bomb" in texts and "Double damage due" in texts
+    assert len(lines) == 5          # red: two lines of effects and one; blue: one and one
+    assert all(x["right"] <= 1240 and x["bottom"] <= 790 for x in lines), lines
+    problems: dict[str, Any] = {}
+    fits_every_tv(tv, "effects", problems, looked=False)
+    assert not problems, problems
+    shot(tv, "moments-board-effects-1920")
+
+
+def test_a_request_for_the_host_outranks_a_moment(screens, live):
+    """An undo waiting for the big screen's answer takes the overlay away at once."""
+    events, _, _ = day_one()
+    table = Table(screens, live, WALL)
+    tv = table.tv
+    table.join("red", "Ann")
+    table.join("blue", "Bob")
+    for i, d in enumerate(events):
+        table.play(d)
+        fx = (expected_after(WALL, events[:i + 1])["reveals"][-1]["effects"]
+              if d["type"] == "reveal" else [])
+        if any(e["kind"] == "da" and e["steps"] for e in fx):
+            break
+    wait_kind(tv, "da")
+    table.submit(table.phones[d["guesser"]], "#b-undo")     # asks the other side or the TV
+    table.sync(tv)
+    tv.get_by_test_id("undo-request").wait_for()
+    assert kind(tv) is None
+    table.submit(tv, '[data-undo="yes"]')                  # the TV agrees: no new moment
+    assert kind(tv) is None
