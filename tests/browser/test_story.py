@@ -29,7 +29,7 @@ def _import(live, name: str, **extra) -> str:
 
 
 def _at(page, n: int) -> None:
-    page.wait_for_function(f"document.body.dataset.step === '{n}'")
+    page.wait_for_function("n => document.body.dataset.step === n", arg=str(n))
 
 
 def test_the_story_steps_through_an_imported_game(screens, live):
@@ -43,7 +43,7 @@ def test_the_story_steps_through_an_imported_game(screens, live):
     shot(tv, "story-tv-end-box")
     link.click()
     tv.wait_for_url(f"**/t/{code}/story*")
-    tv.wait_for_function("document.body.dataset.ready === '1'")
+    tv.wait_for_function("() => document.body.dataset.ready === '1'")
     story = _story(live, code)
     last = len(story["steps"]) - 1
     _at(tv, 0)
@@ -102,18 +102,18 @@ def test_the_story_steps_through_an_imported_game(screens, live):
     _at(tv, flag["step"] - 1)
     shot(tv, "story-laptop-1280")
     # nothing of the page falls outside a 1280x720 screen
-    assert tv.evaluate("document.documentElement.scrollWidth") <= 1280
+    assert tv.evaluate("() => document.documentElement.scrollWidth") <= 1280
 
 
 def test_the_story_on_a_phone(screens, live):
     code = _import(live, "random-territory-2.json")
     phone = screens("phone")
     phone.goto(f"{live.url}/t/{code}/story#step=10")
-    phone.wait_for_function("document.body.dataset.ready === '1'")
+    phone.wait_for_function("() => document.body.dataset.ready === '1'")
     _at(phone, 10)
     phone.locator("#next").tap()
     _at(phone, 11)
-    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    assert phone.evaluate("() => document.documentElement.scrollWidth") <= 390
     shot(phone, "story-phone-390")
     decisive = phone.locator('[data-testid="moment"].decisive')
     decisive.scroll_into_view_if_needed()
