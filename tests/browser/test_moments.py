@@ -87,13 +87,19 @@ def wait_kind(tv: Any, want: str, timeout: float = 10_000) -> None:
                          arg=want, timeout=timeout)
 
 
+def seated(screens: Any, live: Any) -> Table:
+    """A table opened on the TV with Ann (red) and Bob (blue) seated."""
+    table = Table(screens, live, WALL)
+    table.join("red", "Ann")
+    table.join("blue", "Bob")
+    return table
+
+
 def test_moments_show_what_just_happened_and_leave(screens, live):
     events, infiltrates, end_state = day_one()
     want = recap_of(end_state, 1)
-    table = Table(screens, live, WALL)
+    table = seated(screens, live)
     tv = table.tv
-    table.join("red", "Ann")
-    table.join("blue", "Bob")
 
     # the beep switch: off at first, remembered across a reload
     sound = tv.get_by_test_id("sound")
@@ -165,10 +171,8 @@ def test_moments_show_what_just_happened_and_leave(screens, live):
 
 def test_the_board_tells_a_guessed_card_from_an_activated_one(screens, live):
     events, _, _ = day_one()
-    table = Table(screens, live, WALL)
+    table = seated(screens, live)
     tv = table.tv
-    table.join("red", "Ann")
-    table.join("blue", "Bob")
     done = False
     for d in events:
         if d["type"] != "reveal" or done:
@@ -209,9 +213,7 @@ def test_round_effects_and_double_damage_show_in_whole_words(screens, live):
     from .test_looks import fits_every_tv
 
     events, _, _ = day_one()
-    table = Table(screens, live, WALL)
-    table.join("red", "Ann")
-    table.join("blue", "Bob")
+    table = seated(screens, live)
     for d in events:
         table.play(d)
         if d["type"] == "start":
@@ -248,10 +250,8 @@ def test_round_effects_and_double_damage_show_in_whole_words(screens, live):
 def test_a_request_for_the_host_outranks_a_moment(screens, live):
     """An undo waiting for the big screen's answer takes the overlay away at once."""
     events, _, _ = day_one()
-    table = Table(screens, live, WALL)
+    table = seated(screens, live)
     tv = table.tv
-    table.join("red", "Ann")
-    table.join("blue", "Bob")
     for i, d in enumerate(events):
         table.play(d)
         fx = (expected_after(WALL, events[:i + 1])["reveals"][-1]["effects"]
