@@ -13,6 +13,7 @@ and the security headers of every answer.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
@@ -44,6 +45,8 @@ def _hostname(netloc: str) -> str:
 def allowed_hosts(app: Flask) -> frozenset[str]:
     """The names this server answers to (computed once per app)."""
     names = set(LOCAL_NAMES) | {ip for _, ip in interface_addresses()}
+    machine = socket.gethostname().lower()       # the machine's own name, and its mDNS one
+    names |= {machine, f"{machine}.local", machine.split(".")[0]}
     public = app.config.get("PUBLIC_URL")
     if public:
         names.add(_hostname(urlsplit(public).netloc))

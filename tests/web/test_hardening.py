@@ -181,6 +181,8 @@ def test_a_host_name_the_server_is_not_reached_by_is_refused(client, app):
         r = client.get(path, headers={"Host": "rebind.evil.example:8000"})
         assert r.status_code == 421, path
     assert client.get("/", headers={"Host": "127.0.0.1:8000"}).status_code == 200
+    name = socket.gethostname().lower()                  # the machine's own names too
+    assert client.get("/", headers={"Host": f"{name}.local:8000"}).status_code == 200
     app.config["ALLOWED_HOSTS"] = ["table.example"]
     app.extensions.pop("companion.hosts", None)
     assert client.get("/", headers={"Host": "table.example:8000"}).status_code == 200
