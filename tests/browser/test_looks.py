@@ -102,8 +102,12 @@ TV_SIZES = [(1280, 720), (1366, 768), (1920, 1080), (2560, 1440), (3840, 2160)]
 # element whose text is cut by its box (overflow hidden), and the smallest text in px
 FIT = """() => {
   const s = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--s") || "1");
-  const out = {scroll: [document.scrollingElement.scrollWidth - innerWidth,
-                        document.scrollingElement.scrollHeight - innerHeight], cut: [], small: 999};
+  // a scrollbar the viewer could use (the TV page clips its window: a moment's animation
+  // growing past the edge for a frame is not something anyone can scroll to)
+  const clipped = getComputedStyle(document.documentElement).overflow === "hidden";
+  const out = {scroll: clipped ? [0, 0] : [document.scrollingElement.scrollWidth - innerWidth,
+                                          document.scrollingElement.scrollHeight - innerHeight],
+               cut: [], small: 999};
   const b = document.body.getBoundingClientRect();
   out.stage = [Math.round(b.left), Math.round(b.top), Math.round(innerWidth - b.right),
                Math.round(innerHeight - b.bottom)];
