@@ -20,8 +20,8 @@ from ..engine import (
     replay_output,
 )
 from ..engine.deduce import deduce_side
-from .models import Seat, Table, db
-from .states import active_events, derive, event_rows
+from .models import Seat, Table
+from .states import derive, event_rows
 
 
 def event_text(d: dict[str, Any]) -> str:
@@ -213,14 +213,16 @@ def taps(state: State, out: dict[str, Any], draft: dict[str, Any] | None) -> dic
     return t
 
 
-def undo_target(table: Table, state: State) -> tuple[str, str | None, int] | None:
+def undo_target(table: Table, state: State, rows: list[Any] | None = None
+                ) -> tuple[str, str | None, int] | None:
     """What an undo would take back now: (words, who entered it — a side, ``"reveal"``
     for a completed reveal, ``None`` for the host screen — and how many events it
-    removes, 0 for a tap); ``None`` when there is nothing to undo."""
+    removes, 0 for a tap); ``None`` when there is nothing to undo. ``rows``: the
+    table's events not undone, when the caller has read them already."""
     draft = Draft.from_dict(state, table.draft_dict())
     if draft is not None and draft.undo() is not None:
         return draft.undone, str(draft.undone_by), 0
-    rows = active_events(table)
+    rows = event_rows(table) if rows is None else rows
     if not rows:
         return None
     n, last = 1, rows[-1]
@@ -230,8 +232,8 @@ def undo_target(table: Table, state: State) -> tuple[str, str | None, int] | Non
         d = json.loads(last.data)
     if d["type"] == "reveal":
         return narrate_reveal(state.reveals[-1]), "reveal", n
-    seat = db.session.get(Seat, last.seat_id) if last.seat_id is not None else None
-    return event_text(d), seat.side if seat is not None else None, n
+    side = next((s.side for s in table.seats if s.id == last.seat_id), None)
+    return event_text(d), side, n
 
 
 def requests(table: Table) -> list[dict[str, Any]]:
@@ -289,7 +291,7 @@ def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
     stored = table.draft_dict() or {}
     # an undo that waits for the other side's phone (or the big screen) to agree
     view["undo"] = stored.get("undo") if stored.get("events") == state.event_count else None
-    target = undo_target(table, state)
+    target = undo_target(table, state, rows)
     # what the undo button would take back now, and who entered it (a completed reveal,
     # or the other side's entry, waits for that side's phone to agree)
     view["undo_next"] = {"what": "Undo: " + target[0], "by": target[1]} if target else None
