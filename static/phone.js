@@ -79,10 +79,13 @@
         <button type="button" id="do-draw">Draw for me at random</button>`;
     },
     intel(v, t) {
-      const seen = v.seen_intel.map(c => `<button type="button" data-card="${c.join(",")}">${c.join(" · ")}</button>`).join("");
-      return `<div class="card">Tap the four ranks on the intel card: it is recorded with the fourth (${picked.length}/${t.count}).</div>
-        ${seen ? `<div class="stack"><span class="muted">A card seen in this game (one tap records it):</span>${seen}</div>` : ""}
-        ${grid(t.ranks, "pick", picked)}${planBtn()}`;
+      const cards = (t.cards || []).map(c => `<button type="button" class="big card-pick" data-card="${c.join(",")}" aria-label="intel card ${c.join(", ")}">${c.join(" · ")}</button>`).join("");
+      const ask = `Tap the four ranks on the intel card: it is recorded with the fourth (${picked.length}/${t.count}).`;
+      return cards && !picked.length
+        ? `<div class="card">Which intel card is turned up? One tap records a card seen before.</div>
+          <div class="cards" data-testid="known-cards">${cards}</div>
+          <div class="card muted">A card not listed? ${ask}</div>${grid(t.ranks, "pick", picked)}${planBtn()}`
+        : `<div class="card">${ask}</div>${grid(t.ranks, "pick", picked)}${planBtn()}`;
     },
     tokens(v, t) {
       return `<div class="card">Intel card: <b>${v.state.intel.join(" · ")}</b>. Tap your missions that carry an intel token.</div>

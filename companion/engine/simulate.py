@@ -14,7 +14,8 @@ True
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from .events import (
     SIDES,
@@ -48,9 +49,14 @@ def deploy(rng: random.Random, hand: list[int], disorder: float = 0.0) -> list[i
 
 
 def play(rng: random.Random, options: Options | None = None, disorder: float = 0.1,
-         lie: float = 0.1, correct: float = 0.35, deceive: float = 0.3) -> Iterator[Event]:
-    """Yield the events of one random legal game, in the order of play."""
+         lie: float = 0.1, correct: float = 0.35, deceive: float = 0.3,
+         box: Sequence[Sequence[int]] | None = None) -> Iterator[Event]:
+    """Yield the events of one random legal game, in the order of play.
+
+    ``box``: the intel cards of the box, drawn without replacement as at a real table
+    (by default any four ranks make a card)."""
     s = new_game(options)
+    deck = [tuple(sorted(c)) for c in box] if box is not None else None
     deployed: dict[Side, list[int]] = {}
 
     def emit(e: Event) -> Event:
@@ -67,7 +73,10 @@ def play(rng: random.Random, options: Options | None = None, disorder: float = 0
         elif exp.type == "intel":
             for side in SIDES:
                 deployed[side] = deploy(rng, s.hand_ranks(side), disorder)
-            yield emit(Intel(tuple(rng.sample(range(1, 11), 4))))
+            if deck is None:
+                yield emit(Intel(tuple(rng.sample(range(1, 11), 4))))
+            else:
+                yield emit(Intel(deck.pop(rng.randrange(len(deck)))))
         elif exp.type == "tokens":
             side = exp.sides[0]
             truth = {m for m, r in enumerate(deployed[side], 1)
@@ -92,7 +101,7 @@ def play(rng: random.Random, options: Options | None = None, disorder: float = 0
             yield emit(Check(side, tuple(down.items())))
 
 
-def random_record(rng: random.Random, wall_distance: int | None = None, **kw: float) -> Record:
+def random_record(rng: random.Random, wall_distance: int | None = None, **kw: Any) -> Record:
     """One whole random legal game as a record."""
     w = wall_distance if wall_distance is not None else rng.randint(2, 8)
     options = Options(w)

@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..engine import Event as GameEvent
 from ..engine import RecordError, State, apply
+from .cards import ended_round, learn
 from .errors import ApiError, from_refusal
 from .fields import body_field, idempotency_key
 from .models import Event, Receipt, Table, db, now
@@ -126,6 +127,7 @@ class Transaction:
         (a day's start by R12): it carries no key of its own.
         """
         after = self.apply(state, event)
+        learn(ended_round(state, after))   # a card whose round is over: one tap next time
         last = db.session.scalar(select(Event.seq).where(Event.table_id == self.table.id)
                                  .order_by(Event.seq.desc()).limit(1))
         db.session.add(Event(table_id=self.table.id, seq=(last or 0) + 1,

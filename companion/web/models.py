@@ -125,3 +125,17 @@ class Receipt(Base):
     # (host, seat:<id>, anyone): a key belongs to one kind of request by one screen
     kind: Mapped[str | None] = mapped_column(String(16))
     actor: Mapped[str | None] = mapped_column(String(16))
+
+
+class IntelCard(Base):
+    """An intel card seen in a finished round at any table of this server (issue 11).
+
+    The box holds six intel cards and they come back every game: a card seen before is
+    offered to the phones as one tap. Public, like everything the table saw; no game's
+    state depends on it (a game is still only its events).
+    """
+
+    __tablename__ = "intel_card"
+    ranks: Mapped[str] = mapped_column(String(32), primary_key=True)   # "1-3-6-8"
+    seen: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    last: Mapped[datetime | None] = mapped_column(DateTime)

@@ -14,8 +14,9 @@ from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from ..engine import SIDES, Record, RecordError, replay
+from ..engine import SIDES, Record, RecordError, State, replay
 from .authority import Transaction
+from .cards import learn, played
 from .errors import ApiError
 from .fields import CODE_RE, flag, idempotency_key, name_field, secret_field
 from .limits import TokenBucket
@@ -178,8 +179,9 @@ def open_table(body: dict[str, Any], imported: bool = False) -> tuple[Table, str
     events: list[dict[str, Any]] = []
     teams = flag(body, "teams")
     if imported:
-        rec = _record_from(body)
+        rec, end = _record_from(body)
         events = [e.to_dict() for e in rec.events]
+        learn(played(end))              # the group's cards, for the next game's intel step
         wall, notice = rec.options.wall_distance, f"Game imported: {len(events)} events"
         teams = teams or rec.options.teams          # a saved team game opens as one
     else:
@@ -193,8 +195,9 @@ def open_table(body: dict[str, Any], imported: bool = False) -> tuple[Table, str
     return _insert_table(table, key, events, own)
 
 
-def _record_from(body: dict[str, Any]) -> Record:
-    """The record of an import, replayed once by the referee; a bad one opens nothing."""
+def _record_from(body: dict[str, Any]) -> tuple[Record, State]:
+    """The record of an import and its end, replayed once by the referee; a bad one
+    opens nothing."""
     raw = body.get("record")
     if not isinstance(raw, dict):
         raise ApiError(400, "the field 'record' must be a game record (a JSON object with "
@@ -205,14 +208,14 @@ def _record_from(body: dict[str, Any]) -> Record:
     flag(body, "first_game")
     try:
         rec = Record.from_dict(raw)
-        replay(rec)
+        end = replay(rec)
     except RecordError as err:
         raise ApiError(400, f"the record is refused: {err}", field="record", code=err.code,
                        event=err.index) from None
     except (RecursionError, ValueError, TypeError) as err:   # the referee's own guard
         raise ApiError(400, f"the record is refused: {type(err).__name__}", field="record",
                        code="bad_record") from None
-    return rec
+    return rec, end
 
 
 def _created_before(key: str | None) -> Table | None:

@@ -20,6 +20,7 @@ from ..engine import (
     replay_output,
 )
 from ..engine.deduce import deduce_side
+from .cards import known
 from .models import Seat, Table
 from .states import derive, event_rows
 
@@ -280,13 +281,16 @@ def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
         if card not in seen:
             seen.append(card)
     draft = draft_view(table, state)
+    can = taps(state, out, draft)
+    if can["step"] == "intel":          # the box's cards seen before: one tap each
+        can["cards"] = known(state.old_intel)
     view = {
         "code": table.code, "version": table.version, "teams": table.teams,
         "first_game": table.first_game,
         "wall_distance": table.wall_distance, "state": out, "draft": draft,
         "seats": [seat_dict(s) for s in table.seats if s.status == "active"],
         "notice": table.notice, "log": log, "seen_intel": seen,
-        "words": words(out, draft, table.teams), "taps": taps(state, out, draft),
+        "words": words(out, draft, table.teams), "taps": can,
     }
     stored = table.draft_dict() or {}
     # an undo that waits for the other side's phone (or the big screen) to agree
