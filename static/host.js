@@ -392,9 +392,14 @@
     return out;
   }
 
+  // a moment that waited this long behind others is news no longer: the board shows it
+  // (a flag capture and a day's recap are always shown)
+  const STALE_MS = 6000;
+  const passing = m => m.kind === "start" || m.kind === "da";
   function showNext() {
     clearTimeout(timer);
-    const box = $("moment");
+    const box = $("moment"), now = Date.now();
+    queue = queue.filter(m => !passing(m) && m.kind !== "infiltration" || now - m.at < STALE_MS);
     showing = queue.shift() || null;
     if (!showing) { box.classList.add("hidden"); box.classList.remove("leaving"); box.innerHTML = ""; delete box.dataset.kind; return; }
     const m = showing;
@@ -428,7 +433,12 @@
       const fresh = momentsBetween(last, v);
       // a newer double-agent move replaces one still waiting its turn
       if (fresh.some(m => m.kind === "da")) queue = queue.filter(m => m.kind !== "da");
-      if (fresh.length) { queue.push(...fresh); if (!showing) showNext(); }
+      fresh.forEach(m => { m.at = Date.now(); });
+      if (fresh.length) {
+        queue.push(...fresh);
+        // the table has moved on: who starts, or the last step of the double agent, gives way
+        if (!showing || passing(showing)) showNext();
+      }
     }
     last = v;
   }

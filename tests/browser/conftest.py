@@ -175,6 +175,12 @@ def shot(page: Any, name: str, scale: str = "device") -> pathlib.Path:
     return path
 
 
+def still(page: Any, name: str) -> None:
+    """A screenshot with the moment's entrance finished (its animations run to their end)."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / f"{name}.png"), animations="disabled", scale="css")
+
+
 def read_qr(path: pathlib.Path) -> str:
     """Decode the QR code in a screenshot with a real decoder (zxing-cpp)."""
     import zxingcpp

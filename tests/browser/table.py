@@ -12,7 +12,7 @@ import pathlib
 from collections.abc import Callable
 from typing import Any
 
-from companion.engine import Options, Record, event_from_dict, replay, replay_output
+from companion.engine import Options, Record, event_from_dict, replay, replay_output, team_part
 
 from .conftest import SCREENS, read_qr, shot
 
@@ -42,8 +42,9 @@ class Table:
     """A table opened on the TV and played from phones."""
 
     def __init__(self, screens: Callable[[str], Any], live: Any, wall: int,
-                 shots: str | None = None) -> None:
+                 shots: str | None = None, teams: bool = False) -> None:
         self.screens, self.live, self.wall, self.shots = screens, live, wall, shots
+        self.teams = teams
         self.version = 0
         self.taps = 0                   # every tap a player made on a phone, counted
         self.shot_done: set[str] = set()
@@ -52,6 +53,8 @@ class Table:
         if shots:
             shot(tv, f"{shots}-tv-create")
         tv.click(f'[data-w="{wall}"]')
+        if teams:
+            tv.click('[data-teams="1"]')
         tv.click('button[type="submit"]')
         tv.wait_for_url("**/t/*")
         tv.wait_for_selector("body[data-version]", state="attached")
@@ -62,7 +65,7 @@ class Table:
         SCREENS.mkdir(parents=True, exist_ok=True)
         tv.screenshot(path=str(path))
         self.join_url = read_qr(path)
-        self.phones: dict[str, Any] = {}
+        self.phones: dict[Any, Any] = {}     # by side, or (side, part) in team play
 
     # --- waiting and tapping ---------------------------------------------------------
     def seen(self, page: Any) -> int:
@@ -98,9 +101,9 @@ class Table:
         page.wait_for_selector("body[data-version]", state="attached")
         return page
 
-    def join(self, side: str, name: str, page: Any | None = None) -> Any:
+    def join(self, side: str, name: str, page: Any | None = None, part: int = 0) -> Any:
         page = page or self.phone()
-        self.tap(page, f'[data-join="{side}:0"]')
+        self.tap(page, f'[data-join="{side}:{part}"]')
         page.fill("#name", name)
         if self.shots and "join" not in self.shot_done:
             self.shot_done.add("join")
@@ -108,8 +111,13 @@ class Table:
         self.submit(page, "#do-join")
         page.wait_for_function("n => document.getElementById('who').textContent.includes(n)",
                                arg=name)
-        self.phones[side] = page
+        self.phones[(side, part) if part else side] = page
         return page
+
+    def of(self, side: str, mission: int = 1) -> Any:
+        """The phone that taps for ``side``: in team play (R80) the player of the part
+        holding ``mission`` (missions 1-2 or 3-4; the part of missions 1-2 otherwise)."""
+        return self.phones[(side, team_part(mission))] if self.teams else self.phones[side]
 
     # --- one event, by taps ----------------------------------------------------------
     def play(self, d: dict[str, Any], before: Callable[[str, Any], None] | None = None) -> None:
@@ -117,14 +125,14 @@ class Table:
         hook = before or (lambda stage, page: None)
         kind = d["type"]
         if kind == "exhaust":
-            p = self.phones[d["side"]]
+            p = self.of(d["side"])
             assert self.step(p) == "exhaust"
             hook("exhaust", p)
             for r in d["ranks"]:
                 self.tap(p, f'#act [data-pick="{r}"]')
             self.submit(p, "#do-exhaust")
         elif kind == "intel":
-            p = self.phones["red"]
+            p = self.of("red")
             assert self.step(p) == "intel"
             card = f'#act [data-card="{",".join(map(str, sorted(d["ranks"])))}"]'
             if p.locator(card).count():           # seen before on this server: one tap
@@ -136,22 +144,22 @@ class Table:
             hook("intel", p)
             self.submit(p, f'#act [data-pick="{d["ranks"][-1]}"]')   # the fourth records it
         elif kind == "tokens":
-            p = self.phones[d["side"]]
+            p = self.of(d["side"])
             assert self.step(p) == "tokens"
             for m in d["missions"]:
                 self.tap(p, f'#act [data-pick="{m}"]')
             hook("tokens", p)
             self.submit(p, "#do-tokens")
         elif kind == "start":
-            p = self.phones[d["side"]]
+            p = self.of(d["side"])
             if self.step(p) != "start":          # days 2 and 3 start by themselves (R12)
                 assert self.step(p).startswith("reveal-")
                 return
             hook("start", p)
             self.submit(p, f'#act [data-start="{d["side"]}"]')
         elif kind == "reveal":
-            owner = self.phones["blue" if d["guesser"] == "red" else "red"]
-            guesser = self.phones[d["guesser"]]
+            owner = self.of("blue" if d["guesser"] == "red" else "red", d["mission"])
+            guesser = self.of(d["guesser"], d["mission"])
             if d["deception"]:                   # laid while the guess waits; else no tap
                 hook("deception", owner)
                 self.submit(owner, '[data-dec="1"]')
@@ -165,7 +173,7 @@ class Table:
                 hook("choice", owner)
                 self.submit(owner, f'[data-choice="{d["choice"]}"]')
         elif kind == "check":
-            p = self.phones[d["side"]]
+            p = self.of(d["side"])
             assert self.step(p) == "check"
             for _m, r in sorted((int(m), r) for m, r in d["ranks"].items()):
                 self.tap(p, f'#act [data-pick="{r}"]')

@@ -13,7 +13,7 @@ from typing import Any
 
 from companion.engine.simulate import random_record
 
-from .conftest import SCREENS, shot
+from .conftest import shot, still
 from .table import Table, expected_after, normalise
 
 WALL = 3
@@ -61,12 +61,6 @@ def recap_of(state: dict[str, Any], day: int) -> dict[str, dict[str, int]]:
             gained = st[s]["ip_identified"] + st[s]["ip_abilities"] + st[s]["ip_deception"]
             assert out["ip"][s] == gained
     return out
-
-
-def still(page: Any, name: str) -> None:
-    """A screenshot with the moment's entrance finished (its animations run to their end)."""
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENS / f"{name}.png"), animations="disabled", scale="css")
 
 
 def kind(tv: Any) -> str | None:
