@@ -45,6 +45,11 @@
     $("last").classList.toggle("hidden", !last || s.phase === "over" || last.day !== s.day);
   }
 
+  // the player this phone remembers (issue 14): its key (made here, only its hash is
+  // kept by the server), the player's id and name; sent with every seat it takes
+  const PLAYER = "sl-player";
+  const player = () => { try { return JSON.parse(localStorage.getItem(PLAYER) || "null"); } catch (e) { return null; } };
+
   // --- one function per screen: (view, its taps, this seat's side) → the buttons ---
   const STEPS = {
     join(v) {
@@ -58,8 +63,11 @@
           return `<button type="button" class="${side} big ${sel}" data-join="${side}:${p}">${mark(side)} ${cap(side)}${p ? " " + partName(p) : ""}${t ? `<br><small class="muted">${esc(t.name)} sits here: ask to take over</small>` : ""}</button>`;
         }).join("") + `</div>`;
       }
-      return h + `<label for="name">Your name</label><input type="text" id="name" maxlength="40" autocomplete="nickname" value="${esc(localStorage.getItem("sl-name") || "")}">
+      const me = player();
+      return h + `<label for="name">Your name</label><input type="text" id="name" maxlength="40" autocomplete="nickname" value="${esc((me && me.name) || localStorage.getItem("sl-name") || "")}">
         <button type="button" class="primary big" id="do-join">Sit down</button></div>
+        ${me ? `<div class="card known" data-testid="known-player">This phone remembers you as <b>${esc(me.name)}</b>: your games count in the group's statistics. Type another name above to rename yourself.
+          <div class="row"><a class="btn" href="/stats/players/${me.id}">My statistics</a><button type="button" id="do-forget">Forget me on this phone</button></div></div>` : ""}
         <button type="button" class="big" id="do-watch" data-testid="watch">Just watch (no seat)</button>`;
     },
     // a watcher: the game as it goes, read only; it takes no seat and can tap nothing
@@ -201,17 +209,22 @@
       if (watching) localStorage.setItem("sl-watch-" + SL.code, "1"); else localStorage.removeItem("sl-watch-" + SL.code);
       render(); return;
     }
+    if (b.id === "do-forget") {       // this phone only: the history keeps what the table saw
+      localStorage.removeItem(PLAYER); localStorage.removeItem("sl-name");
+      SL.toast("This phone no longer remembers you.", true); render(); return;
+    }
     if (b.id === "do-join") {
       const name = $("name").value.trim();
       if (!joinSide) return SL.toast("Choose a side first.");
       if (!name) return SL.toast("Type your name.");
       localStorage.setItem("sl-name", name);
-      const mine = SL.newSecret();
-      const body = {side: joinSide, name, secret: mine};
+      const mine = SL.newSecret(), me = player() || {key: SL.newSecret()};
+      const body = {side: joinSide, name, secret: mine, player: me.key};
       if (teams) body.part = joinPart;
       const r = await SL.post("/seats", body);
       if (r.ok) {
         seat = r.data.seat; SL.secret = mine;
+        if (seat.player) localStorage.setItem(PLAYER, JSON.stringify({key: me.key, id: seat.player, name}));
         localStorage.setItem(store, JSON.stringify({seat, secret: mine}));
         SL.connect(seat.id);
       }

@@ -245,5 +245,5 @@ def undo(tx: Transaction, actor: Actor) -> None:
         return
     for row in active_events(table)[-n:]:
         row.undone = True
-    table.draft = None
+    table.draft, table.finished = None, None     # an end undone leaves the history
     tx.commit(200, {"undone": what}, notice=f"{actor.name} undid: {what}")

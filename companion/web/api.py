@@ -18,11 +18,11 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, render_templ
 from werkzeug.exceptions import HTTPException
 
 from ..engine import RANK_NAMES, SIDES, Options, Side, ability_preview
-from . import actions, live, tables
+from . import actions, history, live, tables
 from .authority import Transaction
-from .edges import check_origin
+from .edges import check_origin, is_local
 from .errors import ApiError
-from .fields import clean_text
+from .fields import clean_text, name_field
 from .models import Table, db
 from .states import active_events, derive
 from .story import story as game_story
@@ -177,7 +177,7 @@ def join(code: str) -> tuple[Response, int]:
     for its seat (``secret``; without one the server makes it and sends it once)."""
     return _act(code, "seats", lambda tx, actor: tables.join(
         tx, tx.body.get("name"), tx.body.get("side"), tx.body.get("part"), tx.body.get("secret"),
-        request.remote_addr or "unknown"), anonymous=True)
+        request.remote_addr or "unknown", tx.body.get("player")), anonymous=True)
 
 
 @bp.get("/tables/<code>/requests")
@@ -249,3 +249,49 @@ def record(code: str) -> Response:
     resp = jsonify(out)
     resp.headers["Content-Disposition"] = f'attachment; filename="spies-lies-{table.code}.json"'
     return resp
+
+
+# --- the group's history (issue 14) ---------------------------------------------------
+
+
+@bp.get("/history")
+def history_list() -> Response:
+    """The finished games, newest first: players by side, winner, reason, days."""
+    return jsonify({"games": history.listing(history.finished_games())})
+
+
+@bp.get("/stats")
+def group_stats() -> Response:
+    """The group's statistics over every finished game."""
+    return jsonify(history.group())
+
+
+@bp.get("/players/<int:player_id>/stats")
+def player_stats(player_id: int) -> Response:
+    """One player's statistics: wins by side and reason, guesses, IP, rivals."""
+    return jsonify(history.player(player_id))
+
+
+@bp.post("/players/me")
+def player_rename() -> Response:
+    """A player renames themself from their phone (``player``: the phone's player key)."""
+    body = _body()
+    return jsonify(history.rename(body.get("player"), name_field(body)))
+
+
+@bp.post("/history/<code>/delete")
+def history_delete(code: str) -> Response:
+    """Delete a finished game: from the screen that hosted it (its host key as the
+    bearer) or from the computer that serves the companion."""
+    _body()
+    history.delete_game(code, is_local(), _secret())
+    return jsonify({"deleted": code.upper()})
+
+
+@bp.post("/players/<int:player_id>/delete")
+def player_delete(player_id: int) -> Response:
+    """Forget a player: from their own phone (the player key as the bearer) or from the
+    computer that serves the companion."""
+    _body()
+    history.delete_player(player_id, is_local(), _secret())
+    return jsonify({"deleted": player_id})

@@ -17,7 +17,7 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..engine import Event as GameEvent
-from ..engine import RecordError, State, apply
+from ..engine import Phase, RecordError, State, apply
 from .cards import ended_round, learn
 from .errors import ApiError, from_refusal
 from .fields import body_field, idempotency_key
@@ -146,7 +146,10 @@ class Transaction:
         """
         t = self.table
         values: dict[str, Any] = {"version": t.version + (1 if bump else 0), "updated": now(),
-                                  "draft": t.draft}
+                                  "draft": t.draft, "finished": t.finished}
+        if self.state is not None:     # the history lists a game from the moment it ends
+            over = self.state.phase == Phase.OVER
+            values["finished"] = (t.finished or now()) if over else None
         if not keep_notice:
             values["notice"] = notice if bump else t.notice
         # The compare-and-swap comes first, before any row of this request is written:

@@ -107,3 +107,9 @@ def init_app(app: Flask) -> None:
     """Check the Host of every request and add the security headers to every answer."""
     app.before_request(check_host)
     app.after_request(add_headers)
+
+
+def is_local() -> bool:
+    """Whether the request comes from the machine that serves the companion (the laptop
+    beside the table): it may delete games and players from the history (issue 14)."""
+    return (request.remote_addr or "") in ("127.0.0.1", "::1")

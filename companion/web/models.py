@@ -65,6 +65,8 @@ class Table(Base):
     notice: Mapped[str | None] = mapped_column(Text)     # last undo or seat change
     created: Mapped[datetime] = mapped_column(DateTime, default=now)
     updated: Mapped[datetime] = mapped_column(DateTime, default=now, onupdate=now)
+    # when the referee ended the game (None while it runs, or once its end is undone)
+    finished: Mapped[datetime | None] = mapped_column(DateTime, index=True)
     # the idempotency key of the request that opened (or imported) the table
     create_key: Mapped[str | None] = mapped_column(String(64), unique=True, index=True)
 
@@ -90,8 +92,23 @@ class Seat(Base):
     status: Mapped[str] = mapped_column(String(10), default="active")
     last_seen: Mapped[datetime | None] = mapped_column(DateTime)
     created: Mapped[datetime] = mapped_column(DateTime, default=now)
+    # the player the phone remembers (issue 14), if it sent one
+    player_id: Mapped[int | None] = mapped_column(
+        ForeignKey("player.id", name="fk_seat_player", ondelete="SET NULL"), index=True)
 
     table: Mapped[Table] = relationship(back_populates="seats")
+
+
+class Player(Base):
+    """Someone a phone remembers (issue 14): a name and the hash of a key the phone made
+    and keeps; no account, no password. Only what the table saw is kept about them."""
+
+    __tablename__ = "player"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(40))
+    created: Mapped[datetime] = mapped_column(DateTime, default=now)
+    last_seen: Mapped[datetime | None] = mapped_column(DateTime)
 
 
 class Event(Base):

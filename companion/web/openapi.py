@@ -49,6 +49,8 @@ CODE = {"name": "code", "in": "path", "required": True,
         "schema": {"type": "string", "pattern": CODE_RE.pattern}}
 SEAT_ID = {"name": "seat_id", "in": "path", "required": True,
            "schema": {"type": "integer", "minimum": 0}}
+PLAYER_ID = {"name": "player_id", "in": "path", "required": True,
+             "schema": {"type": "integer", "minimum": 0}}
 FIRST_GAME = {"type": "boolean", "description": "a first game: the big screen explains each "
               "ability in one sentence the first time it is activated"}
 ACTION = ["version", "idempotency_key"]      # fields every change of a table carries
@@ -198,7 +200,9 @@ def document() -> dict[str, Any]:
                 "secret", {"side": _ref("Side"), "name": {"type": "string", "minLength": 1,
                                                           "maxLength": 40},
                            "part": {"type": "integer", "enum": [0, 1, 2]},
-                           "secret": own_secret},
+                           "secret": own_secret,
+                           "player": {**own_secret, "description": "the key this phone keeps "
+                                      "for its player: the same person at every table"}},
                 ["side", "name"], 201, secure=False)},
             "/api/tables/{code}/seats/{seat_id}/decision": {"post": {
                 **_post("the host screen lets a phone take over a seat, or keeps it",
@@ -260,6 +264,44 @@ def document() -> dict[str, Any]:
                 "parameters": [CODE],
                 "responses": {"200": _json(_ref("Story"), "the story of the game so far"),
                               **_errors(404, 421, 429)}}},
+            "/api/history": {"get": {
+                "summary": "the finished games, newest first: players by side, winner, "
+                           "reason, days",
+                "responses": {"200": _json({"type": "object", "required": ["games"],
+                                            "properties": {"games": {"type": "array"}}},
+                                           "the history")}}},
+            "/api/history/{code}/delete": {"post": {
+                "summary": "delete a finished game: from the screen that hosted it (its "
+                           "host secret as the bearer) or from the serving computer",
+                "parameters": [CODE], "security": [{"seat": []}, {}],
+                "requestBody": {"required": True, "content": {"application/json": {
+                    "schema": {"type": "object"}}}},
+                "responses": {"200": _json({"type": "object"}, "deleted"),
+                              **_errors(400, 403, 404, 413, 421)}}},
+            "/api/stats": {"get": {
+                "summary": "the group's statistics over every finished game",
+                "responses": {"200": _json({"type": "object"}, "the statistics")}}},
+            "/api/players/{player_id}/stats": {"get": {
+                "summary": "one player's statistics: wins by side and reason, guesses, IP, "
+                           "head-to-head", "parameters": [PLAYER_ID],
+                "responses": {"200": _json({"type": "object"}, "the statistics"),
+                              **_errors(404)}}},
+            "/api/players/me": {"post": {
+                "summary": "a player renames themself from their phone",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["player", "name"], "properties": {
+                        "player": own_secret,
+                        "name": {"type": "string", "minLength": 1, "maxLength": 40}}}}}},
+                "responses": {"200": _json({"type": "object"}, "the new name"),
+                              **_errors(400, 403, 404, 413, 421)}}},
+            "/api/players/{player_id}/delete": {"post": {
+                "summary": "forget a player: from their own phone (the player key as the "
+                           "bearer) or from the serving computer",
+                "parameters": [PLAYER_ID], "security": [{"seat": []}, {}],
+                "requestBody": {"required": True, "content": {"application/json": {
+                    "schema": {"type": "object"}}}},
+                "responses": {"200": _json({"type": "object"}, "forgotten"),
+                              **_errors(400, 403, 404, 413, 421)}}},
             "/api/tables/{code}/stream": {"get": {
                 "summary": "Server-Sent Events: the view whenever it changes, and presence",
                 "x-stream": True,

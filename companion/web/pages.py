@@ -11,6 +11,9 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, re
 
 from .. import helptext
 from ..address import base_url
+from ..engine import RANK_NAMES
+from . import history
+from .edges import is_local
 from .tables import load
 
 bp = Blueprint("pages", __name__)
@@ -97,3 +100,28 @@ def qr(code: str) -> Response:
     resp = Response(buf.getvalue(), mimetype="image/svg+xml")
     resp.headers["Cache-Control"] = "no-cache"
     return resp
+
+
+# --- the group's history (issue 14) ---------------------------------------------------
+
+
+@bp.get("/history")
+def history_page() -> str:
+    """The finished games, newest first, each with its story and its record."""
+    return render_template("history.html", games=history.listing(history.finished_games()),
+                           local=is_local())
+
+
+@bp.get("/stats")
+def stats_page() -> str:
+    """The group's statistics, with small charts drawn on the server."""
+    s = history.group()
+    soldiers = [(f"{r} {RANK_NAMES[r]}", s["soldiers"][r], "") for r in range(1, 11)]
+    return render_template("stats.html", s=s, soldiers=soldiers)
+
+
+@bp.get("/stats/players/<int:player_id>")
+def player_page(player_id: int) -> str:
+    """One player's statistics and head-to-head records."""
+    return render_template("player.html", p=history.player(player_id), local=is_local(),
+                           rank_names=RANK_NAMES)

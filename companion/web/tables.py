@@ -14,13 +14,24 @@ from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from ..engine import SIDES, Record, RecordError, State, replay
+from ..engine import SIDES, Phase, Record, RecordError, State, replay
 from .authority import Transaction
 from .cards import learn, played
 from .errors import ApiError
 from .fields import CODE_RE, flag, idempotency_key, name_field, secret_field
 from .limits import TokenBucket
-from .models import Event, Receipt, Seat, Table, db, hash_secret, new_code, new_secret, now
+from .models import (
+    Event,
+    Player,
+    Receipt,
+    Seat,
+    Table,
+    db,
+    hash_secret,
+    new_code,
+    new_secret,
+    now,
+)
 from .views import seat_dict
 
 EXPIRY_DAYS = 30            # a table untouched this long is expired (TABLE_EXPIRY_DAYS)
@@ -177,6 +188,7 @@ def open_table(body: dict[str, Any], imported: bool = False) -> tuple[Table, str
     if again is not None:
         return again, None
     events: list[dict[str, Any]] = []
+    end: State | None = None
     teams = flag(body, "teams")
     if imported:
         rec, end = _record_from(body)
@@ -191,7 +203,8 @@ def open_table(body: dict[str, Any], imported: bool = False) -> tuple[Table, str
                            field="wall_distance", code="bad_field")
     deduction = flag(body, "deduction")
     table = Table(wall_distance=wall, teams=teams, deduction=deduction,
-                  first_game=flag(body, "first_game"), version=1 + len(events), notice=notice)
+                  first_game=flag(body, "first_game"), version=1 + len(events), notice=notice,
+                  finished=now() if end is not None and end.phase == Phase.OVER else None)
     return _insert_table(table, key, events, own)
 
 
@@ -259,11 +272,12 @@ def _where(side: str, part: int) -> str:
 
 
 def join(tx: Transaction, name: Any, side: Any, part: Any, secret: Any = None,
-         client: str = "local") -> None:
+         client: str = "local", player: Any = None) -> None:
     """Sit down at ``side`` (and ``part`` in team play); a taken seat waits for the host.
 
     ``secret`` is the key the phone made for its seat (only its hash is kept); without
-    one the server makes it and sends it in this answer, once.
+    one the server makes it and sends it in this answer, once. ``player``: the key the
+    phone keeps for its player (issue 14): the same person at the next table.
     """
     table = tx.table
     if side not in SIDES:
@@ -288,9 +302,10 @@ def join(tx: Transaction, name: Any, side: Any, part: Any, secret: Any = None,
     if taken:
         _may_ask(table, client)
     secret = own or new_secret()
+    who = remember(player, name)
     seat = Seat(table_id=table.id, side=side, part=part, name=name,
                 secret_hash=hash_secret(secret), status="pending" if taken else "active",
-                last_seen=now())
+                last_seen=now(), player_id=who.id if who else None)
     db.session.add(seat)
     db.session.flush()
     if taken:
@@ -304,6 +319,23 @@ def join(tx: Transaction, name: Any, side: Any, part: Any, secret: Any = None,
     # a request to take over a seat waits for the host outside the versioned view: the
     # players' next taps stay valid however many phones ask
     tx.commit(201, answer, notice=notice, bump=not taken)
+
+
+def remember(key: Any, name: str) -> Player | None:
+    """The player whose phone keeps ``key`` (made by the phone; only its hash is kept),
+    created the first time, renamed to ``name`` when the phone sends a new one."""
+    own = secret_field({"player": key}, "player")
+    if own is None:
+        return None
+    h = hash_secret(own)
+    who: Player | None = db.session.scalar(select(Player).where(Player.key_hash == h))
+    if who is None:
+        who = Player(key_hash=h, name=name, last_seen=now())
+        db.session.add(who)
+    else:
+        who.name, who.last_seen = name, now()
+    db.session.flush()
+    return who
 
 
 def _may_ask(table: Table, client: str) -> None:

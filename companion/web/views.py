@@ -246,7 +246,7 @@ def requests(table: Table) -> list[dict[str, Any]]:
 def seat_dict(seat: Seat) -> dict[str, Any]:
     """A seat as every screen may see it (no secret)."""
     return {"id": seat.id, "side": seat.side, "part": seat.part, "name": seat.name,
-            "status": seat.status}
+            "status": seat.status, "player": seat.player_id}
 
 
 def deduction_view(state: State) -> dict[str, Any] | None:

@@ -201,7 +201,7 @@ class Table:
 
     def check_board(self, want: dict[str, Any]) -> None:
         got = self.board()
-        assert got["ip"] == {s: f"IP {want['ip'][s]}" for s in SIDES}
+        assert got["ip"] == {s: f"IP {want['ip'][s]}" for s in SIDES}, (got, want["ip"])
         assert got["dt"] == {s: f"DT {want['dt'][s]}" for s in SIDES}
         assert got["da"] == want["da"]
         da, toward = want["da"], "red" if want["da"] < 0 else "blue"

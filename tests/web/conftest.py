@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
 
 from companion.web import create_app
+from harness.steps import steps
 
 ORIGIN = "http://localhost"
 _keys = itertools.count(1)
@@ -109,15 +111,38 @@ def table(client):
 
 
 def sit(host: Player, side: str, name: str, part: int | None = None,
-        expect: int = 201) -> Player:
-    """A phone joins the table as ``side`` (and ``part`` in team play)."""
+        expect: int = 201, player: str | None = None) -> Player:
+    """A phone joins the table as ``side`` (and ``part`` in team play); ``player``: the
+    key the phone keeps for its player (issue 14)."""
     p = Player(host.client, host.code, None, name)
     p.refresh()
     body: dict[str, Any] = {"side": side, "name": name}
     if part is not None:
         body["part"] = part
+    if player is not None:
+        body["player"] = player
     r = p.post("/seats", body, expect)
     d = r.get_json()
     p.secret = d["secret"]
     p.seat = d["seat"]
     return p
+
+
+def enter(host: Player, seats: dict[str, Player], events: Any,
+          seen: Callable[[Any, dict[str, Any]], None] | None = None) -> None:
+    """Enter recorded ``events`` from the seats' phones, as ``harness.steps`` says the
+    table does; ``seen(event, view)`` looks at the view each event is entered on."""
+    screens = {**seats, "host": host}
+    for e in events:
+        view = host.refresh()
+        if seen is not None:
+            seen(e, view)
+        todo, status = steps(e, view), None
+        try:
+            while True:
+                who, path, body = todo.send(status)
+                r = screens[who].post(path, body)
+                assert r.status_code in (200, 201), r.get_json()
+                status = r.status_code
+        except StopIteration:
+            pass

@@ -10,9 +10,8 @@ from collections import Counter
 
 from companion.engine import Record, replay
 from companion.engine.simulate import random_record
-from harness.steps import steps
 
-from .conftest import ORIGIN, Player, sit
+from .conftest import ORIGIN, Player, enter, sit
 
 
 def cards_of(rec: Record) -> list[list[int]]:
@@ -23,21 +22,11 @@ def cards_of(rec: Record) -> list[list[int]]:
 
 def play(host: Player, seats: dict[str, Player], rec: Record, offered: list) -> None:
     """Enter every event of ``rec``; note what the intel step offers each time."""
-    screens = {**seats, "host": host}
-    for e in rec.events:
-        view = host.refresh()
+    def note(e, view):
         if e.type == "intel":
             assert view["taps"]["step"] == "intel"
             offered.append(view["taps"]["cards"])
-        todo, status = steps(e, view), None
-        try:
-            while True:
-                who, path, body = todo.send(status)
-                r = screens[who].post(path, body)
-                assert r.status_code in (200, 201), r.get_json()
-                status = r.status_code
-        except StopIteration:
-            pass
+    enter(host, seats, rec.events, note)
 
 
 def test_cards_of_finished_rounds_are_offered_at_the_next_tables_intel_step(table, client):

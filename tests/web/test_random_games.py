@@ -8,9 +8,8 @@ import pytest
 
 from companion.engine import replay, replay_output
 from companion.engine.simulate import random_record
-from harness.steps import steps
 
-from .conftest import sit
+from .conftest import enter, sit
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -18,21 +17,11 @@ def test_a_random_game_entered_through_the_api_ends_as_the_referee_says(table, s
     rec = random_record(random.Random(seed))
     host = table(wall_distance=rec.options.wall_distance)
     seats = {"red": sit(host, "red", "Ann"), "blue": sit(host, "blue", "Bob")}
-    screens = {**seats, "host": host}
-    for e in rec.events:
-        view = host.refresh()
+
+    def check(e, view):
         if e.type == "reveal":
             assert view["draft"]["mission"] == e.mission
-        todo = steps(e, view)
-        status = None
-        try:
-            while True:
-                who, path, body = todo.send(status)
-                r = screens[who].post(path, body)
-                assert r.status_code in (200, 201), r.get_json()
-                status = r.status_code
-        except StopIteration:
-            pass
+    enter(host, seats, rec.events, check)
     final = host.refresh()["state"]
     want = replay_output(replay(rec))
     for k in ("phase", "winner", "reason", "ip", "da", "dt", "day"):

@@ -46,7 +46,8 @@ def test_words_and_taps_through_a_game_played_over_http(table):
     assert (t["sides"], t["count"], t["ranks"]) == (["blue"], {"blue": 1}, {"blue": EVERY})
     blue.event({"type": "exhaust", "side": "blue", "ranks": [10]})
     v = host.refresh()
-    assert v["taps"] == {"step": "intel", "sides": [], "part": None, "ranks": EVERY, "count": 4}
+    assert v["taps"] == {"step": "intel", "sides": [], "part": None, "ranks": EVERY, "count": 4,
+                         "cards": []}          # no card seen on this server yet
     assert v["words"]["next"] == "Day 1: record the intel card"
 
     host.event({"type": "intel", "ranks": [3, 5, 8, 9]})

@@ -1,0 +1,59 @@
+/* The history pages: delete a game or forget a player, after one confirming tap.
+   The buttons show only where the server would allow it: on the computer that serves
+   the companion, on the screen that hosted that game (its host key), on the player's
+   own phone (its player key). */
+"use strict";
+(() => {
+  const local = document.body.dataset.local === "1";
+  let me = null;
+  try { me = JSON.parse(localStorage.getItem("sl-player") || "null"); } catch (e) { /* none */ }
+
+  async function post(path, key) {
+    const h = {"Content-Type": "application/json"};
+    if (key) h.Authorization = "Bearer " + key;
+    const r = await fetch(path, {method: "POST", headers: h, body: "{}"});
+    return {ok: r.ok, data: await r.json().catch(() => ({}))};
+  }
+
+  function confirmIn(button, question, yes, done) {
+    const box = document.createElement("div");
+    box.className = "confirm";
+    box.setAttribute("role", "alertdialog");
+    box.innerHTML = `<span>${question}</span> <button type="button" class="danger">${yes}</button> <button type="button">Keep</button>`;
+    const [ok, keep] = box.querySelectorAll("button");
+    keep.addEventListener("click", () => { box.remove(); button.hidden = false; button.focus(); });
+    ok.addEventListener("click", async () => {
+      ok.disabled = true;
+      const r = await done();
+      if (!r.ok) { box.querySelector("span").textContent = r.data.error || "Refused."; ok.remove(); }
+    });
+    button.hidden = true;
+    button.after(box);
+    keep.focus();
+  }
+
+  document.querySelectorAll("[data-del]").forEach(b => {
+    const code = b.dataset.del, host = localStorage.getItem("sl-host-" + code);
+    if (!local && !host) return;
+    b.classList.remove("hidden");
+    b.addEventListener("click", () => confirmIn(b, `Delete the game of table ${code} for good?`, "Delete", async () => {
+      const r = await post(`/api/history/${code}/delete`, host);
+      if (r.ok) b.closest("li").remove();
+      return r;
+    }));
+  });
+
+  document.querySelectorAll("[data-del-player]").forEach(b => {
+    const id = +b.dataset.delPlayer, mine = me && me.id === id ? me.key : null;
+    if (!local && !mine) return;
+    b.classList.remove("hidden");
+    b.addEventListener("click", () => confirmIn(b, "Forget this player in every game here? Their name is removed.", "Forget", async () => {
+      const r = await post(`/api/players/${id}/delete`, mine);
+      if (r.ok) {
+        if (mine) localStorage.removeItem("sl-player");
+        location.href = "/stats";
+      }
+      return r;
+    }));
+  });
+})();

@@ -1,0 +1,99 @@
+"""The group's home in the browser (issue 14): a phone's player is recognised at the
+next table, and the history and statistics pages show the finished games.
+
+The phones sit down by taps; the rest of each game is entered over HTTP with the keys
+the phones made (the taps of a whole game are covered by test_game)."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from companion.engine.simulate import random_record
+from harness.steps import steps
+
+from .conftest import shot
+from .table import Table
+
+WALL = 2
+
+
+def finish(live: Any, table: Table, seed: int) -> None:
+    """Enter a whole random game as the seated phones (their own keys) would."""
+    client = live.app.test_client()
+    keys = {s: json.loads(p.evaluate(f"() => localStorage.getItem('sl-seat-{table.code}')"))
+            ["secret"] for s, p in table.phones.items()}
+    keys["host"] = table.tv.evaluate(f"() => localStorage.getItem('sl-host-{table.code}')")
+    for e in random_record(random.Random(seed), wall_distance=WALL).events:
+        view = client.get(f"/api/tables/{table.code}/state").get_json()["view"]
+        todo, status = steps(e, view), None
+        try:
+            while True:
+                who, path, body = todo.send(status)
+                head = {"Origin": "http://localhost"}
+                if who in keys:
+                    head["Authorization"] = f"Bearer {keys[who]}"
+                v = client.get(f"/api/tables/{table.code}/state").get_json()["view"]["version"]
+                r = client.post(f"/api/tables/{table.code}{path}", headers=head,
+                                json={"version": v, "idempotency_key": f"k{seed}-{random.random()}",
+                                      **body})
+                assert r.status_code in (200, 201), r.get_json()
+                status = r.status_code
+        except StopIteration:
+            pass
+
+
+def test_a_player_is_recognised_and_the_history_shows_the_games(screens, live):
+    first = Table(screens, live, WALL)
+    ann = first.join("red", "Ann")
+    bob = first.join("blue", "Bob")
+    assert ann.get_by_test_id("known-player").count() == 0
+    finish(live, first, 1)
+
+    # the next table: the same phones are recognised; the name is already there
+    second = Table(screens, live, WALL)
+    for page, side in ((bob, "red"), (ann, "blue")):
+        page.goto(second.join_url)
+        page.wait_for_selector("body[data-version]", state="attached")
+        known = page.get_by_test_id("known-player")
+        assert known.count() == 1
+        second.tap(page, f'[data-join="{side}:0"]')
+        if page is bob:
+            shot(page, "home-phone-known-390")
+        assert page.locator("#name").input_value() == ("Bob" if page is bob else "Ann")
+        second.submit(page, "#do-join")
+        second.phones[side] = page
+    me = json.loads(ann.evaluate("() => localStorage.getItem('sl-player')"))
+    v = live.app.test_client().get(f"/api/tables/{second.code}/state").get_json()["view"]
+    assert {s["side"]: s["player"] for s in v["seats"]}["blue"] == me["id"]
+    finish(live, second, 2)
+
+    # the history on the TV (the serving laptop: it may delete, after a confirming tap)
+    tv = second.tv
+    tv.goto(live.url + "/history")
+    games = tv.get_by_test_id("game")
+    assert games.count() == 2
+    assert "Ann" in games.first.inner_text() and "Bob" in games.first.inner_text()
+    shot(tv, "home-history-tv-1920")
+    tv.set_viewport_size({"width": 1280, "height": 720})
+    shot(tv, "home-history-tv-1280")
+    tv.set_viewport_size({"width": 1920, "height": 1080})
+    tv.goto(live.url + "/stats")
+    assert tv.locator("svg.chart").count() >= 3
+    assert "Ann" in tv.get_by_test_id("players").inner_text()
+    shot(tv, "home-stats-tv-1920")
+    tv.goto(f"{live.url}/stats/players/{me['id']}")
+    assert tv.get_by_test_id("player-name").inner_text() == "Ann"
+    assert "Bob" in tv.get_by_test_id("rivals").inner_text()
+    shot(tv, "home-player-tv-1920")
+    ann.goto(f"{live.url}/stats/players/{me['id']}")
+    shot(ann, "home-player-phone-390")
+
+    tv.goto(live.url + "/history")
+    tv.locator(f'[data-del="{first.code}"]').click()
+    shot(tv, "home-history-confirm-tv-1920")
+    tv.get_by_role("button", name="Delete", exact=True).click()
+    tv.wait_for_function("() => document.querySelectorAll('[data-testid=game]').length === 1")
+    tv.reload()
+    assert tv.get_by_test_id("game").count() == 1
