@@ -256,6 +256,8 @@
 
   function end(v) {
     const s = v.state, w = v.words, box = $("end");
+    // the rematch opened from this screen (it holds the new table's key): go on there
+    if (v.rematch && localStorage.getItem("sl-host-" + v.rematch.code)) { location.replace("/t/" + v.rematch.code); return; }
     if (s.phase !== "over") { box.classList.add("hidden"); return; }
     const rows = [["IP now", x => s.ip[x]], ["identifications", x => s.stats[x].identified],
       ["IP from identifying", x => s.stats[x].ip_identified], ["IP from abilities", x => s.stats[x].ip_abilities],
@@ -265,7 +267,10 @@
       <div data-testid="reason" data-reason="${s.reason}">${esc(w.reason || "")}</div><p>${esc(s.end || "")}</p>
       <table><tr><th></th><th class="side-red">${mark("red")} Red</th><th class="side-blue">${mark("blue")} Blue</th></tr>
       ${rows.map(([k, f]) => `<tr><td>${k}</td><td>${f("red")}</td><td>${f("blue")}</td></tr>`).join("")}</table>
-      <a class="btn primary story-link" href="/t/${SL.code}/story" data-testid="story-link">The story of the game ▶</a>
+      <div class="end-acts"><a class="btn primary story-link" href="/t/${SL.code}/story" data-testid="story-link">The story of the game ▶</a>
+      ${v.rematch ? `<span data-testid="rematch-at">The rematch is at table <a href="/t/${v.rematch.code}">${v.rematch.code}</a>.</span>`
+        : SL.secret ? `<span class="rematch" data-testid="rematch"><button type="button" class="primary" data-rematch="same">Rematch — same seats</button>
+          <button type="button" data-rematch="swap">Rematch — swap colours</button></span>` : ""}</div>
       <p class="muted">Double agent ${esc(w.da)} · <button id="close-end" type="button">Show the board</button></p>`;
     box.classList.remove("hidden");
   }
@@ -274,6 +279,13 @@
     const b = e.target.closest("button");
     if (!b) return;
     if (b.id === "close-end") $("end").classList.add("hidden");
+    if (b.dataset.rematch) {         // one tap: a new table, same options, everyone seated
+      const key = Keys.secret();
+      b.disabled = true;
+      const r = await SL.post("/rematch", {swap: b.dataset.rematch === "swap", host_secret: key});
+      if (r.ok) { localStorage.setItem("sl-host-" + r.data.rematch.code, key); location.href = "/t/" + r.data.rematch.code; }
+      else b.disabled = false;
+    }
     if (b.id === "sound") {
       soundOn = !soundOn;
       localStorage.setItem(SOUND_KEY, soundOn ? "on" : "off");
@@ -448,7 +460,12 @@
   soundButton();
 
   SL.onView(v => { draw(v); moments(v); });
-  SL.onPresence(c => { connected = c; if (SL.view) seats(SL.view); });
+  SL.onPresence((c, watching) => {
+    connected = c;
+    if (SL.view) seats(SL.view);
+    $("watchers").textContent = watching ? `${watching} watching` : "";
+    $("watchers").dataset.count = watching;
+  });
   lookForRequests();
   SL.refresh().then(() => SL.connect("host"));
 })();

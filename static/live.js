@@ -40,7 +40,7 @@ const SL = (() => {
       if (r.status === 401 && secret) { secret = null; me = null; return refresh(); }
       if (r.data.view) setView(r.data.view);
       if (r.data.me) me = r.data.me;
-      if (r.data.connected) onPresence.forEach(f => f(r.data.connected));
+      if (r.data.connected) onPresence.forEach(f => f(r.data.connected, r.data.watching || 0));
       return r;
     } catch (e) { return null; }
   }
@@ -50,7 +50,7 @@ const SL = (() => {
     if (!window.EventSource) { poll(); return; }
     es = new EventSource(`/api/tables/${code}/stream?since=${view ? view.version : 0}&seat=${who || "viewer"}`);
     es.addEventListener("state", e => { clearTimeout(pollT); setView(JSON.parse(e.data)); });
-    es.addEventListener("presence", e => onPresence.forEach(f => f(JSON.parse(e.data).connected)));
+    es.addEventListener("presence", e => { const d = JSON.parse(e.data); onPresence.forEach(f => f(d.connected, d.watching || 0)); });
     es.onopen = () => { clearTimeout(pollT); refresh(); };
     es.onerror = () => poll();      // the browser retries the stream; poll meanwhile
   }

@@ -7,7 +7,8 @@
   const {esc, cap, mark, rank} = SL;
   const teams = document.body.dataset.teams === "1";
   const store = "sl-seat-" + SL.code;
-  let watching = localStorage.getItem("sl-watch-" + SL.code) === "1";
+  // a watcher: opened from the TV's watch QR (/w/CODE), or "Just watch" tapped here
+  let watching = document.body.dataset.watch === "1" || localStorage.getItem("sl-watch-" + SL.code) === "1";
   let seat = null, lastStep = "", lastTurn = "", picked = [], joinSide = null, joinPart = null, connected = [];
   try { const s = JSON.parse(localStorage.getItem(store) || "null"); if (s) { seat = s.seat; SL.secret = s.secret; } } catch (e) { /* none */ }
 
@@ -160,9 +161,25 @@
   // what the line at the top says on a screen other than the table's next step
   const NEXT = {watch: "", join: "Join the table", waiting: "Waiting for the big screen to let you take this seat…", over: "Game over"};
 
+  // a rematch (issue 14): the seat's key moved to its new seat; go on there, seated
+  // (a phone that was away does so when it comes back; a watcher goes on watching)
+  function follow(v) {
+    if (!v.rematch) return false;
+    const to = v.rematch.code, mine = seat && v.rematch.seats[seat.id];
+    let held = null;
+    try { held = JSON.parse(localStorage.getItem(store) || "null"); } catch (e) { /* none */ }
+    if (mine && held && held.secret) {
+      localStorage.setItem("sl-seat-" + to, JSON.stringify({seat: mine, secret: held.secret}));
+      localStorage.removeItem(store);
+    } else if (watching) localStorage.setItem("sl-watch-" + to, "1");
+    else return false;
+    location.replace("/j/" + to);
+    return true;
+  }
+
   function render() {
     const v = SL.view;
-    if (!v) return;
+    if (!v || follow(v)) return;
     header(v);
     const t = v.taps, act = $("act");
     document.body.dataset.version = v.version;
@@ -207,6 +224,8 @@
     if (b.id === "do-watch" || b.id === "do-unwatch") {
       watching = b.id === "do-watch";
       if (watching) localStorage.setItem("sl-watch-" + SL.code, "1"); else localStorage.removeItem("sl-watch-" + SL.code);
+      if (!watching) document.body.dataset.watch = "0";
+      SL.connect(watching ? "watch" : "viewer");     // the TV counts its watchers
       render(); return;
     }
     if (b.id === "do-forget") {       // this phone only: the history keeps what the table saw
@@ -344,5 +363,5 @@
   // the heartbeat: while this page runs it says "here" every 4 s (a sleeping phone stops)
   setInterval(() => { if (seat && seat.status !== "pending" && !document.hidden) SL.get("/me").catch(() => null); }, 4000);
   SL.onPresence(c => { connected = c; if (SL.view) header(SL.view); });
-  SL.refresh().then(() => SL.connect(seat ? seat.id : "viewer"));
+  SL.refresh().then(() => SL.connect(seat ? seat.id : watching ? "watch" : "viewer"));
 })();

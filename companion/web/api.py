@@ -142,9 +142,11 @@ def state(code: str) -> Response:
     since = request.args.get("since", type=int)
     if since is not None and since >= table.version:
         return jsonify({"version": table.version, "changed": False,
-                        "connected": live.hub.connected(table.code)})
+                        "connected": live.hub.connected(table.code),
+                        "watching": live.hub.watching(table.code)})
     return jsonify({"view": public_view(table), "me": tables.who(actor), "changed": True,
-                    "connected": live.hub.connected(table.code)})
+                    "connected": live.hub.connected(table.code),
+                    "watching": live.hub.watching(table.code)})
 
 
 @bp.get("/tables/<code>/me")
@@ -167,6 +169,7 @@ def _act(code: str, kind: str, action: Callable[[Transaction, tables.Actor], Non
         if tx.receipt:
             status, again = tables.answered_before(tx.receipt)
             return jsonify(again), status
+        tables.closed(table)         # a game that went on at a rematch takes no more
         action(tx, actor)
     return _done(tx)
 
@@ -178,6 +181,14 @@ def join(code: str) -> tuple[Response, int]:
     return _act(code, "seats", lambda tx, actor: tables.join(
         tx, tx.body.get("name"), tx.body.get("side"), tx.body.get("part"), tx.body.get("secret"),
         request.remote_addr or "unknown", tx.body.get("player")), anonymous=True)
+
+
+@bp.post("/tables/<code>/rematch")
+def rematch(code: str) -> tuple[Response, int]:
+    """The next game, same options, everyone seated (``swap``: colours exchanged); the
+    host screen sends the new table's host key it made (``host_secret``)."""
+    return _act(code, "rematch", lambda tx, actor: tables.rematch(
+        tx, actor, tx.body.get("swap"), tx.body.get("host_secret")))
 
 
 @bp.get("/tables/<code>/requests")

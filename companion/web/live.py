@@ -62,8 +62,8 @@ class Channel:
 
     def _presence_changed(self) -> None:
         names = sorted(k for k, n in self.presence.items() if n > 0)
-        self.presence_message = (f"event: presence\ndata: "
-                                 f"{json.dumps({'connected': names})}\n\n").encode()
+        data = {"connected": names, "watching": self.presence.get("watch", 0)}
+        self.presence_message = f"event: presence\ndata: {json.dumps(data)}\n\n".encode()
         self.seq += 1
         self.cond.notify_all()
 
@@ -104,6 +104,14 @@ class Hub:
     def get(self, key: str) -> Channel | None:
         with self._lock:
             return self._channels.get(key)
+
+    def watching(self, code: str) -> int:
+        """How many watchers (issue 14: no seat, read only) follow this table."""
+        ch = self.get(code)
+        if ch is None:
+            return 0
+        with ch.cond:
+            return ch.presence.get("watch", 0)
 
     def connected(self, code: str) -> list[str]:
         ch = self.get(code)
@@ -234,7 +242,7 @@ def stream(code: str) -> Response:
     if since is None:
         since = request.headers.get("Last-Event-ID", type=int) or 0
     who = request.args.get("seat", "")
-    who = who if who.isdigit() or who == "host" else "viewer"
+    who = who if who.isdigit() or who in ("host", "watch") else "viewer"
     # subscribe before reading the view: a change committed meanwhile is not missed
     ch = hub.subscribe(code.upper())
     try:

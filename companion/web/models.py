@@ -67,6 +67,9 @@ class Table(Base):
     updated: Mapped[datetime] = mapped_column(DateTime, default=now, onupdate=now)
     # when the referee ended the game (None while it runs, or once its end is undone)
     finished: Mapped[datetime | None] = mapped_column(DateTime, index=True)
+    # JSON: where the group plays on after this game (issue 14): {"code", "swap", "seats":
+    # {old seat id: new seat}}; a table with a rematch takes no more changes
+    rematch: Mapped[str | None] = mapped_column(Text)
     # the idempotency key of the request that opened (or imported) the table
     create_key: Mapped[str | None] = mapped_column(String(64), unique=True, index=True)
 

@@ -187,7 +187,8 @@ def document() -> dict[str, Any]:
                                                            "changed": {"type": "boolean"},
                                                            "view": _ref("View"),
                                                            "me": _ref("Me"),
-                                                           "connected": {"type": "array"}}},
+                                                           "connected": {"type": "array"},
+                                                           "watching": {"type": "integer"}}},
                                            "the view"),
                               **_errors(401, *LOOKUP)}}},
             "/api/tables/{code}/me": {"get": {
@@ -221,6 +222,11 @@ def document() -> dict[str, Any]:
                 {"step": {"type": "string", "enum": ["deception", "guess", "actual", "choice"]},
                  "value": {"description": "bool (deception), rank (guess, actual) or a "
                            "choice text"}}, ["step", "value"], 200)},
+            "/api/tables/{code}/rematch": {"post": _post(
+                "the next game with the same options and everyone seated (swap: colours "
+                "exchanged); only the host screen, once the game is over",
+                {"swap": {"type": "boolean"}, "host_secret": own_secret},
+                ["swap", "host_secret"], 201)},
             "/api/tables/{code}/undo": {"post": _post(
                 "take back the last tap or event", {}, [], 200)},
             "/api/tables/{code}/requests": {"get": {

@@ -65,6 +65,14 @@ def phone(code: str) -> str:
     return render_template("phone.html", code=table.code, teams=table.teams)
 
 
+@bp.get("/w/<code>")
+def watch(code: str) -> str:
+    """A watcher (issue 14): the board and the narration on a phone or a second screen,
+    no seat, no buttons."""
+    table = _load(code)
+    return render_template("phone.html", code=table.code, teams=table.teams, watch=True)
+
+
 @bp.get("/j")
 def phone_enter() -> str:
     """Type the table code by hand."""
@@ -92,9 +100,17 @@ def rules_json() -> Response:
 @bp.get("/qr/<code>.svg")
 def qr(code: str) -> Response:
     """The join QR code of a table as SVG, drawn on the server."""
-    table = _load(code)
-    img = qrcode.make(join_url(table.code), image_factory=qrcode.image.svg.SvgPathImage,
-                      border=2, box_size=10)
+    return _qr(join_url(_load(code).code))
+
+
+@bp.get("/qr/<code>/watch.svg")
+def qr_watch(code: str) -> Response:
+    """The watch QR code of a table (issue 14): a read-only view, no seat."""
+    return _qr(f"{public_url()}/w/{_load(code).code}")
+
+
+def _qr(url: str) -> Response:
+    img = qrcode.make(url, image_factory=qrcode.image.svg.SvgPathImage, border=2, box_size=10)
     buf = io.BytesIO()
     img.save(buf)
     resp = Response(buf.getvalue(), mimetype="image/svg+xml")

@@ -32,6 +32,7 @@ from .models import (
     new_secret,
     now,
 )
+from .states import derive
 from .views import seat_dict
 
 EXPIRY_DAYS = 30            # a table untouched this long is expired (TABLE_EXPIRY_DAYS)
@@ -388,3 +389,62 @@ def decide_takeover(tx: Transaction, actor: Actor, seat_id: int, approve: Any) -
         seat.status = "declined"
         notice = f"The host kept the seat; {seat.name} was not let in"
     tx.commit(200, {"seat": seat_dict(seat)}, notice=notice)
+
+
+# --- a rematch (issue 14) -----------------------------------------------------------
+
+def rematch(tx: Transaction, actor: Actor, swap: Any, host_secret: Any) -> None:
+    """Open the next game with the same options and the same players already seated
+    (``swap``: colours exchanged). Each seat's key moves to its new seat, so every phone
+    carries on with the key it holds; the old table says where the game went on.
+
+    Only the host screen asks, only once the game is over; asking again answers with the
+    same new table.
+    """
+    table = tx.table
+    if not actor.host:
+        raise ApiError(403, "the big screen that opened the table starts a rematch",
+                       code="not_host")
+    if type(swap) is not bool:
+        raise ApiError(400, "the field 'swap' must be true or false", field="swap",
+                       code="bad_field")
+    own = secret_field({"host_secret": host_secret}, "host_secret")
+    if own is None:
+        raise ApiError(400, "the field 'host_secret' must be the new table's host key made "
+                            "by this screen", field="host_secret", code="missing_field")
+    if table.rematch:
+        raise ApiError(409, "the rematch is already open", code="rematch")
+    if derive(table).phase != Phase.OVER:
+        raise ApiError(409, "a rematch starts once the game is over", code="out_of_turn")
+    new = Table(wall_distance=table.wall_distance, teams=table.teams,
+                deduction=table.deduction, first_game=False, host_hash=hash_secret(own),
+                version=1, notice="Rematch: everyone is seated" + (", colours swapped"
+                                                                   if swap else ""))
+    for _ in range(20):
+        new.code = new_code()
+        if db.session.scalar(select(Table.id).where(Table.code == new.code)) is None:
+            break
+    db.session.add(new)
+    db.session.flush()
+    moved: dict[str, Any] = {}
+    for old in [s for s in table.seats if s.status == "active"]:
+        key = old.secret_hash
+        old.secret_hash = hash_secret(f"moved to {new.code}: {key}")   # retired, still unique
+        db.session.flush()
+        side = ("blue" if old.side == "red" else "red") if swap else old.side
+        seat = Seat(table_id=new.id, side=side, part=old.part, name=old.name,
+                    secret_hash=key, status="active", player_id=old.player_id)
+        db.session.add(seat)
+        db.session.flush()
+        moved[str(old.id)] = seat_dict(seat)
+    table.rematch = json.dumps({"code": new.code, "swap": swap, "seats": moved})
+    tx.commit(201, {"rematch": json.loads(table.rematch)},
+              notice=f"Rematch at table {new.code}" + (", colours swapped" if swap else ""))
+
+
+def closed(table: Table) -> None:
+    """A game that went on at a rematch takes no more changes."""
+    if table.rematch:
+        code = json.loads(table.rematch)["code"]
+        raise ApiError(409, f"this game is over; the rematch is at table {code}",
+                       code="rematch")

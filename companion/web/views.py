@@ -290,6 +290,8 @@ def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
         "wall_distance": table.wall_distance, "state": out, "draft": draft,
         "seats": [seat_dict(s) for s in table.seats if s.status == "active"],
         "notice": table.notice, "log": log, "seen_intel": seen,
+        # where the group plays on (issue 14): each seat's new seat, so phones follow
+        "rematch": json.loads(table.rematch) if table.rematch else None,
         "words": words(out, draft, table.teams), "taps": can,
     }
     stored = table.draft_dict() or {}

@@ -8,11 +8,14 @@ never on sleeps.
 
 from __future__ import annotations
 
+import itertools
+import json
 import pathlib
 from collections.abc import Callable
 from typing import Any
 
 from companion.engine import Options, Record, event_from_dict, replay, replay_output, team_part
+from harness.steps import steps
 
 from .conftest import SCREENS, read_qr, shot
 
@@ -181,6 +184,34 @@ class Table:
             self.submit(p, "#do-check")
         else:  # pragma: no cover
             raise AssertionError(kind)
+
+    # --- the rest of a game over HTTP, with the keys the screens made ----------------
+    def enter_by_http(self, events: list[Any]) -> None:
+        """Enter ``events`` (engine events) as the seated phones and the TV would, over
+        HTTP with the keys they keep (for tests about what comes after the taps)."""
+        client = self.live.app.test_client()
+        keys = {who: json.loads(p.evaluate(f"() => localStorage.getItem('sl-seat-{self.code}')"))
+                ["secret"] for who, p in self.phones.items()}
+        keys["host"] = self.tv.evaluate(f"() => localStorage.getItem('sl-host-{self.code}')")
+        url, sent = f"/api/tables/{self.code}", itertools.count()
+        for e in events:
+            view = client.get(url + "/state").get_json()["view"]
+            todo, status = steps(e, view), None
+            try:
+                while True:
+                    who, path, body = todo.send(status)
+                    if self.teams and who in SIDES:    # R80: the part holding the mission
+                        draft = client.get(url + "/state").get_json()["view"]["draft"]
+                        who = (who, draft["part"] if draft and path == "/draft" else 1)
+                    v = client.get(url + "/state").get_json()["view"]["version"]
+                    r = client.post(url + path, headers={
+                        "Origin": "http://localhost", "Authorization": f"Bearer {keys[who]}"},
+                        json={"version": v, "idempotency_key": f"http-{self.code}-{next(sent)}",
+                              **body})
+                    assert r.status_code in (200, 201), r.get_json()
+                    status = r.status_code
+            except StopIteration:
+                pass
 
     # --- what the TV shows -----------------------------------------------------------
     def board(self) -> dict[str, Any]:

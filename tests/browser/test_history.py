@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
 
 from companion.engine.simulate import random_record
-from harness.steps import steps
 
 from .conftest import shot
 from .table import Table
@@ -19,29 +17,8 @@ from .table import Table
 WALL = 2
 
 
-def finish(live: Any, table: Table, seed: int) -> None:
-    """Enter a whole random game as the seated phones (their own keys) would."""
-    client = live.app.test_client()
-    keys = {s: json.loads(p.evaluate(f"() => localStorage.getItem('sl-seat-{table.code}')"))
-            ["secret"] for s, p in table.phones.items()}
-    keys["host"] = table.tv.evaluate(f"() => localStorage.getItem('sl-host-{table.code}')")
-    for e in random_record(random.Random(seed), wall_distance=WALL).events:
-        view = client.get(f"/api/tables/{table.code}/state").get_json()["view"]
-        todo, status = steps(e, view), None
-        try:
-            while True:
-                who, path, body = todo.send(status)
-                head = {"Origin": "http://localhost"}
-                if who in keys:
-                    head["Authorization"] = f"Bearer {keys[who]}"
-                v = client.get(f"/api/tables/{table.code}/state").get_json()["view"]["version"]
-                r = client.post(f"/api/tables/{table.code}{path}", headers=head,
-                                json={"version": v, "idempotency_key": f"k{seed}-{random.random()}",
-                                      **body})
-                assert r.status_code in (200, 201), r.get_json()
-                status = r.status_code
-        except StopIteration:
-            pass
+def finish(table: Table, seed: int) -> None:
+    table.enter_by_http(list(random_record(random.Random(seed), wall_distance=WALL).events))
 
 
 def test_a_player_is_recognised_and_the_history_shows_the_games(screens, live):
@@ -49,7 +26,7 @@ def test_a_player_is_recognised_and_the_history_shows_the_games(screens, live):
     ann = first.join("red", "Ann")
     bob = first.join("blue", "Bob")
     assert ann.get_by_test_id("known-player").count() == 0
-    finish(live, first, 1)
+    finish(first, 1)
 
     # the next table: the same phones are recognised; the name is already there
     second = Table(screens, live, WALL)
@@ -67,7 +44,7 @@ def test_a_player_is_recognised_and_the_history_shows_the_games(screens, live):
     me = json.loads(ann.evaluate("() => localStorage.getItem('sl-player')"))
     v = live.app.test_client().get(f"/api/tables/{second.code}/state").get_json()["view"]
     assert {s["side"]: s["player"] for s in v["seats"]}["blue"] == me["id"]
-    finish(live, second, 2)
+    finish(second, 2)
 
     # the history on the TV (the serving laptop: it may delete, after a confirming tap)
     tv = second.tv

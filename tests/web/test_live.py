@@ -62,7 +62,7 @@ def test_a_stream_delivers_a_seat_joining_and_an_event(live):
     assert resp.headers["X-Accel-Buffering"] == "no"
     assert read_event(resp) == (None, "connected")
     name, data = read_event(resp)
-    assert name == "presence" and json.loads(data) == {"connected": ["host"]}
+    assert name == "presence" and json.loads(data) == {"connected": ["host"], "watching": 0}
 
     status, joined = request(port, "POST", f"/api/tables/{code}/seats",
                              {"version": v, "idempotency_key": "live-0001", "side": "red",

@@ -1,0 +1,82 @@
+"""After the game (issue 14): a watcher follows without a seat, and one tap on the TV
+opens the rematch with colours swapped; four phones move to it already seated, the
+watcher goes on watching, and a phone that was away finds its seat when it comes back."""
+
+from __future__ import annotations
+
+import random
+
+from companion.engine.simulate import random_record
+
+from .conftest import shot
+from .table import Table
+
+WALL = 2
+PLAYERS = {("red", 1): "Ann", ("red", 2): "Cleo", ("blue", 1): "Bob", ("blue", 2): "Dirk"}
+
+
+def seated_as(page) -> str:
+    page.wait_for_function("() => document.getElementById('who').textContent.length > 0")
+    return page.locator("#who").inner_text()
+
+
+def test_a_watcher_and_a_rematch_that_moves_four_phones(screens, live):
+    table = Table(screens, live, WALL, teams=True)
+    for (side, part), name in PLAYERS.items():
+        table.join(side, name, part=part)
+    tv = table.tv
+
+    # a watcher: the smaller QR on the TV opens the read-only view; the TV counts it
+    watch_url = table.join_url.replace("/j/", "/w/")
+    watcher = screens("phone")
+    watcher.goto(watch_url)
+    watcher.wait_for_selector("body[data-version]", state="attached")
+    assert watcher.get_by_test_id("watching").count() == 1
+    tv.wait_for_function("() => document.getElementById('watchers').dataset.count === '1'")
+    assert tv.get_by_test_id("watchers").inner_text() == "1 watching"
+    assert watcher.locator("#act [data-pick], #act [data-join], #act [data-guess]").count() == 0
+    shot(tv, "rematch-tv-watched-1920")
+
+    # the whole game, then Dirk's phone goes away (asleep, another page)
+    table.enter_by_http(list(random_record(random.Random(5), wall_distance=WALL).events))
+    table.sync(tv)
+    tv.get_by_test_id("winner").wait_for()
+    away = table.phones[("blue", 2)]
+    away.goto("about:blank")
+    shot(tv, "rematch-tv-over-1920")
+
+    # one tap: the rematch, colours swapped; the TV opens the new table
+    old = table.code
+    tv.get_by_role("button", name="Rematch — swap colours").click()
+    tv.wait_for_url(lambda u: "/t/" in u and old not in u)
+    new = tv.url.rstrip("/").rsplit("/", 1)[1]
+    for (side, part), name in PLAYERS.items():
+        page = table.phones[(side, part)]
+        if page is away:
+            continue
+        page.wait_for_url(f"**/j/{new}")
+        who = seated_as(page)
+        assert name in who and ("missions 1–2" if part == 1 else "missions 3–4") in who
+        swapped = "blue" if side == "red" else "red"
+        assert page.locator("#who .mark").first.get_attribute("class").endswith(swapped)
+    watcher.wait_for_url(f"**/j/{new}")
+    watcher.get_by_test_id("watching").wait_for()
+    # the TV shows four seats, all seated by the rematch, and is the new table's host
+    tv.wait_for_selector("body[data-version]", state="attached")
+    assert tv.get_by_test_id("code").inner_text() == new
+    assert "colours swapped" in tv.locator("#notice").inner_text()
+    shot(tv, "rematch-tv-new-1920")
+    # the phone that was away comes back to the old table's address: it follows
+    away.goto(table.join_url)
+    away.wait_for_url(f"**/j/{new}")
+    who = seated_as(away)
+    assert "Dirk" in who and "missions 3–4" in who
+    shot(away, "rematch-phone-back-390")
+    # the old table takes no more changes
+    client = live.app.test_client()
+    v = client.get(f"/api/tables/{old}/state").get_json()["view"]
+    assert v["rematch"]["code"] == new and v["rematch"]["swap"] is True
+    r = client.post(f"/api/tables/{old}/undo", json={"version": v["version"],
+                                                     "idempotency_key": "after-rematch-1"},
+                    headers={"Origin": "http://localhost"})
+    assert r.status_code == 409 and r.get_json()["code"] == "rematch"
