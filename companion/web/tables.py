@@ -240,15 +240,20 @@ def _created_before(key: str | None) -> Table | None:
     return table
 
 
-def _insert_table(table: Table, key: str | None, events: list[dict[str, Any]],
-                  own: str | None) -> tuple[Table, str | None]:
-    made = None if own else new_secret()
-    table.host_hash, table.create_key = hash_secret(own or made or ""), key
+def free_code() -> str:
+    """A table code no table has yet (a clash at the same moment fails the insert)."""
     for _ in range(20):
         code = new_code()
         if db.session.scalar(select(Table.id).where(Table.code == code)) is None:
             break
-    table.code = code
+    return code
+
+
+def _insert_table(table: Table, key: str | None, events: list[dict[str, Any]],
+                  own: str | None) -> tuple[Table, str | None]:
+    made = None if own else new_secret()
+    table.host_hash, table.create_key = hash_secret(own or made or ""), key
+    table.code = free_code()
     try:
         db.session.add(table)
         db.session.flush()
@@ -420,10 +425,7 @@ def rematch(tx: Transaction, actor: Actor, swap: Any, host_secret: Any) -> None:
                 deduction=table.deduction, first_game=False, host_hash=hash_secret(own),
                 version=1, notice="Rematch: everyone is seated" + (", colours swapped"
                                                                    if swap else ""))
-    for _ in range(20):
-        new.code = new_code()
-        if db.session.scalar(select(Table.id).where(Table.code == new.code)) is None:
-            break
+    new.code = free_code()
     db.session.add(new)
     db.session.flush()
     moved: dict[str, Any] = {}
