@@ -75,11 +75,18 @@ __all__ = [
 ]
 
 
-def replay_output(state: State) -> dict[str, Any]:
-    """The JSON object ``spies-lies replay`` prints: RECORD.md's keys and more."""
+def replay_output(state: State, words: bool = False) -> dict[str, Any]:
+    """The JSON object ``spies-lies replay`` prints: RECORD.md's keys and more.
+
+    With ``words`` the narration, the end and the next step's text are :class:`Msg`
+    values (for a screen to put into its own language), not English text.
+    """
     d = state.to_dict()
     for r in d["reveals"]:
-        r["narration"] = narrate_reveal(r)
-    d["next"] = expected(state).to_dict()
-    d["end"] = narrate_end(d)
+        r["narration"] = reveal_words(r) if words else narrate_reveal(r)
+    exp = expected(state)
+    d["next"] = exp.to_dict()
+    if words:
+        d["next"]["text"] = exp.words
+    d["end"] = end_words(d) if words else narrate_end(d)
     return d

@@ -53,7 +53,8 @@ def effect_words(e: Mapping[str, Any]) -> Msg | None:
     if kind == "dt":
         return Msg("a deception token")
     if kind == "effect":
-        return Msg(_EFFECT_WORDS[e["effect"]], side=who, enemy=side(other(e["side"])))
+        key = _EFFECT_WORDS[e["effect"]]
+        return Msg(key, side=who, enemy=side(other(e["side"])))
     if kind == "use":
         return Msg("{side} uses the exhausted {name}", side=who, name=rank(e["rank"]))
     if kind == "fizzle":
