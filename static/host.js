@@ -151,7 +151,10 @@
     const ex = s.phase === "setup" ? (s.drawn[side] || []) : s.exhausted[side];
     ex.forEach((r, i) => { out += smallCard(960 + i * 72, y + 32, r, side); });
     if (!ex.length) out += t(960, y + 80, "—", {anchor: "start", size: 26, fill: COL.dim});
-    if (s.phase === "round_end") out += t(960, y + 146, T("day {n} draw: {ranks}", {n: s.day + 1, ranks: (s.drawn[side] || []).map(rank).join(", ") || T("not yet")}), {anchor: "start", size: 22, fill: COL.ink});
+    if (s.phase === "round_end") {
+      const draw = T("day {n} draw: {ranks}", {n: s.day + 1, ranks: (s.drawn[side] || []).map(rank).join(", ") || T("not yet")});
+      out += t(960, y + 146, draw, {anchor: "start", size: 22, fill: COL.ink, extra: squeeze(draw, 22, 275)});
+    }
     out += t(1110, y + 20, T("DT {n}", {n: s.dt[side]}), {anchor: "start", size: 24, fill: COL.ink, extra: `data-testid="dt-${side}" data-value="${s.dt[side]}"`});
     for (let i = 0; i < s.dt[side]; i++)
       out += `<circle cx="${1128 + i * 46}" cy="${y + 70}" r="19" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(1128 + i * 46, y + 78, side === "red" ? "R" : "B", {size: 22, weight: 800})}`;
@@ -347,7 +350,7 @@
   let queue = [], showing = null, timer = null, last = null;
   const sideWord = x => `<span class="side-${x}">${mark(x)} ${esc(capSide(x))}</span>`;
   // a moment's title with a side in it: the words escaped, the side's mark kept
-  const withSide = (key, x, params) => esc(T(key, {side: "\u0000", ...(params || {})})).replace("\u0000", sideWord(x));
+  const HOLE = "\u0000", withSide = (text, x) => esc(text).replace(HOLE, sideWord(x));
 
   // what the day's reveals did, per side (the recap at the end of a day)
   function recap(s, day) {
@@ -370,9 +373,9 @@
         const fx = r.effects || [];
         const flag = fx.find(e => e.kind === "flag"), inf = fx.find(e => e.kind === "infiltrate");
         const da = fx.filter(e => e.kind === "da" && e.steps > 0);
-        if (flag) out.push({kind: "flag", side: flag.side, title: withSide("{side} captures the flag!", flag.side),
+        if (flag) out.push({kind: "flag", side: flag.side, title: withSide(T("{side} captures the flag!", {side: HOLE}), flag.side),
                             sub: esc(T("The double agent reached the enemy fort."))});
-        if (inf) out.push({kind: "infiltration", side: inf.side, title: withSide("{side} infiltrates!", inf.side),
+        if (inf) out.push({kind: "infiltration", side: inf.side, title: withSide(T("{side} infiltrates!", {side: HOLE}), inf.side),
                            sub: esc(inf.kept ? T("10 intelligence points reached (the Colonel keeps the rest).") : T("10 intelligence points reached."))});
         if (da.length && !flag) {
           const e = da[da.length - 1];
@@ -382,7 +385,7 @@
       }
     }
     if (sb.day === 1 && sa.phase === "intel" && sb.phase === "mission" && sb.starter)
-      out.push({kind: "start", side: sb.starter, title: withSide("{side} starts day {day}", sb.starter, {day: 1}),
+      out.push({kind: "start", side: sb.starter, title: withSide(T("{side} starts day {day}", {side: HOLE, day: 1}), sb.starter),
                 sub: esc(T("{side!c} guesses first.", {side: sideName(sb.starter)}))});
     const dayOver = sa.phase === "mission" && (sb.phase === "round_end"
       || (sb.phase === "over" && sb.reveals.filter(r => r.day === sa.day).length >= 8));

@@ -327,6 +327,7 @@
     }
     setTimeout(waitForTheHost, 3000);
   }
+  $("next").dataset.turn = T("Your turn · ");
   SL.onView(render);
   waitForTheHost();
   // the heartbeat: while this page runs it says "here" every 4 s (a sleeping phone stops)
