@@ -54,7 +54,7 @@ def texts(locale: str = "en") -> dict[str, Any]:
     English for a language we do not have; read once.
 
     >>> texts("de")["ranks"][0]["name"], texts("xx")["ranks"][0]["name"]
-    ('Spion', 'Spy')
+    ('Spionin', 'Spy')
     """
     locale = locale if locale in LOCALES else "en"
     if locale not in _BY_LOCALE:
