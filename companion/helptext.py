@@ -2,9 +2,11 @@
 
 Everything here follows ``shared/spec/RULES.md`` (the project's statement of the
 rules, ids R1-R80) and its rulings; the printed rulebook is only a reference and
-none of its sentences are reused.  The texts themselves are data,
-``companion/help/en.json``, so a translator edits text, not code; this module
-loads them and looks things up:
+none of its sentences are reused.  The texts themselves are data, one file per
+language (``companion/help/en.json``, ``nl.json``, ``fr.json``, ``de.json``; the same
+entries and ids in each), so a translator edits text, not code; this module loads
+them and looks things up (``texts(locale)`` gives one language's; the names below are
+English):
 
 - ``RANKS``: the ten soldiers, what each does when activated (R40-R49).
 - ``RULES``: one entry per rule id of RULES.md, tagged with the phases and ranks
@@ -25,8 +27,11 @@ import json
 from importlib import resources
 from typing import Any
 
-__all__ = ["RANKS", "RULES", "PHASES", "PHASE_NAMES", "GLOSSARY", "search", "for_phase",
-           "rule", "rank"]
+__all__ = ["RANKS", "RULES", "PHASES", "PHASE_NAMES", "GLOSSARY", "LOCALES", "search",
+           "for_phase", "rule", "rank", "texts"]
+
+#: The languages the help texts are written in (``companion/help/<locale>.json``).
+LOCALES: tuple[str, ...] = ("en", "nl", "fr", "de")
 
 #: The game phases of the referee (``State.phase``), in the order a game meets them.
 PHASE_NAMES: tuple[str, ...] = ("setup", "intel", "mission", "round_end", "capture_check", "over")
@@ -41,7 +46,23 @@ def _load(locale: str = "en") -> dict[str, Any]:
     return data
 
 
-_EN = _load()
+_BY_LOCALE: dict[str, dict[str, Any]] = {}
+
+
+def texts(locale: str = "en") -> dict[str, Any]:
+    """All help texts of ``locale`` (``ranks``, ``rules``, ``phases``, ``glossary``),
+    English for a language we do not have; read once.
+
+    >>> texts("de")["ranks"][0]["name"], texts("xx")["ranks"][0]["name"]
+    ('Spionin', 'Spy')
+    """
+    locale = locale if locale in LOCALES else "en"
+    if locale not in _BY_LOCALE:
+        _BY_LOCALE[locale] = _load(locale)
+    return _BY_LOCALE[locale]
+
+
+_EN = texts()
 #: The ten soldiers, what each does when activated (R40-R49).
 RANKS: list[dict[str, Any]] = _EN["ranks"]
 #: One entry per rule id of RULES.md, with the phases and ranks it concerns.

@@ -19,13 +19,13 @@
     const box = document.createElement("div");
     box.className = "confirm";
     box.setAttribute("role", "alertdialog");
-    box.innerHTML = `<span>${question}</span> <button type="button" class="danger">${yes}</button> <button type="button">Keep</button>`;
+    box.innerHTML = `<span>${question}</span> <button type="button" class="danger">${yes}</button> <button type="button">${T("Keep")}</button>`;
     const [ok, keep] = box.querySelectorAll("button");
     keep.addEventListener("click", () => { box.remove(); button.hidden = false; button.focus(); });
     ok.addEventListener("click", async () => {
       ok.disabled = true;
       const r = await done();
-      if (!r.ok) { box.querySelector("span").textContent = r.data.error || "Refused."; ok.remove(); }
+      if (!r.ok) { box.querySelector("span").textContent = r.data.error || T("Refused."); ok.remove(); }
     });
     button.hidden = true;
     button.after(box);
@@ -36,7 +36,7 @@
     const code = b.dataset.del, host = localStorage.getItem("sl-host-" + code);
     if (!local && !host) return;
     b.classList.remove("hidden");
-    b.addEventListener("click", () => confirmIn(b, `Delete the game of table ${code} for good?`, "Delete", async () => {
+    b.addEventListener("click", () => confirmIn(b, T("Delete the game of table {code} for good?", {code}), T("Delete"), async () => {
       const r = await post(`/api/history/${code}/delete`, host);
       if (r.ok) b.closest("li").remove();
       return r;
@@ -47,7 +47,7 @@
     const id = +b.dataset.delPlayer, mine = me && me.id === id ? me.key : null;
     if (!local && !mine) return;
     b.classList.remove("hidden");
-    b.addEventListener("click", () => confirmIn(b, "Forget this player in every game here? Their name is removed.", "Forget", async () => {
+    b.addEventListener("click", () => confirmIn(b, T("Forget this player in every game here? Their name is removed."), T("Forget"), async () => {
       const r = await post(`/api/players/${id}/delete`, mine);
       if (r.ok) {
         if (mine) localStorage.removeItem("sl-player");

@@ -2,7 +2,8 @@
 "use strict";
 (() => {
   const $ = id => document.getElementById(id);
-  const {esc, cap, mark, rank} = SL;
+  const {esc, cap, mark, rank, sideName} = SL;
+  const capSide = x => cap(sideName(x));
   SL.secret = localStorage.getItem("sl-host-" + SL.code);
   let connected = [];
 
@@ -30,9 +31,13 @@
   }
   addEventListener("resize", fit);
   fit();
+  // a round's effect by the rank that set it off (R40-R46)
+  const EFFECT_RANK = {spy: 1, scout: 2, miner: 3, bomb: 7};
   const COL = {red: "#ff5b4f", blue: "#55a8ff", redBg: "#5a1d19", blueBg: "#173a63", gold: "#f2c14e",
                line: "#33473c", ink: "#f3efe2", dim: "#a9b5ad", green: "#4fd27a"};
 
+  // a longer word (a language other than English) squeezed to the room it has, never cut
+  const squeeze = (text, size, room) => String(text).length * size * 0.58 > room ? `textLength="${room}" lengthAdjust="spacingAndGlyphs"` : "";
   const t = (x, y, s, o = {}) => `<text x="${x}" y="${y}" font-size="${o.size || 26}" fill="${o.fill || COL.ink}"
     text-anchor="${o.anchor || "middle"}" font-weight="${o.weight || 600}" ${o.extra || ""}>${esc(s)}</text>`;
   // a side's token: red a square with R, blue a circle with B (never colour alone)
@@ -45,8 +50,8 @@
 
   function daTrack(s, where) {
     const W = s.wall_distance, n = 2 * W + 3, x0 = 40, w = 1160 / n, y = 44, h = 64;
-    let out = t(x0, 30, `Double agent ${where}`, {anchor: "start", size: 24, fill: COL.ink, extra: 'data-testid="da-text"'});
-    out += t(620, 30, "centre", {size: 22, fill: COL.dim});
+    let out = t(x0, 30, T("Double agent {where}", {where}), {anchor: "start", size: 24, fill: COL.ink, extra: 'data-testid="da-text"'});
+    out += t(620, 30, T("centre"), {size: 22, fill: COL.dim});
     for (let p = -(W + 1); p <= W + 1; p++) {
       const x = x0 + (p + W + 1) * w, a = Math.abs(p);
       let fill = p < 0 ? "#3a1c19" : p > 0 ? "#172c44" : "#2d2a16";
@@ -58,21 +63,21 @@
       if (a === W + 1) {
         const side = p < 0 ? "red" : "blue";
         out += `<path d="M${x + w * 0.35} ${y + 54}V${y + 10}l${w * 0.4} 12l-${w * 0.4} 12" fill="${COL[side]}" stroke="#fff" stroke-width="2"/>`;
-        label = "flag";
+        label = T("flag");
       }
-      out += t(x + w / 2, y + h + 24, a === W ? "wall" : label, {size: 22, fill: COL.dim});
+      out += t(x + w / 2, y + h + 24, a === W ? T("wall") : label, {size: 22, fill: COL.dim, extra: squeeze(a === W ? T("wall") : label, 22, w - 6)});
     }
-    out += t(x0, y + h + 50, "◀ red's fort · red territory", {anchor: "start", size: 22, fill: COL.red});
-    out += t(1200, y + h + 50, "blue territory · blue's fort ▶", {anchor: "end", size: 22, fill: COL.blue});
+    out += t(x0, y + h + 50, "◀ " + T("{side}'s fort · {side} territory", {side: sideName("red")}), {anchor: "start", size: 22, fill: COL.red});
+    out += t(1200, y + h + 50, T("{side} territory · {side}'s fort", {side: sideName("blue")}) + " ▶", {anchor: "end", size: 22, fill: COL.blue});
     const dx = x0 + (s.da + W + 1 + 0.5) * w;
-    out += `<g data-testid="da" data-pos="${s.da}" role="img" aria-label="double agent ${esc(where)}"><rect x="${dx - 20}" y="${y + 6}" width="40" height="52" rx="6" fill="#000" stroke="${COL.gold}" stroke-width="4"/>
+    out += `<g data-testid="da" data-pos="${s.da}" role="img" aria-label="${esc(T("double agent {where}", {where}))}"><rect x="${dx - 20}" y="${y + 6}" width="40" height="52" rx="6" fill="#000" stroke="${COL.gold}" stroke-width="4"/>
       ${t(dx, y + 40, "DA", {size: 22, weight: 800, fill: COL.gold})}</g>`;
     return out;
   }
 
   function ipTrack(s, side, y) {
     const x0 = 200, w = 70;
-    let out = token(side, 60, y + 26, 20) + t(92, y + 36, `IP ${s.ip[side]}`, {anchor: "start", size: 28, weight: 800, extra: `data-testid="ip-${side}" data-value="${s.ip[side]}"`});
+    let out = token(side, 60, y + 26, 20) + t(92, y + 36, T("IP {n}", {n: s.ip[side]}), {anchor: "start", size: 28, weight: 800, extra: `data-testid="ip-${side}" data-value="${s.ip[side]}"`});
     for (let i = 0; i <= 10; i++) {
       const x = x0 + i * w;
       out += `<rect x="${x}" y="${y}" width="${w - 6}" height="52" rx="8" fill="${i === 10 ? "#2d2a16" : "#15201a"}" stroke="${COL.line}" stroke-width="2"/>`;
@@ -81,7 +86,7 @@
     const v = Math.max(0, Math.min(10, s.ip[side]));
     out += token(side, x0 + v * w + (w - 6) / 2, y + 26, 24);
     const st = s.stats[side];
-    out += t(980, y + 36, `${st.infiltrations} infiltration${st.infiltrations === 1 ? "" : "s"}`, {anchor: "start", size: 24, fill: COL.dim});
+    out += t(980, y + 36, TN("{n} infiltration", "{n} infiltrations", st.infiltrations), {anchor: "start", size: 24, fill: COL.dim, extra: squeeze(TN("{n} infiltration", "{n} infiltrations", st.infiltrations), 24, 250)});
     return out;
   }
 
@@ -103,9 +108,9 @@
       else body = `<g data-testid="activated" data-side="${info.side}" data-mission="${info.mission}">${body}
         <circle cx="${x + 8}" cy="${y + 8}" r="17" fill="${COL.green}" stroke="#000" stroke-width="2"/>${t(x + 8, y + 17, "✓", {size: 26, weight: 800, fill: "#06200f"})}</g>`;
     }
-    const oc = info.outcome, label = !oc ? "" : oc === "activated" ? "activated" : oc === "identified" ? "retreated" : "neutralised";
-    let extra = t(cx, y - 12, `mission ${info.mission}`, {size: 22, fill: info.current ? COL.gold : COL.dim, weight: info.current ? 800 : 600});
-    if (label) extra += t(cx, y + h + 28, label, {size: 22, fill: oc === "activated" ? COL.green : COL.dim, weight: oc === "activated" ? 800 : 600});
+    const oc = info.outcome, label = !oc ? "" : oc === "activated" ? T("activated") : oc === "identified" ? T("retreated") : T("neutralised");
+    let extra = t(cx, y - 12, T("mission {m}", {m: info.mission}), {size: 22, fill: info.current ? COL.gold : COL.dim, weight: info.current ? 800 : 600});
+    if (label) extra += t(cx, y + h + 28, label, {size: 22, fill: oc === "activated" ? COL.green : COL.dim, weight: oc === "activated" ? 800 : 600, extra: squeeze(label, 22, w + 20)});
     if (info.token) extra += `<circle cx="${x + w - 8}" cy="${y + 8}" r="16" fill="${COL.gold}" stroke="#000" stroke-width="2"/>${t(x + w - 8, y + 16, "i", {size: 22, weight: 800, fill: "#000"})}`;
     if (info.deception) extra += `<rect x="${x - 12}" y="${y + 2}" width="54" height="32" rx="6" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(x + 15, y + 26, "DT", {size: 24, weight: 800})}`;
     return body + extra;
@@ -115,7 +120,7 @@
     const s = v.state, d = v.draft;
     const today = {};
     for (const r of s.reveals) if (r.day === s.day && r.owner === side) today[r.mission] = r;
-    let out = token(side, 60, y + 60, 26) + t(60, y + 130, cap(side), {size: 26, fill: COL[side], weight: 800});
+    let out = token(side, 60, y + 60, 26) + t(60, y + 130, capSide(side), {size: 26, fill: COL[side], weight: 800});
     for (let m = 1; m <= 4; m++) {
       const r = today[m];
       out += card(130 + (m - 1) * 140, y, 116, 160, {
@@ -142,35 +147,38 @@
   }
 
   function sidePanel(s, side, y) {
-    let out = t(960, y + 20, "exhausted", {anchor: "start", size: 22, fill: COL.dim});
+    let out = t(960, y + 20, T("exhausted"), {anchor: "start", size: 22, fill: COL.dim});
     const ex = s.phase === "setup" ? (s.drawn[side] || []) : s.exhausted[side];
     ex.forEach((r, i) => { out += smallCard(960 + i * 72, y + 32, r, side); });
     if (!ex.length) out += t(960, y + 80, "—", {anchor: "start", size: 26, fill: COL.dim});
-    if (s.phase === "round_end") out += t(960, y + 146, `day ${s.day + 1} draw: ` + ((s.drawn[side] || []).map(rank).join(", ") || "not yet"), {anchor: "start", size: 22, fill: COL.ink});
-    out += t(1110, y + 20, `DT ${s.dt[side]}`, {anchor: "start", size: 24, fill: COL.ink, extra: `data-testid="dt-${side}" data-value="${s.dt[side]}"`});
+    if (s.phase === "round_end") {
+      const draw = T("day {n} draw: {ranks}", {n: s.day + 1, ranks: (s.drawn[side] || []).map(rank).join(", ") || T("not yet")});
+      out += t(960, y + 146, draw, {anchor: "start", size: 22, fill: COL.ink, extra: squeeze(draw, 22, 275)});
+    }
+    out += t(1110, y + 20, T("DT {n}", {n: s.dt[side]}), {anchor: "start", size: 24, fill: COL.ink, extra: `data-testid="dt-${side}" data-value="${s.dt[side]}"`});
     for (let i = 0; i < s.dt[side]; i++)
       out += `<circle cx="${1128 + i * 46}" cy="${y + 70}" r="19" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(1128 + i * 46, y + 78, side === "red" ? "R" : "B", {size: 22, weight: 800})}`;
-    if (!s.dt[side]) out += t(1110, y + 80, "none", {anchor: "start", size: 24, fill: COL.dim});
+    if (!s.dt[side]) out += t(1110, y + 80, T("none"), {anchor: "start", size: 24, fill: COL.dim});
     // what stays with a side this round, in whole words, wrapped to the panel (never cut)
     const eff = s.effects[side] || [], lines = [];
-    if (eff.length) lines.push(...wrap(`In play: ${eff.map(cap).join(", ")}`, 20));
-    if (s.double_damage && s.double_damage[side]) lines.push("Double damage due");
+    if (eff.length) lines.push(...wrap(T("In play: {effects}", {effects: eff.map(x => rank(EFFECT_RANK[x]) || cap(x)).join(", ")}), 20));
+    if (s.double_damage && s.double_damage[side]) lines.push(...wrap(T("Double damage due"), 20));
     const y0 = y + (s.phase === "round_end" ? 172 : 150);
     lines.slice(0, s.phase === "round_end" ? 2 : 3).forEach((l, i) => { out += t(930, y0 + i * 26, l, {anchor: "start", size: 22, fill: COL.gold, extra: `data-testid="in-play-${side}"`}); });
     return out;
   }
 
   function intel(s) {
-    let out = t(790, 312, "Intel card", {size: 22, fill: COL.dim});
+    let out = t(790, 312, T("Intel card"), {size: 22, fill: COL.dim});
     const x = 690, y = 326, w = 200, h = 250;
     out += `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="14" fill="${s.intel ? "#2d2a16" : "#151d18"}" stroke="${COL.gold}" stroke-width="3"/>`;
     if (s.intel) s.intel.forEach((r, i) => { out += t(x + 38, y + 52 + i * 56, r, {size: 36, weight: 800, fill: COL.gold}) + t(x + 74, y + 48 + i * 56, rank(r), {size: 24, anchor: "start"}); });
-    else out += t(x + w / 2, y + h / 2, "not yet", {size: 24, fill: COL.dim});
-    out += t(690, 632, "DT supply", {anchor: "start", size: 22, fill: COL.dim});
+    else out += t(x + w / 2, y + h / 2, T("not yet"), {size: 24, fill: COL.dim});
+    out += t(690, 632, T("DT supply"), {anchor: "start", size: 22, fill: COL.dim});
     for (let i = 0; i < s.dt.supply; i++) out += `<circle cx="${712 + i * 44}" cy="${666}" r="18" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>`;
-    if (!s.dt.supply) out += t(690, 672, "empty", {anchor: "start", size: 22, fill: COL.dim});
+    if (!s.dt.supply) out += t(690, 672, T("empty"), {anchor: "start", size: 22, fill: COL.dim});
     if (s.old_intel.length) {
-      out += t(690, 722, "old intel", {anchor: "start", size: 22, fill: COL.dim});
+      out += t(690, 722, T("old intel"), {anchor: "start", size: 22, fill: COL.dim});
       out += t(690, 754, s.old_intel.map(c => c.join("·")).join("   "), {anchor: "start", size: 22, fill: COL.ink});
     }
     return out;
@@ -183,13 +191,13 @@
     $("board").innerHTML = daTrack(s, w.da) + ipTrack(s, "red", 170) + ipTrack(s, "blue", 232)
       + missions(v, "red", 340) + missions(v, "blue", 585) + intel(s)
       + sidePanel(s, "red", 330) + sidePanel(s, "blue", 575);
-    $("board").setAttribute("aria-label", `The board, day ${s.day}: red ${s.ip.red} IP, blue ${s.ip.blue} IP, double agent ${w.da}, deception tokens red ${s.dt.red}, blue ${s.dt.blue}`);
+    $("board").setAttribute("aria-label", T("The board, day {day}: red {red} IP, blue {blue} IP, double agent {where}, deception tokens red {dt_red}, blue {dt_blue}", {day: s.day, red: s.ip.red, blue: s.ip.blue, where: w.da, dt_red: s.dt.red, dt_blue: s.dt.blue}));
     $("aids").classList.toggle("hidden", !("deduction" in v));
-    $("day").innerHTML = [1, 2, 3].map(d => `<span class="${d === s.day ? "on" : ""}" title="day ${d}">${d}</span>`).join("");
+    $("day").innerHTML = [1, 2, 3].map(d => `<span class="${d === s.day ? "on" : ""}" title="${esc(T("day {n}", {n: d}))}">${d}</span>`).join("");
     $("next").textContent = w.next;
     $("rules-link").href = "/rules?phase=" + s.phase;
     const lastRev = s.reveals[s.reveals.length - 1];
-    $("narration").textContent = lastRev ? lastRev.narration : "No reveal yet.";
+    $("narration").textContent = lastRev ? lastRev.narration : T("No reveal yet.");
     $("narration").classList.toggle("muted", !lastRev);
     firstTime(v);
     const today = s.reveals.filter(r => r.day === s.day).map(r => r.narration);
@@ -217,7 +225,7 @@
     if (!abilities) {
       if (!asked) {
         asked = true;
-        fetch("/rules.json").then(r => r.json()).then(d => {
+        fetch("/rules.json?lang=" + Words.lang).then(r => r.json()).then(d => {
           abilities = {};
           for (const x of d.ranks) abilities[x.rank] = x;
           if (SL.view) firstTime(SL.view);
@@ -227,7 +235,7 @@
     }
     const before = new Set(s.reveals.slice(0, -1).flatMap(activatedRanks));
     const fresh = activatedRanks(last).filter(r => !before.has(r) && abilities[r]);
-    box.innerHTML = fresh.map(r => `<div>First time in this game: <b>the ${esc(abilities[r].name)} (${r})</b> — ${esc(abilities[r].ability)}.</div>`).join("");
+    box.innerHTML = fresh.map(r => `<div>${esc(T("First time in this game:"))} <b>${esc(T("the {name} ({r})", {name: abilities[r].name, r}))}</b> — ${esc(abilities[r].ability)}.</div>`).join("");
     box.classList.toggle("hidden", !fresh.length);
   }
 
@@ -238,20 +246,20 @@
     const active = v.seats.filter(x => x.status === "active");
     $("seats").innerHTML = active.length ? active.map(x => `<span class="seat">${mark(x.side)}
       ${esc(x.name)}${x.part ? ` <span class="muted">(${x.part === 1 ? "1-2" : "3-4"})</span>` : ""}
-      <span class="dot ${on.has(String(x.id)) ? "on" : ""}" title="${on.has(String(x.id)) ? "connected" : "not connected"}"></span></span>`).join("")
-      : `<span class="muted">No phone seated yet.</span>`;
+      <span class="dot ${on.has(String(x.id)) ? "on" : ""}" title="${esc(on.has(String(x.id)) ? T("connected") : T("not connected"))}"></span></span>`).join("")
+      : `<span class="muted">${esc(T("No phone seated yet."))}</span>`;
     const pending = asking;
     if (pending.length) $("notice").classList.add("hidden");     // the request says it all
     if (pending.length || (v.undo && SL.secret)) skipMoments();  // the host must tap: no overlay
     $("requests").innerHTML = pending.map(x => {
       const now = active.find(y => y.side === x.side && y.part === x.part);
-      const keep = now ? esc(now.name) : cap(x.side);
-      return `<div class="req" data-testid="request"><div>${mark(x.side)} <b>${esc(x.name)}</b> asks to take ${now ? `${keep}'s seat` : `the ${x.side} seat`}</div>
-      ${SL.secret ? `<div class="req-actions"><button class="primary" data-approve="${x.id}">Let ${esc(x.name)} in</button><button data-decline="${x.id}">Keep ${keep}</button></div>` : ""}</div>`;
+      const keep = now ? now.name : capSide(x.side);
+      return `<div class="req" data-testid="request"><div>${mark(x.side)} <b>${esc(x.name)}</b> ${esc(now ? T("asks to take {name}'s seat", {name: keep}) : T("asks to take the {side} seat", {side: sideName(x.side)}))}</div>
+      ${SL.secret ? `<div class="req-actions"><button class="primary" data-approve="${x.id}">${esc(T("Let {name} in", {name: x.name}))}</button><button data-decline="${x.id}">${esc(T("Keep {name}", {name: keep}))}</button></div>` : ""}</div>`;
     }).join("");
     const u = v.undo;       // an undo waiting for the other side: the big screen may agree too
-    $("requests").innerHTML += u && SL.secret ? `<div class="req" data-testid="undo-request"><div>${mark(u.by || "red")} <b>${esc(u.what)}</b>: ${cap(u.needs)}'s phone or this screen agrees</div>
-      <div class="req-actions"><button class="primary" data-undo="yes">Undo it</button><button data-undo="no">Keep it</button></div></div>` : "";
+    $("requests").innerHTML += u && SL.secret ? `<div class="req" data-testid="undo-request"><div>${mark(u.by || "red")} <b>${esc(u.what)}</b>: ${esc(T("{side!c}'s phone or this screen agrees", {side: sideName(u.needs)}))}</div>
+      <div class="req-actions"><button class="primary" data-undo="yes">${esc(T("Undo it"))}</button><button data-undo="no">${esc(T("Keep it"))}</button></div></div>` : "";
   }
 
   function end(v) {
@@ -259,19 +267,19 @@
     // the rematch opened from this screen (it holds the new table's key): go on there
     if (v.rematch && localStorage.getItem("sl-host-" + v.rematch.code)) { location.replace("/t/" + v.rematch.code); return; }
     if (s.phase !== "over") { box.classList.add("hidden"); return; }
-    const rows = [["IP now", x => s.ip[x]], ["identifications", x => s.stats[x].identified],
-      ["IP from identifying", x => s.stats[x].ip_identified], ["IP from abilities", x => s.stats[x].ip_abilities],
-      ["IP from deception", x => s.stats[x].ip_deception], ["infiltrations", x => s.stats[x].infiltrations],
-      ["double-agent steps", x => s.stats[x].da_steps], ["cards activated", x => s.stats[x].activated]];
+    const rows = [[T("IP now"), x => s.ip[x]], [T("identifications"), x => s.stats[x].identified],
+      [T("IP from identifying"), x => s.stats[x].ip_identified], [T("IP from abilities"), x => s.stats[x].ip_abilities],
+      [T("IP from deception"), x => s.stats[x].ip_deception], [T("infiltrations"), x => s.stats[x].infiltrations],
+      [T("double-agent steps"), x => s.stats[x].da_steps], [T("cards activated"), x => s.stats[x].activated]];
     box.innerHTML = `<h1 id="end-title" data-testid="winner" data-winner="${s.winner}">${s.winner === "draw" ? "" : mark(s.winner) + " "}${esc(w.winner)}</h1>
       <div data-testid="reason" data-reason="${s.reason}">${esc(w.reason || "")}</div><p>${esc(s.end || "")}</p>
-      <table><tr><th></th><th class="side-red">${mark("red")} Red</th><th class="side-blue">${mark("blue")} Blue</th></tr>
-      ${rows.map(([k, f]) => `<tr><td>${k}</td><td>${f("red")}</td><td>${f("blue")}</td></tr>`).join("")}</table>
-      <div class="end-acts"><a class="btn primary story-link" href="/t/${SL.code}/story" data-testid="story-link">The story of the game ▶</a>
-      ${v.rematch ? `<span data-testid="rematch-at">The rematch is at table <a href="/t/${v.rematch.code}">${v.rematch.code}</a>.</span>`
-        : SL.secret ? `<span class="rematch" data-testid="rematch"><button type="button" class="primary" data-rematch="same">Rematch — same seats</button>
-          <button type="button" data-rematch="swap">Rematch — swap colours</button></span>` : ""}</div>
-      <p class="muted">Double agent ${esc(w.da)} · <button id="close-end" type="button">Show the board</button></p>`;
+      <table><tr><th></th><th class="side-red">${mark("red")} ${esc(capSide("red"))}</th><th class="side-blue">${mark("blue")} ${esc(capSide("blue"))}</th></tr>
+      ${rows.map(([k, f]) => `<tr><td>${esc(k)}</td><td>${f("red")}</td><td>${f("blue")}</td></tr>`).join("")}</table>
+      <div class="end-acts"><a class="btn primary story-link" href="/t/${SL.code}/story" data-testid="story-link">${esc(T("The story of the game"))} ▶</a>
+      ${v.rematch ? `<span data-testid="rematch-at">${esc(T("The rematch is at table {code}.", {code: v.rematch.code}))} <a href="/t/${v.rematch.code}">${v.rematch.code}</a></span>`
+        : SL.secret ? `<span class="rematch" data-testid="rematch"><button type="button" class="primary" data-rematch="same">${esc(T("Rematch — same seats"))}</button>
+          <button type="button" data-rematch="swap">${esc(T("Rematch — swap colours"))}</button></span>` : ""}</div>
+      <p class="muted">${esc(T("Double agent {where}", {where: w.da}))} · <button id="close-end" type="button">${esc(T("Show the board"))}</button></p>`;
     box.classList.remove("hidden");
   }
 
@@ -293,9 +301,9 @@
       if (soundOn) beep("start");
     }
     if (b.id === "undo") {
-      if (!SL.secret) return SL.toast("Only a seated phone or the screen that opened the table can undo.");
+      if (!SL.secret) return SL.toast(T("Only a seated phone or the screen that opened the table can undo."));
       const next = SL.view && SL.view.undo_next;
-      if (!next) return SL.toast("There is nothing to undo yet.");
+      if (!next) return SL.toast(T("There is nothing to undo yet."));
       if (confirm(next.what + "?")) await SL.post("/undo", {});
     }
     if (b.dataset.undo) await SL.post("/undo", {confirm: b.dataset.undo === "yes"});
@@ -328,7 +336,7 @@
   function soundButton() {
     const b = $("sound");
     if (!b) return;
-    b.textContent = soundOn ? "Sound on" : "Sound off";
+    b.textContent = soundOn ? T("Sound on") : T("Sound off");
     b.setAttribute("aria-pressed", String(soundOn));
     b.dataset.on = soundOn ? "1" : "0";
   }
@@ -352,7 +360,9 @@
 
   const MOMENT_MS = 3000;
   let queue = [], showing = null, timer = null, last = null;
-  const sideWord = x => `<span class="side-${x}">${mark(x)} ${cap(x)}</span>`;
+  const sideWord = x => `<span class="side-${x}">${mark(x)} ${esc(capSide(x))}</span>`;
+  // a moment's title with a side in it: the words escaped, the side's mark kept
+  const HOLE = "\u0000", withSide = (text, x) => esc(text).replace(HOLE, sideWord(x));
 
   // what the day's reveals did, per side (the recap at the end of a day)
   function recap(s, day) {
@@ -375,31 +385,31 @@
         const fx = r.effects || [];
         const flag = fx.find(e => e.kind === "flag"), inf = fx.find(e => e.kind === "infiltrate");
         const da = fx.filter(e => e.kind === "da" && e.steps > 0);
-        if (flag) out.push({kind: "flag", side: flag.side, title: `${sideWord(flag.side)} captures the flag!`,
-                            sub: "The double agent reached the enemy fort."});
-        if (inf) out.push({kind: "infiltration", side: inf.side, title: `${sideWord(inf.side)} infiltrates!`,
-                           sub: `10 intelligence points reached${inf.kept ? " (the Colonel keeps the rest)" : ""}.`});
+        if (flag) out.push({kind: "flag", side: flag.side, title: withSide(T("{side} captures the flag!", {side: HOLE}), flag.side),
+                            sub: esc(T("The double agent reached the enemy fort."))});
+        if (inf) out.push({kind: "infiltration", side: inf.side, title: withSide(T("{side} infiltrates!", {side: HOLE}), inf.side),
+                           sub: esc(inf.kept ? T("10 intelligence points reached (the Colonel keeps the rest).") : T("10 intelligence points reached."))});
         if (da.length && !flag) {
           const e = da[da.length - 1];
-          out.push({kind: "da", side: e.side, title: "The double agent moves",
-                    sub: `${e.steps} step${e.steps === 1 ? "" : "s"} for ${cap(e.side)}: now ${esc(b.words.da)}.`});
+          out.push({kind: "da", side: e.side, title: esc(T("The double agent moves")),
+                    sub: esc(TN("{n} step for {side!c}: now {where}.", "{n} steps for {side!c}: now {where}.", e.steps, {side: sideName(e.side), where: b.words.da}))});
         }
       }
     }
     if (sb.day === 1 && sa.phase === "intel" && sb.phase === "mission" && sb.starter)
-      out.push({kind: "start", side: sb.starter, title: `${sideWord(sb.starter)} starts day 1`,
-                sub: `${cap(sb.starter)} guesses first.`});
+      out.push({kind: "start", side: sb.starter, title: withSide(T("{side} starts day {day}", {side: HOLE, day: 1}), sb.starter),
+                sub: esc(T("{side!c} guesses first.", {side: sideName(sb.starter)}))});
     const dayOver = sa.phase === "mission" && (sb.phase === "round_end"
       || (sb.phase === "over" && sb.reveals.filter(r => r.day === sa.day).length >= 8));
     if (dayOver) {
       const day = sa.day, rc = recap(sb, day);
-      const row = (key, label, f) => `<tr><td>${label}</td><td data-testid="recap-${key}-red">${f("red")}</td><td data-testid="recap-${key}-blue">${f("blue")}</td></tr>`;
-      out.push({kind: "day-end", day, recap: rc, title: `End of day ${day}`,
+      const row = (key, label, f) => `<tr><td>${esc(label)}</td><td data-testid="recap-${key}-red">${f("red")}</td><td data-testid="recap-${key}-blue">${f("blue")}</td></tr>`;
+      out.push({kind: "day-end", day, recap: rc, title: esc(T("End of day {day}", {day})),
         table: `<table class="recap"><tr><th></th><th>${sideWord("red")}</th><th>${sideWord("blue")}</th></tr>
-          ${row("ip", "IP gained", x => rc.ip[x])}
-          ${row("da", "double-agent steps won", x => rc.da[x])}
-          ${row("identified", "their cards identified", x => rc.identified[x])}</table>
-          <div class="moment-sub">Double agent now ${esc(b.words.da)}</div>`});
+          ${row("ip", T("IP gained"), x => rc.ip[x])}
+          ${row("da", T("double-agent steps won"), x => rc.da[x])}
+          ${row("identified", T("their cards identified"), x => rc.identified[x])}</table>
+          <div class="moment-sub">${esc(T("Double agent now {where}", {where: b.words.da}))}</div>`});
     }
     return out;
   }
@@ -421,7 +431,7 @@
     if (m.recap) box.dataset.recap = JSON.stringify(m.recap);
     box.innerHTML = `<div class="moment-card moment-${m.kind}" data-testid="moment-card">
       <div class="moment-title">${m.title}</div>${m.sub ? `<div class="moment-sub">${m.sub}</div>` : ""}${m.table || ""}
-      <div class="moment-skip">tap or press any key to skip</div></div>`;
+      <div class="moment-skip">${esc(T("tap or press any key to skip"))}</div></div>`;
     box.classList.remove("hidden");
     // restart the animation for each moment
     box.classList.remove("play"); void box.offsetWidth; box.classList.add("play");
@@ -463,7 +473,7 @@
   SL.onPresence((c, watching) => {
     connected = c;
     if (SL.view) seats(SL.view);
-    $("watchers").textContent = watching ? `${watching} watching` : "";
+    $("watchers").textContent = watching ? TN("{n} watching", "{n} watching", watching) : "";
     $("watchers").dataset.count = watching;
   });
   lookForRequests();

@@ -4,6 +4,9 @@
 (() => {
   let wall = 4, teams = false, deduction = false, firstGame = false;
   const pic = document.getElementById("wd-pic");
+  const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  // a longer word squeezed to its square, never cut
+  const fit = (text, size, room) => text.length * size * 0.58 > room ? `textLength="${room}" lengthAdjust="spacingAndGlyphs"` : "";
   function drawPic() {
     const n = 2 * wall + 3, w = 740 / n;
     let s = "";
@@ -12,11 +15,11 @@
       const fill = a === wall + 1 ? "#111" : a === wall ? (p < 0 ? "#7a2b24" : "#24507f") : p === 0 ? "#4a4220" : "#223029";
       s += `<rect x="${x + 2}" y="20" width="${w - 4}" height="50" rx="5" fill="${fill}" stroke="#33473c" stroke-width="2"/>`;
       if (p > 0 && p <= wall) s += `<text x="${x + w / 2}" y="52" font-size="22" fill="#f2c14e" text-anchor="middle" font-weight="800">${p}</text>`;
-      if (a === wall + 1) s += `<text x="${x + w / 2}" y="52" font-size="18" fill="#a9b5ad" text-anchor="middle">flag</text>`;
+      if (a === wall + 1) s += `<text x="${x + w / 2}" y="52" font-size="18" fill="#a9b5ad" text-anchor="middle" ${fit(T("flag"), 18, w - 6)}>${esc(T("flag"))}</text>`;
     }
     const c = 10 + (wall + 1.5) * w, e = 10 + (2 * wall + 2) * w;
-    s += `<text x="${c}" y="100" font-size="18" fill="#f3efe2" text-anchor="middle" font-weight="700">centre</text>`;
-    s += `<text x="${e - w / 2}" y="100" font-size="18" fill="#f3efe2" text-anchor="middle" font-weight="700">wall</text>`;
+    s += `<text x="${c}" y="100" font-size="18" fill="#f3efe2" text-anchor="middle" font-weight="700">${esc(T("centre"))}</text>`;
+    s += `<text x="${e - w / 2}" y="100" font-size="18" fill="#f3efe2" text-anchor="middle" font-weight="700">${esc(T("wall"))}</text>`;
     s += `<path d="M${c + w / 2} 110 H${e - w}" stroke="#f2c14e" stroke-width="3" marker-end="url(#a)"/>`;
     s += `<defs><marker id="a" markerWidth="8" markerHeight="8" refX="6" refY="4" orient="auto"><path d="M0 0L8 4L0 8z" fill="#f2c14e"/></marker></defs>`;
     pic.innerHTML = s;
@@ -39,12 +42,12 @@
       try {
         const r = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"}, body: payload});
         const d = await r.json();
-        if (!r.ok) { say(d.error || "refused"); return; }
+        if (!r.ok) { say(d.error || T("refused")); return; }
         localStorage.setItem("sl-host-" + d.code, host);
         location.href = "/t/" + d.code;
         return;
       } catch (e) {
-        if (attempt >= 3) { say("No answer from the companion. Is it still running?"); return; }
+        if (attempt >= 3) { say(T("No answer from the companion. Is it still running?")); return; }
         await new Promise(res => setTimeout(res, 600 * (attempt + 1)));
       }
     }
@@ -60,7 +63,7 @@
     problem.textContent = "";
     let record;
     try { record = JSON.parse(await file.text()); }
-    catch (err) { problem.textContent = "This file is not a saved game (it is not JSON)."; return; }
+    catch (err) { problem.textContent = T("This file is not a saved game (it is not JSON)."); return; }
     open("/api/tables/import", {record, teams, deduction, first_game: firstGame}, msg => { problem.textContent = msg; });
   });
   drawPic();

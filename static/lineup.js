@@ -50,29 +50,34 @@ const Lineup = (() => {
     const plan = load(view.code, side, day);
     const out = s.exhausted[side] || [];
     const c = check(plan, s.intel);
-    const slots = plan.map((r, i) => `<button type="button" class="lu-slot ${i === slot ? "sel" : ""}" data-lslot="${i}" aria-label="mission ${i + 1}${r ? ": " + SL.rank(r) : ""}"><small>mission ${i + 1}</small><b>${r || "–"}</b><span>${r ? SL.esc(SL.rank(r)) : ""}</span></button>`).join("");
+    const slots = plan.map((r, i) => `<button type="button" class="lu-slot ${i === slot ? "sel" : ""}" data-lslot="${i}" aria-label="${SL.esc(T("mission {m}", {m: i + 1}))}${r ? ": " + SL.esc(SL.rank(r)) : ""}"><small>${SL.esc(T("mission {m}", {m: i + 1}))}</small><b>${r || "–"}</b><span>${r ? SL.esc(SL.rank(r)) : ""}</span></button>`).join("");
     const ranks = Array.from({length: 10}, (_, i) => i + 1).map(r => {
       const gone = out.includes(r), used = plan.includes(r);
-      return `<button type="button" class="${used ? "sel" : ""}" data-lrank="${r}" ${gone ? "disabled" : ""}><b>${r}</b>${SL.esc(SL.rank(r))}${gone ? " <small>exhausted</small>" : ""}</button>`;
+      return `<button type="button" class="${used ? "sel" : ""}" data-lrank="${r}" ${gone ? "disabled" : ""}><b>${r}</b>${SL.esc(SL.rank(r))}${gone ? ` <small>${SL.esc(T("exhausted"))}</small>` : ""}</button>`;
     }).join("");
     let verdict;
-    if (!plan.some(r => r)) verdict = `<p class="muted">Tap a mission, then a rank. Nothing you enter here leaves this phone.</p>`;
-    else if (!c.legal) verdict = `<div class="lu-verdict bad" data-testid="lu-order" data-legal="0">Out of order: apart from the Sergeant, ranks must rise from mission 1 to mission 4 (R10).</div>`;
-    else verdict = `<div class="lu-verdict ok" data-testid="lu-order" data-legal="1">${c.complete ? "Legal order" : "In order so far"} (R10).</div>`;
+    const esc = SL.esc;
+    if (!plan.some(r => r)) verdict = `<p class="muted">${esc(T("Tap a mission, then a rank. Nothing you enter here leaves this phone."))}</p>`;
+    else if (!c.legal) verdict = `<div class="lu-verdict bad" data-testid="lu-order" data-legal="0">${esc(T("Out of order: apart from the Sergeant, ranks must rise from mission 1 to mission 4 (R10)."))}</div>`;
+    else verdict = `<div class="lu-verdict ok" data-testid="lu-order" data-legal="1">${esc(c.complete ? T("Legal order (R10).") : T("In order so far (R10)."))}</div>`;
     let intel;
-    if (!s.intel) intel = `<p class="muted">The intel card is not recorded yet: the tokens show once it is.</p>`;
-    else intel = `<div class="lu-tokens" data-testid="lu-tokens" data-tokens="${c.tokens.join(",")}">Intel card ${s.intel.join(" · ")}: ${c.tokens.length ? `intel token${c.tokens.length > 1 ? "s" : ""} on mission${c.tokens.length > 1 ? "s" : ""} <b>${c.tokens.join(", ")}</b>` : "no mission needs an intel token"}${c.either.length ? `; the Sergeant on mission ${c.either[0]} may carry one or not (R11)` : ""}.</div>`;
-    $("panel-body").innerHTML = `<p class="muted">Private: kept on this phone for day ${day} only.</p>
+    if (!s.intel) intel = `<p class="muted">${esc(T("The intel card is not recorded yet: the tokens show once it is."))}</p>`;
+    else {
+      const needs = c.tokens.length ? TN("intel token on mission {missions}", "intel tokens on missions {missions}", c.tokens.length, {missions: `<b>${c.tokens.join(", ")}</b>`}) : esc(T("no mission needs an intel token"));
+      const either = c.either.length ? esc(T("; the Sergeant on mission {m} may carry one or not (R11)", {m: c.either[0]})) : "";
+      intel = `<div class="lu-tokens" data-testid="lu-tokens" data-tokens="${c.tokens.join(",")}">${esc(T("Intel card {card}:", {card: s.intel.join(" · ")}))} ${needs}${either}.</div>`;
+    }
+    $("panel-body").innerHTML = `<p class="muted">${esc(T("Private: kept on this phone for day {day} only.", {day}))}</p>
       <div class="lu-slots">${slots}</div>${verdict}${intel}
       <div class="ranks lu-ranks">${ranks}</div>
-      <button type="button" id="lu-clear">Clear the plan</button>`;
+      <button type="button" id="lu-clear">${esc(T("Clear the plan"))}</button>`;
   }
 
   function open(view, side) {
     ctx = {view, side};
     const plan = load(view.code, side, view.state.day);
     slot = Math.max(0, plan.indexOf(null));
-    $("panel-title").textContent = "My line-up (private)";
+    $("panel-title").textContent = T("My line-up (private)");
     draw();
     $("panel").classList.remove("hidden");
   }

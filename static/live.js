@@ -26,10 +26,10 @@ const SL = (() => {
         const r = await fetch(`/api/tables/${code}${path}`, {method: "POST", headers: headers(), body: payload});
         const data = await r.json();
         if (data.view) setView(data.view);
-        if (!r.ok) toast(data.error || "refused");
+        if (!r.ok) toast(data.error || T("refused"));
         return {ok: r.ok, status: r.status, data};
       } catch (e) {          // the same key again: never applied twice
-        if (attempt >= 3) { toast("No connection to the table. Check the Wi-Fi."); return {ok: false, status: 0, data: {}}; }
+        if (attempt >= 3) { toast(T("No connection to the table. Check the Wi-Fi.")); return {ok: false, status: 0, data: {}}; }
         await new Promise(res => setTimeout(res, 600 * (attempt + 1)));
       }
     }
@@ -68,8 +68,12 @@ const SL = (() => {
   const mark = side => `<span class="mark ${side}" aria-hidden="true">${side === "red" ? "R" : "B"}</span>`;
   // the words come from the server (view.words): a rank's name, by its number
   const rank = r => view ? view.words.ranks[r] : String(r);
+  // a side's name in the page's language; a list "a, b and c"
+  const SIDES = {red: T("red"), blue: T("blue")};
+  const sideName = s => SIDES[s] || s;
+  const and = xs => xs.length < 2 ? xs.join("") : T("{first} and {last}", {first: xs.slice(0, -1).join(", "), last: xs[xs.length - 1]});
   return {
-    code, key, newSecret, get, post, refresh, connect, toast, rank, esc, cap, mark,
+    code, key, newSecret, get, post, refresh, connect, toast, rank, esc, cap, mark, sideName, and,
     get view() { return view; }, get me() { return me; }, set me(m) { me = m; },
     get secret() { return secret; }, set secret(s) { secret = s; },
     onView: f => onView.push(f), onPresence: f => onPresence.push(f),

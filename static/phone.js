@@ -13,36 +13,37 @@
   try { const s = JSON.parse(localStorage.getItem(store) || "null"); if (s) { seat = s.seat; SL.secret = s.secret; } } catch (e) { /* none */ }
 
   const other = s => s === "red" ? "blue" : "red";
-  const partName = p => p === 1 ? "missions 1–2" : p === 2 ? "missions 3–4" : "";
+  const partName = p => p === 1 ? T("missions 1–2") : p === 2 ? T("missions 3–4") : "";
+  const sideName = SL.sideName, capSide = s => cap(sideName(s));
   const mine = (side, part) => seat && seat.side === side && (!teams || !part || seat.part === 0 || seat.part === part);
   const rankBtn = (r, attrs = "", cls = "") => `<button type="button" class="${cls}" ${attrs}><b>${r}</b>${esc(rank(r))}</button>`;
   const grid = (ranks, data, sel = []) => `<div class="ranks">${ranks.map(r => rankBtn(r, `data-${data}="${r}"`, sel.includes(r) ? "sel" : "")).join("")}</div>`;
   const REVEAL = ["deception", "guess", "actual", "choice"];
   // my line-up, planned in private (static/lineup.js): never sent, at most in localStorage
   let planning = false;
-  const planBtn = () => seat ? `<button type="button" id="b-lineup" data-testid="plan-lineup">My line-up (private): check order and tokens</button>` : "";
+  const planBtn = () => seat ? `<button type="button" id="b-lineup" data-testid="plan-lineup">${esc(T("My line-up (private): check order and tokens"))}</button>` : "";
   // the deduction aid (a table that opted in): each rank's share of the line-ups the public
   // information still allows on this mission; ranks no line-up puts there are dimmed
   function aidGrid(ded, d, ranks) {
     if (!ded || ded.side !== d.owner || ded.mission !== d.mission) return "";
     const n = ded.lineups, here = ded.missions[String(d.mission)] || {};
-    if (!n) return `<div class="card aid-none" data-testid="aid-none">No honest line-up fits what the table has seen: some intel token on the table must be wrong.</div>${grid(ranks, "guess")}`;
+    if (!n) return `<div class="card aid-none" data-testid="aid-none">${esc(T("No honest line-up fits what the table has seen: some intel token on the table must be wrong."))}</div>${grid(ranks, "guess")}`;
     const pct = c => { const p = Math.round(100 * c / n); return p ? p + "%" : "<1%"; };
-    return `<p class="aid-note muted">Deduction aid: ${n} line-up${n === 1 ? "" : "s"} fit${n === 1 ? "s" : ""} what the table has seen.</p><div class="ranks aid">${ranks.map(r => {
+    return `<p class="aid-note muted">${esc(TN("Deduction aid: {n} line-up fits what the table has seen.", "Deduction aid: {n} line-ups fit what the table has seen.", n))}</p><div class="ranks aid">${ranks.map(r => {
       const c = here[String(r)] || 0;
-      return `<button type="button" class="${c ? "" : "dim"}" data-guess="${r}" data-share="${c ? Math.round(100 * c / n) : 0}"><b>${r}</b><span class="nm">${esc(rank(r))}${c ? `<small class="pct">${pct(c)} of line-ups</small>` : ""}</span></button>`;
+      return `<button type="button" class="${c ? "" : "dim"}" data-guess="${r}" data-share="${c ? Math.round(100 * c / n) : 0}"><b>${r}</b><span class="nm">${esc(rank(r))}${c ? `<small class="pct">${esc(T("{share} of line-ups", {share: pct(c)}))}</small>` : ""}</span></button>`;
     }).join("")}</div>`;
   }
 
   function header(v) {
     const s = v.state;
-    $("who").innerHTML = seat ? `${mark(seat.side)} ${esc(seat.name)}${seat.part ? ` <span class="muted">${partName(seat.part)}</span>` : ""}` : `Table ${SL.code}`;
-    $("score").innerHTML = `${mark("red")} ${s.ip.red} · ${mark("blue")} ${s.ip.blue} · DA ${esc(v.words.da_short)} · day ${s.day}`;
+    $("who").innerHTML = seat ? `${mark(seat.side)} ${esc(seat.name)}${seat.part ? ` <span class="muted">${partName(seat.part)}</span>` : ""}` : esc(T("Table {code}", {code: SL.code}));
+    $("score").innerHTML = `${mark("red")} ${s.ip.red} · ${mark("blue")} ${s.ip.blue} · ${esc(T("DA {where}", {where: v.words.da_short}))} · ${esc(T("day {n}", {n: s.day}))}`;
     $("live").classList.toggle("on", !!seat && connected.includes(String(seat.id)));
     $("notice").textContent = v.notice || "";
     $("notice").classList.toggle("hidden", !v.notice);
     const last = s.reveals[s.reveals.length - 1];
-    $("last").innerHTML = last ? `<b>Last reveal</b> ${esc(last.narration)}` : "";
+    $("last").innerHTML = last ? `<b>${esc(T("Last reveal"))}</b> ${esc(last.narration)}` : "";
     $("last").classList.toggle("hidden", !last || s.phase === "over" || last.day !== s.day);
   }
 
@@ -56,110 +57,113 @@
     join(v) {
       const taken = (side, part) => v.seats.find(x => x.status === "active" && x.side === side && x.part === part);
       const parts = teams ? [1, 2] : [0];
-      let h = `<div class="card stack"><label>Your side</label>`;
+      let h = `<div class="card stack"><label>${esc(T("Your side"))}</label>`;
       for (const side of ["red", "blue"]) {
         h += `<div class="row">` + parts.map(p => {
           const t = taken(side, p);
           const sel = joinSide === side && joinPart === p ? "sel" : "";
-          return `<button type="button" class="${side} big ${sel}" data-join="${side}:${p}">${mark(side)} ${cap(side)}${p ? " " + partName(p) : ""}${t ? `<br><small class="muted">${esc(t.name)} sits here: ask to take over</small>` : ""}</button>`;
+          return `<button type="button" class="${side} big ${sel}" data-join="${side}:${p}">${mark(side)} ${esc(capSide(side))}${p ? " " + partName(p) : ""}${t ? `<br><small class="muted">${esc(T("{name} sits here: ask to take over", {name: t.name}))}</small>` : ""}</button>`;
         }).join("") + `</div>`;
       }
       const me = player();
-      return h + `<label for="name">Your name</label><input type="text" id="name" maxlength="40" autocomplete="nickname" value="${esc((me && me.name) || localStorage.getItem("sl-name") || "")}">
-        <button type="button" class="primary big" id="do-join">Sit down</button></div>
-        ${me ? `<div class="card known" data-testid="known-player">This phone remembers you as <b>${esc(me.name)}</b>: your games count in the group's statistics. Type another name above to rename yourself.
-          <div class="row"><a class="btn" href="/stats/players/${me.id}">My statistics</a><button type="button" id="do-forget">Forget me on this phone</button></div></div>` : ""}
-        <button type="button" class="big" id="do-watch" data-testid="watch">Just watch (no seat)</button>`;
+      return h + `<label for="name">${esc(T("Your name"))}</label><input type="text" id="name" maxlength="40" autocomplete="nickname" value="${esc((me && me.name) || localStorage.getItem("sl-name") || "")}">
+        <button type="button" class="primary big" id="do-join">${esc(T("Sit down"))}</button></div>
+        ${me ? `<div class="card known" data-testid="known-player">${T("This phone remembers you as {name}: your games count in the group's statistics. Type another name above to rename yourself.", {name: `<b>${esc(me.name)}</b>`})}
+          <div class="row"><a class="btn" href="/stats/players/${me.id}">${esc(T("My statistics"))}</a><button type="button" id="do-forget">${esc(T("Forget me on this phone"))}</button></div></div>` : ""}
+        <button type="button" class="big" id="do-watch" data-testid="watch">${esc(T("Just watch (no seat)"))}</button>`;
     },
     // a watcher: the game as it goes, read only; it takes no seat and can tap nothing
     watch(v) {
       const today = v.state.reveals.filter(r => r.day === v.state.day).map(r => `<li>${esc(r.narration)}</li>`).reverse().join("");
-      return `<div class="card" data-testid="watching">You are watching: this phone takes no seat and taps nothing.
-        Day ${v.state.day} · double agent ${esc(v.words.da)} · deception tokens ${mark("red")} ${v.state.dt.red} ${mark("blue")} ${v.state.dt.blue}</div>
+      return `<div class="card" data-testid="watching">${esc(T("You are watching: this phone takes no seat and taps nothing."))}
+        ${esc(T("Day {day} · double agent {where} · deception tokens", {day: v.state.day, where: v.words.da}))} ${mark("red")} ${v.state.dt.red} ${mark("blue")} ${v.state.dt.blue}</div>
         ${today ? `<ol class="watch-log">${today}</ol>` : ""}
-        <button type="button" id="do-unwatch">Take a seat instead</button>`;
+        <button type="button" id="do-unwatch">${esc(T("Take a seat instead"))}</button>`;
     },
     waiting: () => "",
     exhaust(v, t, side) {
       const n = t.count[side];
-      return `<div class="card">Which of your soldiers did ${other(side)} draw${n > 1 ? ` (${n}, double damage)` : ""}?</div>
+      const ask = n > 1 ? T("Which of your soldiers did {side} draw ({n}, double damage)?", {side: sideName(other(side)), n})
+        : T("Which of your soldiers did {side} draw?", {side: sideName(other(side))});
+      return `<div class="card">${esc(ask)}</div>
         ${grid(t.ranks[side], "pick", picked)}
-        <button type="button" class="primary big" id="do-exhaust" ${picked.length === n ? "" : "disabled"}>${picked.length ? "Record " + esc(picked.map(rank).join(" and ")) : `Tap ${n > 1 ? `the ${n} soldiers` : "the soldier"} above`}</button>
-        <button type="button" id="do-draw">Draw for me at random</button>`;
+        <button type="button" class="primary big" id="do-exhaust" ${picked.length === n ? "" : "disabled"}>${esc(picked.length ? T("Record {ranks}", {ranks: SL.and(picked.map(rank))}) : n > 1 ? T("Tap the {n} soldiers above", {n}) : T("Tap the soldier above"))}</button>
+        <button type="button" id="do-draw">${esc(T("Draw for me at random"))}</button>`;
     },
     intel(v, t) {
-      const cards = (t.cards || []).map(c => `<button type="button" class="big card-pick" data-card="${c.join(",")}" aria-label="intel card ${c.join(", ")}">${c.join(" · ")}</button>`).join("");
-      const ask = `Tap the four ranks on the intel card: it is recorded with the fourth (${picked.length}/${t.count}).`;
+      const cards = (t.cards || []).map(c => `<button type="button" class="big card-pick" data-card="${c.join(",")}" aria-label="${esc(T("intel card {ranks}", {ranks: c.join(", ")}))}">${c.join(" · ")}</button>`).join("");
+      const ask = T("Tap the four ranks on the intel card: it is recorded with the fourth ({done}/{all}).", {done: picked.length, all: t.count});
       return cards && !picked.length
-        ? `<div class="card">Which intel card is turned up? One tap records a card seen before.</div>
+        ? `<div class="card">${esc(T("Which intel card is turned up? One tap records a card seen before."))}</div>
           <div class="cards" data-testid="known-cards">${cards}</div>
-          <div class="card muted">A card not listed? ${ask}</div>${grid(t.ranks, "pick", picked)}${planBtn()}`
-        : `<div class="card">${ask}</div>${grid(t.ranks, "pick", picked)}${planBtn()}`;
+          <div class="card muted">${esc(T("A card not listed?"))} ${esc(ask)}</div>${grid(t.ranks, "pick", picked)}${planBtn()}`
+        : `<div class="card">${esc(ask)}</div>${grid(t.ranks, "pick", picked)}${planBtn()}`;
     },
     tokens(v, t) {
-      return `<div class="card">Intel card: <b>${v.state.intel.join(" · ")}</b>. Tap your missions that carry an intel token.</div>
-        <div class="row">${t.missions.map(m => `<button type="button" class="big mission ${picked.includes(m) ? "sel" : ""}" data-pick="${m}" aria-label="mission ${m}"><small>mission</small>${m}</button>`).join("")}</div>
-        <button type="button" class="primary big" id="do-tokens">${picked.length ? "Tokens on " + [...picked].sort().join(", ") : "No intel tokens"}</button>${planBtn()}`;
+      return `<div class="card">${esc(T("Intel card:"))} <b>${v.state.intel.join(" · ")}</b>. ${esc(T("Tap your missions that carry an intel token."))}</div>
+        <div class="row">${t.missions.map(m => `<button type="button" class="big mission ${picked.includes(m) ? "sel" : ""}" data-pick="${m}" aria-label="${esc(T("mission {m}", {m}))}"><small>${esc(T("mission"))}</small>${m}</button>`).join("")}</div>
+        <button type="button" class="primary big" id="do-tokens">${esc(picked.length ? T("Tokens on {missions}", {missions: [...picked].sort().join(", ")}) : T("No intel tokens"))}</button>${planBtn()}`;
     },
     start(v, t) {
-      if (!t.spin) return `<button type="button" class="primary big" data-start="${t.starts[0]}">${cap(t.starts[0])} starts day ${v.state.day}</button>`;
-      return `<button type="button" class="primary big" id="do-spin">Spin for the starting side</button>
-        <div class="row">${t.starts.map(x => `<button type="button" class="${x}" data-start="${x}">${mark(x)} ${cap(x)} starts</button>`).join("")}</div>`;
+      if (!t.spin) return `<button type="button" class="primary big" data-start="${t.starts[0]}">${esc(T("{side!c} starts day {day}", {side: sideName(t.starts[0]), day: v.state.day}))}</button>`;
+      return `<button type="button" class="primary big" id="do-spin">${esc(T("Spin for the starting side"))}</button>
+        <div class="row">${t.starts.map(x => `<button type="button" class="${x}" data-start="${x}">${mark(x)} ${esc(T("{side!c} starts", {side: sideName(x)}))}</button>`).join("")}</div>`;
     },
     // the owner's phone while the guess is awaited: a token may be laid, nobody waits for it
     deceive(v, t, side) {
       const d = v.draft;
-      return `<div class="card">${cap(d.guesser)} is guessing your mission ${d.mission}. You hold ${v.state.dt[side]} deception token${v.state.dt[side] === 1 ? "" : "s"}: lay one before the guess if you want to.</div>
-        <button type="button" class="primary big" data-dec="1" data-testid="deceive">Play a deception token on mission ${d.mission}</button>`;
+      return `<div class="card">${esc(TN("{side!c} is guessing your mission {m}. You hold {n} deception token: lay one before the guess if you want to.", "{side!c} is guessing your mission {m}. You hold {n} deception tokens: lay one before the guess if you want to.", v.state.dt[side], {side: sideName(d.guesser), m: d.mission}))}</div>
+        <button type="button" class="primary big" data-dec="1" data-testid="deceive">${esc(T("Play a deception token on mission {m}", {m: d.mission}))}</button>`;
     },
     guess(v, t) {
       const d = v.draft;
-      return `<div class="card">Guess ${d.owner}'s mission ${d.mission}. ${d.token ? "It carries an intel token." : "No intel token on it."}${d.deception ? ` <b class="dt-played" data-testid="dt-played">${cap(d.owner)} laid a deception token on it.</b>` : ""}</div>${aidGrid(v.deduction, d, t.ranks) || grid(t.ranks, "guess")}`;
+      return `<div class="card">${esc(T("Guess {side}'s mission {m}.", {side: sideName(d.owner), m: d.mission}))} ${esc(d.token ? T("It carries an intel token.") : T("No intel token on it."))}${d.deception ? ` <b class="dt-played" data-testid="dt-played">${esc(T("{side!c} laid a deception token on it.", {side: sideName(d.owner)}))}</b>` : ""}</div>${aidGrid(v.deduction, d, t.ranks) || grid(t.ranks, "guess")}`;
     },
     // the card is face up for everyone: the guesser's phone taps it (the owner's may too)
     actual(v, t, side) {
       const d = v.draft, yours = side === d.owner;
+      const guessed = `<b>${esc(rank(d.guess))}</b>`;
       const head = !d.guess_needed
-        ? `${cap(d.owner)}'s order broke this round (R60): mission ${d.mission} counts as identified whatever is named. Tap the rank turned up.`
-        : yours ? `${cap(d.guesser)} guessed <b>${esc(rank(d.guess))}</b> for your mission ${d.mission}. Turn it up; either phone may tap its rank.`
-          : `You guessed <b>${esc(rank(d.guess))}</b>. Tap the rank turned up on ${d.owner}'s mission ${d.mission}.`;
-      return `<div class="card">${head}${d.deception ? " A deception token lies on it." : ""}</div>${grid(t.ranks, "actual")}`;
+        ? esc(T("{side!c}'s order broke this round (R60): mission {m} counts as identified whatever is named. Tap the rank turned up.", {side: sideName(d.owner), m: d.mission}))
+        : yours ? T("{side!c} guessed {rank} for your mission {m}. Turn it up; either phone may tap its rank.", {side: esc(sideName(d.guesser)), rank: guessed, m: d.mission})
+          : T("You guessed {rank}. Tap the rank turned up on {side}'s mission {m}.", {rank: guessed, side: esc(sideName(d.owner)), m: d.mission});
+      return `<div class="card">${head}${d.deception ? " " + esc(T("A deception token lies on it.")) : ""}</div>${grid(t.ranks, "actual")}`;
     },
     choice(v) {
       const d = v.draft;
-      return `<div class="card">Your ${esc(rank(d.actual))} is activated. Choose:</div>` + d.choices.map(o =>
+      return `<div class="card">${esc(T("Your {rank} is activated. Choose:", {rank: rank(d.actual)}))}</div>` + d.choices.map(o =>
         `<button type="button" class="choice big" data-choice="${esc(o.choice)}">${esc(o.label)}<small>${esc(o.summary)}</small></button>`).join("");
     },
     check(v, t, side) {
       const down = t.missions[side];
-      if (!down.length) return `<div class="card">All your cards are face up.</div><button type="button" class="primary big" id="do-check">Confirm the capture check</button>`;
+      if (!down.length) return `<div class="card">${esc(T("All your cards are face up."))}</div><button type="button" class="primary big" id="do-check">${esc(T("Confirm the capture check"))}</button>`;
       const m = down[picked.length];
-      if (m) return `<div class="card">Capture check: turn up mission ${m} and tap its rank.</div>${grid(t.ranks[side].filter(r => !picked.includes(r)), "pick")}`;
+      if (m) return `<div class="card">${esc(T("Capture check: turn up mission {m} and tap its rank.", {m}))}</div>${grid(t.ranks[side].filter(r => !picked.includes(r)), "pick")}`;
       // one mistap here loses the game: say before it is sent when the cards break the order
       const four = [1, 2, 3, 4].map(m => m in v.state.revealed[side] ? v.state.revealed[side][m] : picked[down.indexOf(m)]);
       const broken = !Lineup.check(four, null).legal;
-      return `<div class="card">Missions ${down.join(", ")}: ${esc(picked.map(rank).join(", "))}</div>
-        ${broken ? `<div class="card warn" data-testid="check-broken"><b>These cards are out of order (R10):</b> confirming cancels your flag capture and ${other(side)} wins (R71). Check each card before you confirm.</div>` : ""}
-        <button type="button" class="primary big" id="do-check">${broken ? "Confirm: out of order" : "Confirm"}</button><button type="button" id="do-clear">Start again</button>`;
+      return `<div class="card">${esc(T("Missions {missions}: {ranks}", {missions: down.join(", "), ranks: picked.map(rank).join(", ")}))}</div>
+        ${broken ? `<div class="card warn" data-testid="check-broken"><b>${esc(T("These cards are out of order (R10):"))}</b> ${esc(T("confirming cancels your flag capture and {side} wins (R71). Check each card before you confirm.", {side: sideName(other(side))}))}</div>` : ""}
+        <button type="button" class="primary big" id="do-check">${esc(broken ? T("Confirm: out of order") : T("Confirm"))}</button><button type="button" id="do-clear">${esc(T("Start again"))}</button>`;
     },
     over(v) {
       const s = v.state;
       return `<div class="card over" data-testid="winner" data-winner="${s.winner}">
         <h1>${s.winner === "draw" ? "" : mark(s.winner) + " "}${esc(v.words.winner)}</h1><p>${esc(s.end)}</p></div>
-        <a class="btn" href="/api/tables/${SL.code}/record" download>Save the game record</a>`;
+        <a class="btn" href="/api/tables/${SL.code}/record" download>${esc(T("Save the game record"))}</a>`;
     },
   };
   // an undo that waits for this phone's side to agree, or that this phone asked for
   function undoCard(v) {
     const u = v.undo;
     if (!u || !seat) return "";
-    if (u.needs === seat.side) return `<div class="card undo-ask" data-testid="undo-ask"><b>${cap(u.by || "the big screen")} asks:</b> ${esc(u.what)}
-      <div class="row"><button type="button" class="primary" data-undo="yes">Undo it</button><button type="button" data-undo="no">Keep it</button></div></div>`;
-    if (u.by === seat.side) return `<div class="card muted" data-testid="undo-wait">${esc(u.what)}: waiting for ${u.needs}'s phone (or the big screen) to agree.</div>`;
+    if (u.needs === seat.side) return `<div class="card undo-ask" data-testid="undo-ask"><b>${esc(u.by ? T("{side!c} asks:", {side: sideName(u.by)}) : T("The big screen asks:"))}</b> ${esc(u.what)}
+      <div class="row"><button type="button" class="primary" data-undo="yes">${esc(T("Undo it"))}</button><button type="button" data-undo="no">${esc(T("Keep it"))}</button></div></div>`;
+    if (u.by === seat.side) return `<div class="card muted" data-testid="undo-wait">${esc(T("{what}: waiting for {side}'s phone (or the big screen) to agree.", {what: u.what, side: sideName(u.needs)}))}</div>`;
     return "";
   }
   // what the line at the top says on a screen other than the table's next step
-  const NEXT = {watch: "", join: "Join the table", waiting: "Waiting for the big screen to let you take this seat…", over: "Game over"};
+  const NEXT = {watch: "", join: T("Join the table"), waiting: T("Waiting for the big screen to let you take this seat…"), over: T("Game over")};
 
   // a rematch (issue 14): the seat's key moved to its new seat; go on there, seated
   // (a phone that was away does so when it comes back; a watcher goes on watching)
@@ -186,7 +190,7 @@
     act.dataset.step = REVEAL.includes(t.step) ? "reveal-" + t.step : t.step;
     if (seat && seat.status !== "pending" && !v.seats.some(x => x.id === seat.id)) {
       localStorage.removeItem(store); seat = null; SL.secret = null;
-      SL.toast("This phone no longer holds a seat: join again.");
+      SL.toast(T("This phone no longer holds a seat: join again."));
     }
     const stepKey = [t.step, t.sides.join(","), v.draft ? v.draft.mission : "", v.state.events].join("|");
     if (stepKey !== lastStep && $("toast")) $("toast").hidden = true;   // about a step now over
@@ -202,7 +206,7 @@
     if (yourTurn && lastTurn !== stepKey && navigator.vibrate) navigator.vibrate(80);
     lastTurn = yourTurn ? stepKey : "";
     const html = open ? STEPS[step](v, t, seat && seat.side) : deceive ? STEPS.deceive(v, t, seat.side) : "";
-    act.innerHTML = undoCard(v) + (html || (step in NEXT ? "" : `<div class="card muted">Nothing for you to tap now. ${esc(v.words.waiting || "")}</div>`));
+    act.innerHTML = undoCard(v) + (html || (step in NEXT ? "" : `<div class="card muted">${esc(T("Nothing for you to tap now."))} ${esc(v.words.waiting || "")}</div>`));
   }
 
   async function act(path, body) {
@@ -230,12 +234,12 @@
     }
     if (b.id === "do-forget") {       // this phone only: the history keeps what the table saw
       localStorage.removeItem(PLAYER); localStorage.removeItem("sl-name");
-      SL.toast("This phone no longer remembers you.", true); render(); return;
+      SL.toast(T("This phone no longer remembers you."), true); render(); return;
     }
     if (b.id === "do-join") {
       const name = $("name").value.trim();
-      if (!joinSide) return SL.toast("Choose a side first.");
-      if (!name) return SL.toast("Type your name.");
+      if (!joinSide) return SL.toast(T("Choose a side first."));
+      if (!name) return SL.toast(T("Type your name."));
       localStorage.setItem("sl-name", name);
       const mine = SL.newSecret(), me = player() || {key: SL.newSecret()};
       const body = {side: joinSide, name, secret: mine, player: me.key};
@@ -278,11 +282,11 @@
       return ev({type: "check", side: seat.side, ranks});
     }
     if (b.id === "b-undo") {
-      if (!seat) return SL.toast("Join the table first.");
+      if (!seat) return SL.toast(T("Join the table first."));
       const next = v && v.undo_next;
-      if (!next) return SL.toast("There is nothing to undo yet.");
+      if (!next) return SL.toast(T("There is nothing to undo yet."));
       const ask = next.by === "reveal" || (next.by && next.by !== seat.side);
-      if (confirm(next.what + (ask ? `\n\n${cap(other(seat.side))}'s phone (or the big screen) must agree.` : ""))) act("/undo", {});
+      if (confirm(next.what + (ask ? "\n\n" + T("{side!c}'s phone (or the big screen) must agree.", {side: sideName(other(seat.side))}) : ""))) act("/undo", {});
       return;
     }
     if (b.dataset.undo) return act("/undo", {confirm: b.dataset.undo === "yes"});
@@ -304,16 +308,16 @@
   }
   let help = null;
   async function openRules() {
-    if (!help) help = await (await fetch("/rules.json")).json();
+    if (!help) help = await (await fetch("/rules.json?lang=" + Words.lang)).json();
     const phase = SL.view ? SL.view.state.phase : "setup";
-    panel("Rules", `<input type="search" id="q" placeholder="Search: captain, R45, deception…"><div id="rl"></div>`);
+    panel(T("Rules"), `<input type="search" id="q" placeholder="${esc(T("Search: captain, R45, deception…"))}"><div id="rl"></div>`);
     const list = q => {
       q = q.trim().toLowerCase();
       const hit = x => !q || JSON.stringify(x).toLowerCase().includes(q);
       const now = help.rules.filter(r => (r.phases || []).includes(phase));
       const ph = help.phases[phase];
-      let h = !q && ph ? `<div class="rule"><h3>Now: ${esc(ph.title)}</h3><p>${esc(ph.text)}</p></div>` : "";
-      const rule = r => `<div class="rule"><h3><a href="/rules#${r.id}" target="_blank">${r.id} ${esc(r.title)}</a>${(r.phases || []).includes(phase) ? '<span class="tag">now</span>' : ""}</h3><p>${esc(r.text)}</p></div>`;
+      let h = !q && ph ? `<div class="rule"><h3>${esc(T("Now: {title}", {title: ph.title}))}</h3><p>${esc(ph.text)}</p></div>` : "";
+      const rule = r => `<div class="rule"><h3><a href="/rules#${r.id}" target="_blank">${r.id} ${esc(r.title)}</a>${(r.phases || []).includes(phase) ? `<span class="tag">${esc(T("now"))}</span>` : ""}</h3><p>${esc(r.text)}</p></div>`;
       const soldier = r => `<div class="rule"><h3><a href="/rules#${r.rule}" target="_blank">${r.rank} ${esc(r.name)}</a><span class="tag">${r.rule}</span></h3><p>${esc(r.ability)}</p></div>`;
       if (!q) {
         h += now.map(rule).join("") + help.ranks.map(soldier).join("") + help.rules.filter(r => !now.includes(r)).map(rule).join("");
@@ -323,23 +327,23 @@
         h += [...help.rules, ...help.ranks].map((x, i) => [score(x), i, x]).filter(t => t[0] < 9)
           .sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(t => t[2].id ? rule(t[2]) : soldier(t[2])).join("");
       }
-      $("rl").innerHTML = h || `<p class="muted">Nothing matches.</p>`;
+      $("rl").innerHTML = h || `<p class="muted">${esc(T("Nothing matches."))}</p>`;
     };
     $("q").addEventListener("input", e => list(e.target.value));
     list("");
   }
   function openCalc(side) {
-    panel("Ability calculator", `<p class="muted">If this card were activated now, what would happen? Worked out by the referee on the game as it stands.</p>
-      <div class="row"><button type="button" class="red ${side === "red" ? "sel" : ""}" data-calcside="red">${mark("red")} Red's card</button>
-      <button type="button" class="blue ${side === "blue" ? "sel" : ""}" data-calcside="blue">${mark("blue")} Blue's card</button></div>
+    panel(T("Ability calculator"), `<p class="muted">${esc(T("If this card were activated now, what would happen? Worked out by the referee on the game as it stands."))}</p>
+      <div class="row"><button type="button" class="red ${side === "red" ? "sel" : ""}" data-calcside="red">${mark("red")} ${esc(T("{side!c}'s card", {side: sideName("red")}))}</button>
+      <button type="button" class="blue ${side === "blue" ? "sel" : ""}" data-calcside="blue">${mark("blue")} ${esc(T("{side!c}'s card", {side: sideName("blue")}))}</button></div>
       <div id="calc-out" class="stack" style="margin:12px 0"></div>
       <div class="ranks">${Array.from({length: 10}, (_, i) => rankBtn(i + 1, `data-calc="${i + 1}" data-side="${side}"`)).join("")}</div>`);
   }
   async function calc(side, n) {
     const r = await SL.get(`/preview?side=${side}&rank=${n}`);
     if (r.status !== 200) return SL.toast(r.data.error);
-    const over = SL.view && SL.view.state.phase === "over" ? `<div class="card muted">The game is over: nothing would change.</div>` : "";
-    $("calc-out").innerHTML = over + r.data.options.map(o => `<div class="card"><b>${cap(side)}'s ${esc(r.data.name)}: ${esc(o.label)}</b><br>${esc(o.summary)}
+    const over = SL.view && SL.view.state.phase === "over" ? `<div class="card muted">${esc(T("The game is over: nothing would change."))}</div>` : "";
+    $("calc-out").innerHTML = over + r.data.options.map(o => `<div class="card"><b>${esc(T("{side!c}'s {rank}: {what}", {side: sideName(side), rank: r.data.name, what: o.label}))}</b><br>${esc(o.summary)}
       <br><span class="muted">${esc(o.effect_words)}</span></div>`).join("");
   }
 
@@ -350,7 +354,7 @@
       const r = await SL.get("/me").catch(() => null);
       if (r && r.status === 200 && r.data.role === "seat" && r.data.status !== "pending") {
         if (r.data.status === "active") { seat = {...seat, status: "active"}; localStorage.setItem(store, JSON.stringify({seat, secret: SL.secret})); }
-        else { localStorage.removeItem(store); seat = null; SL.secret = null; SL.toast("The big screen kept the seat for the phone that holds it."); }
+        else { localStorage.removeItem(store); seat = null; SL.secret = null; SL.toast(T("The big screen kept the seat for the phone that holds it.")); }
         await SL.refresh(); render();
       } else if (r && r.status === 401) {
         localStorage.removeItem(store); seat = null; SL.secret = null; render();
@@ -358,6 +362,7 @@
     }
     setTimeout(waitForTheHost, 3000);
   }
+  $("next").dataset.turn = T("Your turn · ");
   SL.onView(render);
   waitForTheHost();
   // the heartbeat: while this page runs it says "here" every 4 s (a sleeping phone stops)

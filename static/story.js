@@ -12,20 +12,23 @@
   const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
   const t = (x, y, s, o = {}) => `<text x="${x}" y="${y}" font-size="${o.size || 18}" fill="${o.fill || COL.ink}"
     text-anchor="${o.anchor || "middle"}" font-weight="${o.weight || 600}" ${o.extra || ""}>${esc(s)}</text>`;
-  const PHASES = {setup: "setting up", intel: "intel and tokens", mission: "missions", round_end: "end of the day",
-                  capture_check: "capture check", over: "game over"};
+  const PHASES = {setup: T("setting up"), intel: T("intel and tokens"), mission: T("missions"), round_end: T("end of the day"),
+                  capture_check: T("capture check"), over: T("game over")};
+  const SIDE = {red: T("red"), blue: T("blue")};
+  // a longer word (a language other than English) squeezed to the room it has, never cut
+  const squeeze = (text, size, room) => String(text).length * size * 0.58 > room ? `textLength="${room}" lengthAdjust="spacingAndGlyphs"` : "";
   let story = null, at = 0;
 
   function daWords(da) {
-    const side = da < 0 ? "red" : "blue";
-    if (story && Math.abs(da) > story.wall_distance) return `on ${side}'s flag`;
-    return da === 0 ? "at the centre" : `${Math.abs(da)} toward ${side}`;
+    const side = SIDE[da < 0 ? "red" : "blue"];
+    if (story && Math.abs(da) > story.wall_distance) return T("on {side}'s flag", {side});
+    return da === 0 ? T("at the centre") : T("{n} toward {side}", {n: Math.abs(da), side});
   }
 
   // --- the board at one step ----------------------------------------------------
   function daTrack(s, W) {
     const n = 2 * W + 3, x0 = 20, w = 960 / n, y = 32, h = 48;
-    let out = t(x0, 22, `Double agent ${daWords(s.da)}`, {anchor: "start", size: 20, extra: 'data-testid="da-text"'});
+    let out = t(x0, 22, T("Double agent {where}", {where: daWords(s.da)}), {anchor: "start", size: 20, extra: 'data-testid="da-text"'});
     for (let p = -(W + 1); p <= W + 1; p++) {
       const x = x0 + (p + W + 1) * w, a = Math.abs(p);
       let fill = p < 0 ? "#3a1c19" : p > 0 ? "#172c44" : "#2d2a16";
@@ -35,11 +38,11 @@
       if (a === W) out += `<path d="M${x + 4} ${y + 16}h${w - 8}M${x + 4} ${y + 32}h${w - 8}" stroke="#0008" stroke-width="3"/>`;
       if (a === W + 1) out += `<path d="M${x + w * 0.38} ${y + 40}V${y + 8}l${w * 0.34} 9l-${w * 0.34} 9" fill="${p < 0 ? COL.red : COL.blue}" stroke="#fff" stroke-width="1.5"/>`;
       // the flags are drawn; on a long track the fort names stand under the walls instead
-      const label = a === W && w >= 80 ? "wall" : p === 0 ? "centre" : "";
-      if (label) out += t(x + w / 2, y + h + 18, label, {size: 15, fill: COL.dim});
+      const label = a === W && w >= 80 ? T("wall") : p === 0 ? T("centre") : "";
+      if (label) out += t(x + w / 2, y + h + 18, label, {size: 15, fill: COL.dim, extra: squeeze(label, 15, w - 4)});
     }
-    out += t(x0, y + h + 18, "◀ red's fort", {anchor: "start", size: 15, fill: COL.red});
-    out += t(980, y + h + 18, "blue's fort ▶", {anchor: "end", size: 15, fill: COL.blue});
+    out += t(x0, y + h + 18, "◀ " + T("{side}'s fort", {side: SIDE.red}), {anchor: "start", size: 15, fill: COL.red});
+    out += t(980, y + h + 18, T("{side}'s fort", {side: SIDE.blue}) + " ▶", {anchor: "end", size: 15, fill: COL.blue});
     const dx = x0 + (s.da + W + 1 + 0.5) * w;
     out += `<g data-testid="da" data-pos="${s.da}"><rect x="${dx - 17}" y="${y + 4}" width="34" height="40" rx="5" fill="#000" stroke="${COL.gold}" stroke-width="3"/>${t(dx, y + 30, "DA", {size: 16, weight: 800, fill: COL.gold})}</g>`;
     return out;
@@ -53,7 +56,7 @@
 
   function ipTrack(s, side, y) {
     const x0 = 170, w = 50, v = Math.max(0, Math.min(10, s.ip[side]));
-    let out = t(20, y + 25, `${cap(side)} IP ${s.ip[side]}`, {anchor: "start", size: 20, weight: 800, fill: COL[side], extra: `data-testid="ip-${side}" data-value="${s.ip[side]}"`});
+    let out = t(20, y + 25, T("{side!c} IP {n}", {side: SIDE[side], n: s.ip[side]}), {anchor: "start", size: 20, weight: 800, fill: COL[side], extra: `data-testid="ip-${side}" data-value="${s.ip[side]}"`});
     for (let i = 0; i <= 10; i++) {
       out += `<rect x="${x0 + i * w}" y="${y}" width="${w - 4}" height="36" rx="5" fill="${i === 10 ? "#2d2a16" : "#15201a"}" stroke="${COL.line}" stroke-width="1.5"/>`;
       out += t(x0 + i * w + (w - 4) / 2, y + 24, i, {size: 15, fill: COL.dim});
@@ -61,13 +64,13 @@
     out += token(side, x0 + v * w + (w - 4) / 2, y + 18, 14);
     out += t(745, y + 25, "DT", {anchor: "start", size: 18, fill: COL.dim, extra: `data-testid="dt-${side}" data-value="${s.dt[side]}"`});
     for (let i = 0; i < s.dt[side]; i++) out += `<circle cx="${790 + i * 34}" cy="${y + 18}" r="13" fill="${COL.dt}" stroke="#fff" stroke-width="2"/>`;
-    if (!s.dt[side]) out += t(782, y + 25, "none", {anchor: "start", size: 16, fill: COL.dim});
+    if (!s.dt[side]) out += t(782, y + 25, T("none"), {anchor: "start", size: 16, fill: COL.dim});
     return out;
   }
 
   function cards(s, side, x0) {
-    const words = {activated: "activated", identified: "retreated", neutralised: "neutralised"};
-    let out = t(x0, 222, `${cap(side)}'s missions today`, {anchor: "start", size: 16, fill: COL[side], weight: 700});
+    const words = {activated: T("activated"), identified: T("retreated"), neutralised: T("neutralised")};
+    let out = t(x0, 222, T("{side!c}'s missions today", {side: SIDE[side]}), {anchor: "start", size: 16, fill: COL[side], weight: 700});
     const tokens = s.tokens[side] || [];
     for (let m = 1; m <= 4; m++) {
       const x = x0 + (m - 1) * 118, y = 230, w = 108, h = 84, c = s.revealed[side][m];
@@ -78,7 +81,7 @@
         out += `<g data-testid="card-${side}-${m}" data-rank="${c.rank}"><rect x="${x}" y="${y}" width="${w}" height="${h}" rx="9" fill="${side === "red" ? COL.redBg : COL.blueBg}" stroke="${act ? COL.gold : "#fff"}" stroke-width="${act ? 4 : 1.5}" opacity="${act || !c.outcome ? 1 : 0.7}"/>`
           + t(x + 26, y + 36, c.rank, {size: 30, weight: 800})
           + t(x + 50, y + 34, story.ranks[c.rank], {anchor: "start", size: 15, extra: story.ranks[c.rank].length > 6 ? `textLength="${w - 56}" lengthAdjust="spacingAndGlyphs"` : ""})
-          + t(x + w / 2, y + 70, c.outcome ? words[c.outcome] : "turned up", {size: 15, fill: act ? COL.gold : COL.dim, weight: act ? 800 : 600}) + "</g>";
+          + t(x + w / 2, y + 70, c.outcome ? words[c.outcome] : T("turned up"), {size: 15, fill: act ? COL.gold : COL.dim, weight: act ? 800 : 600, extra: squeeze(c.outcome ? words[c.outcome] : T("turned up"), 15, w - 8)}) + "</g>";
         if (c.deception) out += `<rect x="${x + w - 34}" y="${y - 8}" width="34" height="20" rx="4" fill="${COL.dt}" stroke="#fff"/>` + t(x + w - 17, y + 7, "DT", {size: 13, weight: 800});
       }
       if (tokens.includes(m)) out += `<circle cx="${x + 10}" cy="${y + 2}" r="9" fill="${COL.gold}" stroke="#000"/>` + t(x + 10, y + 7, "i", {size: 14, weight: 800, fill: "#000"});
@@ -90,13 +93,13 @@
     const W = story.wall_distance;
     $("board").innerHTML = daTrack(s, W) + ipTrack(s, "red", 114) + ipTrack(s, "blue", 158)
       + cards(s, "red", 20) + cards(s, "blue", 516);
-    $("board").setAttribute("aria-label", `Day ${s.day}: red ${s.ip.red} IP, blue ${s.ip.blue} IP, double agent ${daWords(s.da)}, deception tokens red ${s.dt.red}, blue ${s.dt.blue}`);
-    const intel = s.intel ? s.intel.join(" · ") : "not yet";
+    $("board").setAttribute("aria-label", T("Day {day}: red {red} IP, blue {blue} IP, double agent {where}, deception tokens red {dt_red}, blue {dt_blue}", {day: s.day, red: s.ip.red, blue: s.ip.blue, where: daWords(s.da), dt_red: s.dt.red, dt_blue: s.dt.blue}));
+    const intel = s.intel ? s.intel.join(" · ") : T("not yet");
     // the score again in words, for screens too narrow to read the board's small print
-    const score = `<span class="small-only">Red <b>${s.ip.red}</b> IP · Blue <b>${s.ip.blue}</b> IP</span>`
-      + `<span class="small-only">DA <b>${esc(daWords(s.da))}</b></span><span class="small-only">DT red <b>${s.dt.red}</b> · blue <b>${s.dt.blue}</b></span>`;
-    $("facts").innerHTML = `<span data-testid="day" data-day="${s.day}">Day <b>${s.day}</b> of 3</span><span>${esc(PHASES[s.phase] || s.phase)}</span>` + score
-      + `<span>Intel card <b>${esc(intel)}</b></span><span>DT supply <b>${s.dt.supply}</b></span>`;
+    const score = `<span class="small-only">${esc(cap(SIDE.red))} <b>${s.ip.red}</b> IP · ${esc(cap(SIDE.blue))} <b>${s.ip.blue}</b> IP</span>`
+      + `<span class="small-only">DA <b>${esc(daWords(s.da))}</b></span><span class="small-only">DT ${esc(SIDE.red)} <b>${s.dt.red}</b> · ${esc(SIDE.blue)} <b>${s.dt.blue}</b></span>`;
+    $("facts").innerHTML = `<span data-testid="day" data-day="${s.day}">${T("Day {n} of 3", {n: `<b>${s.day}</b>`})}</span><span>${esc(PHASES[s.phase] || s.phase)}</span>` + score
+      + `<span>${esc(T("Intel card"))} <b>${esc(intel)}</b></span><span>${esc(T("DT supply"))} <b>${s.dt.supply}</b></span>`;
   }
 
   // --- the chart of the whole game ------------------------------------------------
@@ -116,14 +119,14 @@
       const a = cx(d.first), b = cx(d.last);
       if (i % 2 === 0) out += `<rect x="${a}" y="${CH.ipTop - 24}" width="${Math.max(0, b - a)}" height="${CH.daBot - CH.ipTop + 32}" fill="#ffffff08"/>`;
       if (i) out += `<path d="M${a} ${CH.ipTop - 24}V${CH.daBot + 6}" stroke="${COL.dim}" stroke-dasharray="4 5" stroke-width="1.5"/>`;
-      out += t((a + b) / 2, 34, `Day ${d.day}`, {size: 15, fill: COL.dim, weight: 700});
+      out += t((a + b) / 2, 34, T("Day {n}", {n: d.day}), {size: 15, fill: COL.dim, weight: 700});
     });
     for (const v of [0, 5, 10]) {
       out += `<path d="M${CH.x0} ${ipY(v)}H${CH.x1}" stroke="${COL.line}" stroke-width="1"/>` + t(CH.x0 - 8, ipY(v) + 5, v, {size: 14, anchor: "end", fill: COL.dim});
     }
     out += t(8, (CH.ipTop + CH.ipBot) / 2 + 5, "IP", {size: 15, anchor: "start", fill: COL.dim, weight: 800});
-    for (const [v, label, fill] of [[W, "wall", COL.blue], [0, "centre", COL.dim], [-W, "wall", COL.red]]) {
-      out += `<path d="M${CH.x0} ${daY(v)}H${CH.x1}" stroke="${v ? fill : COL.line}" stroke-opacity="${v ? 0.5 : 1}" stroke-width="1" ${v ? 'stroke-dasharray="6 4"' : ""}/>` + t(CH.x0 - 8, daY(v) + 5, label, {size: 13, anchor: "end", fill});
+    for (const [v, label, fill] of [[W, T("wall"), COL.blue], [0, T("centre"), COL.dim], [-W, T("wall"), COL.red]]) {
+      out += `<path d="M${CH.x0} ${daY(v)}H${CH.x1}" stroke="${v ? fill : COL.line}" stroke-opacity="${v ? 0.5 : 1}" stroke-width="1" ${v ? 'stroke-dasharray="6 4"' : ""}/>` + t(CH.x0 - 8, daY(v) + 5, label, {size: 13, anchor: "end", fill, extra: squeeze(label, 13, CH.x0 - 36)});
     }
     out += t(8, daY(W + 1) + 6, "DA", {size: 15, anchor: "start", fill: COL.gold, weight: 800});
     out += `<path d="${stepLine(st.map(s => s.ip.red), ipY)}" fill="none" stroke="${COL.red}" stroke-width="3"/>`;
@@ -134,8 +137,8 @@
       out += `<path d="M${x} ${CH.daBot + 6}l-6 10h12z" fill="${big ? COL.gold : COL.dim}"><title>${esc(m.text)}</title></path>`;
     }
     // a key that does not rely on colour: red solid, blue dashed
-    out += `<path d="M${CH.x1 - 290} 10h26" stroke="${COL.red}" stroke-width="3"/>` + t(CH.x1 - 258, 15, "red IP", {size: 14, anchor: "start", fill: COL.red});
-    out += `<path d="M${CH.x1 - 190} 10h26" stroke="${COL.blue}" stroke-width="3" stroke-dasharray="8 4"/>` + t(CH.x1 - 158, 15, "blue IP", {size: 14, anchor: "start", fill: COL.blue});
+    out += `<path d="M${CH.x1 - 290} 10h26" stroke="${COL.red}" stroke-width="3"/>` + t(CH.x1 - 258, 15, T("{side} IP", {side: SIDE.red}), {size: 14, anchor: "start", fill: COL.red});
+    out += `<path d="M${CH.x1 - 190} 10h26" stroke="${COL.blue}" stroke-width="3" stroke-dasharray="8 4"/>` + t(CH.x1 - 158, 15, T("{side} IP", {side: SIDE.blue}), {size: 14, anchor: "start", fill: COL.blue});
     out += `<path d="M${CH.x1 - 88} 10h26" stroke="${COL.gold}" stroke-width="3"/>` + t(CH.x1 - 56, 15, "DA", {size: 14, anchor: "start", fill: COL.gold});
     out += `<g id="cursor"></g>`;
     $("chart").innerHTML = out;
@@ -154,11 +157,11 @@
     let out = "";
     for (const day of days) {
       const ms = story.moments.filter(m => m.day === day);
-      out += `<h3>Day ${day}</h3>`;
+      out += `<h3>${esc(T("Day {n}", {n: day}))}</h3>`;
       out += ms.length ? `<ol>${ms.map(m => `<li><button type="button" class="${m.kinds.includes("decisive") ? "decisive" : ""}" data-step="${m.step}" data-kinds="${m.kinds.join(" ")}" data-testid="moment"><span class="n">#${m.step}</span><span>${esc(m.text)}</span></button></li>`).join("")}</ol>`
-        : `<p class="none">Nothing decisive that day.</p>`;
+        : `<p class="none">${esc(T("Nothing decisive that day."))}</p>`;
     }
-    $("moments").innerHTML = out || `<p class="none">No event yet.</p>`;
+    $("moments").innerHTML = out || `<p class="none">${esc(T("No event yet."))}</p>`;
   }
 
   // --- moving through the game ----------------------------------------------------
@@ -170,8 +173,8 @@
     drawCursor(s);
     $("words").textContent = s.text;
     $("slider").value = at;
-    $("slider").setAttribute("aria-valuetext", `step ${at} of ${story.steps.length - 1}, day ${s.day}`);
-    $("where").textContent = `Step ${at} of ${story.steps.length - 1}`;
+    $("slider").setAttribute("aria-valuetext", T("step {n} of {all}, day {day}", {n: at, all: story.steps.length - 1, day: s.day}));
+    $("where").textContent = T("Step {n} of {all}", {n: at, all: story.steps.length - 1});
     document.body.dataset.step = at;
     $("first").disabled = $("prev").disabled = at === 0;
     $("last").disabled = $("next").disabled = at === story.steps.length - 1;
@@ -211,11 +214,11 @@
     try {
       const r = await fetch(`/api/tables/${code}/story`, {cache: "no-store"});
       const d = await r.json();
-      if (!r.ok) { $("words").textContent = d.error || "This story cannot be told."; return; }
+      if (!r.ok) { $("words").textContent = d.error || T("This story cannot be told."); return; }
       story = d;
-    } catch (e) { $("words").textContent = "No answer from the companion. Is it still running?"; return; }
+    } catch (e) { $("words").textContent = T("No answer from the companion. Is it still running?"); return; }
     const win = story.winner;
-    $("result").textContent = story.end || (story.over ? "" : "The game goes on: this is its story so far.");
+    $("result").textContent = story.end || (story.over ? "" : T("The game goes on: this is its story so far."));
     $("result").dataset.winner = win || "";
     $("slider").max = story.steps.length - 1;
     drawChart();

@@ -10,11 +10,14 @@ Public API (RULES.md ids in brackets):
 - next: :func:`expected`, :func:`reveal_options`, :func:`owner_choices`,
   :func:`choice_options`, :func:`ability_preview`, :func:`activate`, :func:`team_part` [R80]
 - a reveal tapped in steps: :class:`Draft` [R13, R14, R45, R49, R80]
-- words: :func:`narrate_reveal`, :func:`narrate_end`
+- words as data (a message key and its parameters, :class:`Msg`, put into a language at
+  the edge): :func:`reveal_words`, :func:`end_words`, :func:`effect_words`; in English
+  :func:`narrate_reveal`, :func:`narrate_end`
 - refusals: :class:`RecordError` and its subclasses
 
 Modules depend one way only: ``errors`` ← ``events`` ← ``results`` ← ``state`` ←
-``expect`` ← ``referee`` ← ``preview`` ← ``draft``; ``narrate`` reads ``results``.
+``expect`` ← ``referee`` ← ``preview`` ← ``draft``; ``narrate`` reads ``results``; every
+module may use ``words`` (which uses none).
 
 >>> import random
 >>> from companion.engine.simulate import random_record
@@ -45,11 +48,19 @@ from .events import (
     other,
 )
 from .expect import Expected, describe_choice, expected, owner_choices, reveal_options, team_part
-from .narrate import narrate_effect, narrate_end, narrate_reveal
+from .narrate import (
+    effect_words,
+    end_words,
+    narrate_effect,
+    narrate_end,
+    narrate_reveal,
+    reveal_words,
+)
 from .preview import ability_preview, choice_options
 from .referee import activate, apply, new_game, replay
 from .results import Effect, Outcome, Reason, RevealResult
 from .state import Phase, State
+from .words import ENGLISH, N_, Msg, Translator, join, listing, plural, rank, side
 
 __all__ = [
     "BadRecord", "GameOver", "IllegalEvent", "MalformedEvent", "OutOfTurn", "RecordError",
@@ -59,14 +70,23 @@ __all__ = [
     "Expected", "describe_choice", "expected", "owner_choices", "reveal_options", "team_part",
     "activate", "apply", "new_game", "replay", "ability_preview", "choice_options", "Draft",
     "narrate_effect", "narrate_end", "narrate_reveal", "replay_output",
+    "effect_words", "end_words", "reveal_words",
+    "ENGLISH", "N_", "Msg", "Translator", "join", "listing", "plural", "rank", "side",
 ]
 
 
-def replay_output(state: State) -> dict[str, Any]:
-    """The JSON object ``spies-lies replay`` prints: RECORD.md's keys and more."""
+def replay_output(state: State, words: bool = False) -> dict[str, Any]:
+    """The JSON object ``spies-lies replay`` prints: RECORD.md's keys and more.
+
+    With ``words`` the narration, the end and the next step's text are :class:`Msg`
+    values (for a screen to put into its own language), not English text.
+    """
     d = state.to_dict()
     for r in d["reveals"]:
-        r["narration"] = narrate_reveal(r)
-    d["next"] = expected(state).to_dict()
-    d["end"] = narrate_end(d)
+        r["narration"] = reveal_words(r) if words else narrate_reveal(r)
+    exp = expected(state)
+    d["next"] = exp.to_dict()
+    if words:
+        d["next"]["text"] = exp.words
+    d["end"] = end_words(d) if words else narrate_end(d)
     return d

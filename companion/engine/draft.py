@@ -39,14 +39,19 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from .errors import IllegalEvent, MalformedEvent, OutOfTurn
-from .events import RANK_NAMES, RANKS, Reveal, Side, other
+from .events import RANKS, Reveal, Side, other
 from .expect import team_part
 from .preview import choice_options
 from .referee import apply
 from .state import State
+from .words import N_, Msg, side
+from .words import rank as rank_word
 
 Step = Literal["deception", "guess", "actual", "choice"]
 STEPS: tuple[Step, ...] = ("deception", "guess", "actual", "choice")
+# a step named in a refusal ("actual": the card turned up)
+STEP_WORDS = {"deception": N_("deception"), "guess": N_("guess"), "actual": N_("actual"),
+              "choice": N_("choice")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,34 +238,37 @@ class Draft:
         cannot turn up or a choice not offered (and any refusal of the referee).
         """
         if step not in STEPS:
-            raise MalformedEvent(f"the step must be deception, guess, actual or choice, "
-                                 f"not {_show(step)}")
+            raise MalformedEvent(Msg("the step must be deception, guess, actual or choice, "
+                                     "not {value}", value=_show(step)))
         if step == "deception":
             if type(value) is not bool:
-                raise MalformedEvent(f"'value' must be true or false, not {_show(value)}")
+                raise MalformedEvent(Msg("'{key}' must be true or false, not {value}",
+                                         key="value", value=_show(value)))
             if value and not self.can_deceive:
-                raise IllegalEvent(f"{self.owner} holds no deception token")
+                raise IllegalEvent(Msg("{side} holds no deception token", side=self.owner))
             if not self._before_guess:
-                raise OutOfTurn("a deception token is played before the guess, and "
-                                f"{self.guesser} has guessed already")
+                raise OutOfTurn(Msg("a deception token is played before the guess, and "
+                                    "{side} has guessed already", side=self.guesser))
             return replace(self, deception=value)
         if step != self.step:
-            raise OutOfTurn(f"this reveal waits for the {self.step} from {self.side}, "
-                            f"not the {step}")
+            raise OutOfTurn(Msg("this reveal waits for the {step} from {side}, not the {sent}",
+                                step=Msg(STEP_WORDS[self.step]), side=self.side,
+                                sent=Msg(STEP_WORDS[step])))
         if step == "guess":
             return replace(self, guess=_rank(value))
         if step == "actual":
             rank = _rank(value)
             if rank not in self.ranks:
-                raise IllegalEvent(f"{self.owner} cannot turn up the {RANK_NAMES[rank]} now: "
-                                   "it is already revealed or exhausted")
+                raise IllegalEvent(Msg("{side} cannot turn up the {name} now: it is already "
+                                       "revealed or exhausted", side=self.owner,
+                                       name=rank_word(rank)))
             options = choice_options(self.state, self._guess(rank), rank, self.deception)
             reveal = self._reveal(rank, options[0]["choice"] if options else None)
             return replace(self, actual=rank, by=by) if options else reveal
         offered = [o["choice"] for o in self.choices]
         if not isinstance(value, str) or value not in offered:
-            raise IllegalEvent(f"'value' must be one of: {', '.join(offered)}, "
-                               f"not {_show(value)}")
+            raise IllegalEvent(Msg("'value' must be one of: {offered}, not {value}",
+                                   offered=", ".join(offered), value=_show(value)))
         assert self.actual is not None
         return self._reveal(self.actual, value)
 
@@ -282,15 +290,18 @@ class Draft:
         return None
 
     @property
-    def undone(self) -> str:
-        """Plain words for the tap :meth:`undo` takes back."""
+    def undone(self) -> Msg:
+        """Words for the tap :meth:`undo` takes back."""
         if self.actual is not None:
-            return (f"the {RANK_NAMES[self.actual]} turned up on {self.owner}'s "
-                    f"mission {self.mission}")
+            return Msg("the {name} turned up on {owner}'s mission {mission}",
+                       name=rank_word(self.actual), owner=side(self.owner),
+                       mission=self.mission)
         if self.guess is not None:
-            return (f"{self.guesser}'s guess {RANK_NAMES[self.guess]} on {self.owner}'s "
-                    f"mission {self.mission}")
-        return f"{self.owner}'s deception token on mission {self.mission}"
+            return Msg("{guesser}'s guess {name} on {owner}'s mission {mission}",
+                       guesser=side(self.guesser), name=rank_word(self.guess),
+                       owner=side(self.owner), mission=self.mission)
+        return Msg("{owner}'s deception token on mission {mission}", owner=side(self.owner),
+                   mission=self.mission)
 
     @property
     def undone_by(self) -> Side:
@@ -302,7 +313,7 @@ class Draft:
 
 def _rank(value: object) -> int:
     if type(value) is not int or value not in RANKS:
-        raise MalformedEvent(f"'value' must be a rank 1-10, not {_show(value)}")
+        raise MalformedEvent(Msg("'value' must be a rank 1-10, not {value}", value=_show(value)))
     return value
 
 

@@ -1,12 +1,16 @@
 """The referee's refusals: a small family of ``ValueError`` subclasses.
 
-Every refusal carries the plain-words ``reason`` a player can read and, when it
-concerns one event of a record, that event's 0-based ``index``. ``str(error)``
+Every refusal carries its words as data, ``msg`` (a :class:`~.words.Msg`: a message
+key and its parameters, put into the screen's language at the edge), the English
+``reason`` made from it and, when it concerns one event of a record, that event's
+0-based ``index``. ``str(error)``
 is ``"event N: reason"`` (or just the reason when no event is concerned), which
 is the text the replay command prints after ``error:``.
 """
 
 from __future__ import annotations
+
+from .words import Msg
 
 
 class RecordError(ValueError):
@@ -14,14 +18,15 @@ class RecordError(ValueError):
 
     code = "invalid"
 
-    def __init__(self, reason: str, index: int | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    def __init__(self, reason: Msg | str, index: int | None = None) -> None:
+        self.msg = reason if isinstance(reason, Msg) else Msg("{reason}", reason=reason)
+        self.reason = str(self.msg)
+        super().__init__(self.reason)
         self.index = index
 
     def at(self, index: int) -> RecordError:
         """Return the same refusal, now naming the event at ``index``."""
-        return type(self)(self.reason, index)
+        return type(self)(self.msg, index)
 
     def __str__(self) -> str:
         if self.index is None:

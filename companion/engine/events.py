@@ -20,6 +20,8 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from .errors import BadRecord, MalformedEvent, RecordError
+from .words import N_, Msg
+from .words import RANK_NAMES as RANK_NAMES  # the ranks by number, for every module
 
 FORMAT = "spies-and-lies-record/1"
 
@@ -38,10 +40,6 @@ class Side(StrEnum):
 SIDES: tuple[Side, Side] = (Side.RED, Side.BLUE)
 RANKS = range(1, 11)
 MISSIONS = range(1, 5)
-RANK_NAMES = {
-    1: "Spy", 2: "Scout", 3: "Miner", 4: "Sergeant", 5: "Lieutenant",
-    6: "Captain", 7: "Bomb", 8: "Colonel", 9: "General", 10: "Marshal",
-}
 WALL_DISTANCES = range(2, 9)
 DEFAULT_WALL_DISTANCE = 4
 
@@ -60,33 +58,44 @@ def other(side: str) -> Side:
 def _side(d: Mapping[str, Any], key: str) -> Side:
     v = d.get(key)
     if v not in SIDES:
-        raise MalformedEvent(f"'{key}' must be \"red\" or \"blue\", not {json.dumps(v)}")
+        raise MalformedEvent(Msg("'{key}' must be \"red\" or \"blue\", not {value}", key=key,
+                                 value=json.dumps(v)))
     return Side(v)
 
 
 def _int(d: Mapping[str, Any], key: str, allowed: range, what: str) -> int:
     v = d.get(key)
     if type(v) is not int or v not in allowed:
-        raise MalformedEvent(
-            f"'{key}' must be a {what} {allowed.start}-{allowed.stop - 1}, not {json.dumps(v)}")
+        raise MalformedEvent(Msg("'{key}' must be a {what} {lo}-{hi}, not {value}", key=key,
+                                 what=Msg(_WHAT[what][0]), lo=allowed.start,
+                                 hi=allowed.stop - 1, value=json.dumps(v)))
     return v
+
+
+# the words a field reader names: one thing, several
+_WHAT = {"rank": (N_("rank"), N_("ranks")), "mission": (N_("mission"), N_("missions"))}
 
 
 def _int_list(d: Mapping[str, Any], key: str, allowed: range, what: str,
               sizes: tuple[int, ...] | None) -> tuple[int, ...]:
     v = d.get(key)
     if not isinstance(v, list):
-        raise MalformedEvent(f"'{key}' must be a list of {what}s, not {json.dumps(v)}")
+        raise MalformedEvent(Msg("'{key}' must be a list of {what}, not {value}", key=key,
+                                 what=Msg(_WHAT[what][1]), value=json.dumps(v)))
     for x in v:
         if type(x) is not int or x not in allowed:
-            raise MalformedEvent(
-                f"'{key}' must hold {what}s {allowed.start}-{allowed.stop - 1}, "
-                f"not {json.dumps(x)}")
+            raise MalformedEvent(Msg("'{key}' must hold {what} {lo}-{hi}, not {value}",
+                                     key=key, what=Msg(_WHAT[what][1]), lo=allowed.start,
+                                     hi=allowed.stop - 1, value=json.dumps(x)))
     if len(set(v)) != len(v):
-        raise MalformedEvent(f"'{key}' names the same {what} twice")
+        raise MalformedEvent(Msg("'{key}' names the same {what} twice", key=key,
+                                 what=Msg(_WHAT[what][0])))
     if sizes is not None and len(v) not in sizes:
-        n = " or ".join(str(s) for s in sizes)
-        raise MalformedEvent(f"'{key}' must hold {n} {what}s, not {len(v)}")
+        n: Msg | int = sizes[0]
+        for x in sizes[1:]:
+            n = Msg("{first} or {last}", first=n, last=x)
+        raise MalformedEvent(Msg("'{key}' must hold {n} {what}, not {count}", key=key, n=n,
+                                 what=Msg(_WHAT[what][1]), count=len(v)))
     return tuple(v)
 
 
@@ -205,10 +214,12 @@ class Reveal:
         """Read one from its JSON dict; raise :class:`MalformedEvent` naming a bad key."""
         deception = d.get("deception")
         if type(deception) is not bool:
-            raise MalformedEvent(f"'deception' must be true or false, not {json.dumps(deception)}")
+            raise MalformedEvent(Msg("'{key}' must be true or false, not {value}",
+                                     key="deception", value=json.dumps(deception)))
         choice = d.get("choice")
         if choice is not None and not isinstance(choice, str):
-            raise MalformedEvent(f"'choice' must be a string, not {json.dumps(choice)}")
+            raise MalformedEvent(Msg("'choice' must be a string, not {value}",
+                                     value=json.dumps(choice)))
         return cls(_side(d, "guesser"), _int(d, "mission", MISSIONS, "mission"),
                    _int(d, "guess", RANKS, "rank"), _int(d, "actual", RANKS, "rank"),
                    deception, choice)
@@ -237,16 +248,16 @@ class Check:
         side = _side(d, "side")
         raw = d.get("ranks")
         if not isinstance(raw, dict):
-            raise MalformedEvent(
-                f"'ranks' must be an object from mission to rank, not {json.dumps(raw)}")
+            raise MalformedEvent(Msg("'ranks' must be an object from mission to rank, "
+                                     "not {value}", value=json.dumps(raw)))
         pairs = []
         for k, v in raw.items():
             if k not in ("1", "2", "3", "4"):
-                raise MalformedEvent(f"'ranks' keys must be missions \"1\"-\"4\", "
-                                     f"not {json.dumps(k)}")
+                raise MalformedEvent(Msg("'ranks' keys must be missions \"1\"-\"4\", "
+                                         "not {value}", value=json.dumps(k)))
             if type(v) is not int or v not in RANKS:
-                raise MalformedEvent(f"'ranks' must map missions to ranks 1-10, "
-                                     f"not {json.dumps(v)}")
+                raise MalformedEvent(Msg("'ranks' must map missions to ranks 1-10, "
+                                         "not {value}", value=json.dumps(v)))
             pairs.append((int(k), v))
         return cls(side, tuple(pairs))
 
@@ -259,11 +270,12 @@ EVENT_TYPES: dict[str, type[Event]] = {
 def event_from_dict(d: object) -> Event:
     """Read one event from its JSON dict; raise :class:`MalformedEvent` if it is not one."""
     if not isinstance(d, dict):
-        raise MalformedEvent(f"an event must be an object, not {json.dumps(d)[:40]}")
+        raise MalformedEvent(Msg("an event must be an object, not {value}",
+                                 value=json.dumps(d)[:40]))
     kind = d.get("type")
     cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise MalformedEvent(f"unknown event type {json.dumps(kind)}")
+        raise MalformedEvent(Msg("unknown event type {value}", value=json.dumps(kind)))
     return cls.from_dict(d)
 
 
@@ -290,13 +302,15 @@ class Options:
         if d is None:
             return cls()
         if not isinstance(d, dict):
-            raise BadRecord("'options' must be an object")
+            raise BadRecord(Msg("'options' must be an object"))
         w = d.get("wall_distance", DEFAULT_WALL_DISTANCE)
         if type(w) is not int or w not in WALL_DISTANCES:
-            raise BadRecord(f"'wall_distance' must be a whole number 2-8, not {json.dumps(w)}")
+            raise BadRecord(Msg("'wall_distance' must be a whole number 2-8, not {value}",
+                                value=json.dumps(w)))
         teams = d.get("teams", False)
         if type(teams) is not bool:
-            raise BadRecord(f"'teams' must be true or false, not {json.dumps(teams)}")
+            raise BadRecord(Msg("'{key}' must be true or false, not {value}", key="teams",
+                                value=json.dumps(teams)))
         return cls(w, teams)
 
 
@@ -320,13 +334,14 @@ class Record:
     def from_dict(cls, d: object) -> Record:
         """Read a record dict; a bad event raises a refusal naming its index."""
         if not isinstance(d, dict):
-            raise BadRecord("a record must be a JSON object")
+            raise BadRecord(Msg("a record must be a JSON object"))
         if d.get("format") != FORMAT:
-            raise BadRecord(f"'format' must be \"{FORMAT}\", not {json.dumps(d.get('format'))}")
+            raise BadRecord(Msg("'format' must be \"{format}\", not {value}", format=FORMAT,
+                                value=json.dumps(d.get("format"))))
         options = Options.from_dict(d.get("options"))
         raw = d.get("events")
         if not isinstance(raw, list):
-            raise BadRecord("'events' must be a list")
+            raise BadRecord(Msg("'events' must be a list"))
         events = []
         for i, e in enumerate(raw):
             try:
@@ -341,5 +356,5 @@ class Record:
         try:
             d = json.loads(text)
         except (ValueError, RecursionError) as err:
-            raise BadRecord(f"not valid JSON ({err})") from None
+            raise BadRecord(Msg("not valid JSON ({error})", error=str(err))) from None
         return cls.from_dict(d)

@@ -15,6 +15,7 @@ from typing import Any
 
 from .events import RANK_NAMES, SIDES, Side, other
 from .state import DAYS, Phase, State
+from .words import Msg, join, side
 
 
 def team_part(mission: int) -> int:
@@ -32,16 +33,22 @@ class Expected:
 
     ``type`` is the event type (``None`` once the game is over); ``sides`` the
     sides that may send it (empty: anyone at the table, the host screen too);
+    ``words`` what it waits for, as words to render (``text``: in English);
     ``mission`` and ``owner`` are set for a reveal; ``count`` is the number of
     ranks each pending ``exhaust`` must give.
     """
 
     type: str | None
     sides: tuple[Side, ...] = ()
-    text: str = ""
+    words: Msg | None = None
     mission: int | None = None
     owner: Side | None = None
     count: dict[Side, int] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """What the game waits for, in English."""
+        return "" if self.words is None else str(self.words)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``next`` object of the replay output (``mission``/``owner``/``part``
@@ -54,42 +61,45 @@ class Expected:
         return d
 
 
-def _both(sides: list[Side]) -> str:
-    return " and ".join(sides)
+def _both(sides: list[Side]) -> Any:
+    return join([side(x) for x in sides])
 
 
 def expected(s: State) -> Expected:
     """The event ``s`` waits for, from which side, on which mission."""
     if s.phase == Phase.OVER:
-        return Expected(None, (), "The game is over")
+        return Expected(None, (), Msg("The game is over"))
     if s.phase in (Phase.SETUP, Phase.ROUND_END):
         pending = [x for x in SIDES if s.drawn[x] is None]
         count = {x: (2 if s.phase == Phase.ROUND_END and s.double[x] and s.day < DAYS else 1)
                  for x in pending}
         return Expected("exhaust", tuple(pending),
-                        f"Record the exhausted soldier of {_both(pending)} "
-                        f"(each drawn by the opponent)", count=count)
+                        Msg("Record the exhausted soldier of {sides} (each drawn by the "
+                            "opponent)", sides=_both(pending)), count=count)
     if s.phase == Phase.INTEL:
         if s.intel is None:
-            return Expected("intel", (), f"Day {s.day}: record the intel card")
+            return Expected("intel", (), Msg("Day {day}: record the intel card", day=s.day))
         pending = [x for x in SIDES if s.tokens[x] is None]
         if pending:
             return Expected("tokens", tuple(pending),
-                            f"Record the intel tokens of {_both(pending)}")
+                            Msg("Record the intel tokens of {sides}", sides=_both(pending)))
         if s.last_starter is None:
-            return Expected("start", (), "Spin for the starting side")
+            return Expected("start", (), Msg("Spin for the starting side"))
         return Expected("start", (other(s.last_starter),),
-                        f"{other(s.last_starter).capitalize()} starts day {s.day}")
+                        Msg("{side!c} starts day {day}", side=side(other(s.last_starter)),
+                            day=s.day))
     nxt = s.next_reveal()
     if nxt is not None:
         guesser, mission = nxt
         owner = other(guesser)
         return Expected("reveal", (guesser,),
-                        f"{guesser.capitalize()}: guess {owner}'s mission {mission}",
+                        Msg("{guesser!c}: guess {owner}'s mission {mission}",
+                            guesser=side(guesser), owner=side(owner), mission=mission),
                         mission=mission, owner=owner)
     assert s.phase == Phase.CAPTURE_CHECK and s.capturer
     return Expected("check", (s.capturer,),
-                    f"{s.capturer.capitalize()}: turn up your face-down cards (capture check)")
+                    Msg("{side!c}: turn up your face-down cards (capture check)",
+                        side=side(s.capturer)))
 
 
 def reveal_options(s: State) -> dict[str, Any] | None:

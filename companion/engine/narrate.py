@@ -13,123 +13,161 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .events import RANK_NAMES, other
+from .events import other
 from .results import RevealResult
+from .words import N_, Msg, join, plural, rank, side
 
 _EFFECT_WORDS = {
-    "spy": "{enemy}'s Marshal is powerless against {side} this round",
-    "miner": "{enemy}'s Bomb is powerless against {side} this round",
-    "scout": "{side}'s identifications score 4 this round",
-    "bomb": "{side}'s next reveal retreats whatever the guess",
+    "spy": N_("{enemy}'s Marshal is powerless against {side} this round"),
+    "miner": N_("{enemy}'s Bomb is powerless against {side} this round"),
+    "scout": N_("{side}'s identifications score 4 this round"),
+    "bomb": N_("{side}'s next reveal retreats whatever the guess"),
 }
 
 
-def _join(parts: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    if len(parts) <= 1:
-        return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
-def narrate_effect(e: Mapping[str, Any]) -> str | None:
+def effect_words(e: Mapping[str, Any]) -> Msg | None:
     """The words the narration uses for one effect of a reveal (``None``: it goes unsaid)."""
-    side = e["side"]
+    who = side(e["side"])
     kind = e["kind"]
     if kind == "ip":
         if e.get("carried"):
-            return f"{side} carries the other {e['amount']} IP over (R48)"
-        extra = " for the deception token" if e.get("source") == "deception" else ""
-        return f"{side} +{e['amount']} IP{extra}"
+            return Msg("{side} carries the other {n} IP over (R48)", side=who, n=e["amount"])
+        if e.get("source") == "deception":
+            return Msg("{side} +{n} IP for the deception token", side=who, n=e["amount"])
+        return Msg("{side} +{n} IP", side=who, n=e["amount"])
     if kind == "infiltrate":
-        return f"{side} infiltrates"
+        return Msg("{side} infiltrates", side=who)
     if kind == "da":
         if e["steps"] == 0:
             if not e.get("asked"):
                 return None
-            return "the double agent cannot move (it stands on the wall)"
-        steps = "1 step" if e["steps"] == 1 else f"{e['steps']} steps"
-        wall = " to the wall" if e.get("asked") and e["steps"] < e["asked"] else ""
-        return f"the double agent moves {steps} toward {other(side)}'s fort{wall}"
+            return Msg("the double agent cannot move (it stands on the wall)")
+        steps = plural("{n} step", "{n} steps", e["steps"])
+        if e.get("asked") and e["steps"] < e["asked"]:
+            return Msg("the double agent moves {steps} toward {enemy}'s fort to the wall",
+                       steps=steps, enemy=side(other(e["side"])))
+        return Msg("the double agent moves {steps} toward {enemy}'s fort", steps=steps,
+                   enemy=side(other(e["side"])))
     if kind == "flag":
-        return f"{side} captures the flag"
+        return Msg("{side} captures the flag", side=who)
     if kind == "dt":
-        return "a deception token"
+        return Msg("a deception token")
     if kind == "effect":
-        return _EFFECT_WORDS[e["effect"]].format(side=side, enemy=other(side))
+        key = _EFFECT_WORDS[e["effect"]]
+        return Msg(key, side=who, enemy=side(other(e["side"])))
     if kind == "use":
-        return f"{side} uses the exhausted {RANK_NAMES[e['rank']]}"
+        return Msg("{side} uses the exhausted {name}", side=who, name=rank(e["rank"]))
     if kind == "fizzle":
-        return "which has no effect this round"
+        return Msg("which has no effect this round")
     if kind == "drain":
-        return f"{side} -{e['amount']} IP"
+        return Msg("{side} -{n} IP", side=who, n=e["amount"])
     if kind == "double_damage":
-        return f"{side} will lose two soldiers to exhaustion (double damage)"
+        return Msg("{side} will lose two soldiers to exhaustion (double damage)", side=who)
     if kind == "order_broken":
-        bits = [f"{side}'s cards are out of order: {side} drops to 0 IP"]
+        broke = Msg("{side}'s cards are out of order: {side} drops to 0 IP", side=who)
         if e.get("da_undone"):
-            bits.append(f"the double agent walks back {e['da_undone']}")
-        return _join(bits)
-    if kind == "deception_pays":
-        return None
+            return Msg("{first} and {last}", first=broke,
+                       last=Msg("the double agent walks back {n}", n=e["da_undone"]))
+        return broke
     return None
 
 
-def narrate_reveal(r: RevealResult | Mapping[str, Any]) -> str:
-    """One sentence for one reveal, from its outcome data.
+def narrate_effect(e: Mapping[str, Any]) -> str | None:
+    """The English words for one effect of a reveal (``None``: it goes unsaid)."""
+    m = effect_words(e)
+    return None if m is None else str(m)
+
+
+_NEUTRALISED = {
+    "R46": N_("it was the {name}, made to retreat by {guesser}'s Bomb (R46)"),
+    "R40": N_("it was the {name}, made to retreat by {guesser}'s Spy (R40)"),
+    "R42": N_("it was the {name}, made to retreat by {guesser}'s Miner (R42)"),
+}
+
+
+def reveal_words(r: RevealResult | Mapping[str, Any]) -> Msg:
+    """One sentence for one reveal, from its outcome data, as words to render.
 
     ``r`` is a :class:`RevealResult` (``state.reveals[-1]``) or its JSON dict (a
     reveal of the replay output): both give the same sentence.
     """
     if isinstance(r, RevealResult):
         r = r.to_dict()
-    g, o = r["guesser"], r["owner"]
-    name = RANK_NAMES[r["actual"]]
+    g, o = side(r["guesser"]), side(r["owner"])
+    name = rank(r["actual"])
     rule = r["rule"]
     broke = any(e["kind"] == "order_broken" for e in r["effects"])
+    head: Msg
     if rule == "R60" and not broke:     # the order broke earlier: no guess was needed
-        head = f"{o.capitalize()}'s mission {r['mission']} needed no guess"
+        head = Msg("{owner!c}'s mission {mission} needed no guess", owner=o,
+                   mission=r["mission"])
     else:
-        head = (f"{g.capitalize()} guessed {RANK_NAMES[r['guess']]} on {o}'s "
-                f"mission {r['mission']}")
+        head = Msg("{guesser!c} guessed {guess} on {owner}'s mission {mission}", guesser=g,
+                   guess=rank(r["guess"]), owner=o, mission=r["mission"])
     if r.get("deception"):
-        head += " (deception token played)"
+        head = Msg("{head} (deception token played)", head=head)
+    what: Msg
     if r["outcome"] == "identified":
         if rule == "R30":
-            what = f"right, the {name}"
+            what = Msg("right, the {name}", name=name)
         elif rule == "R61":
-            what = f"it was the {name}, but its intel token was wrong (R61)"
+            what = Msg("it was the {name}, but its intel token was wrong (R61)", name=name)
         elif broke:                     # the effect says what happened (R60)
-            what = f"it was the {name}"
+            what = Msg("it was the {name}", name=name)
         else:
-            what = f"it was the {name}, identified: {o}'s order broke this round (R60)"
+            what = Msg("it was the {name}, identified: {owner}'s order broke this round (R60)",
+                       name=name, owner=o)
     elif r["outcome"] == "neutralised":
-        by = {"R46": "Bomb", "R40": "Spy", "R42": "Miner"}[rule]
-        what = f"it was the {name}, made to retreat by {g}'s {by} ({rule})"
+        what = Msg(_NEUTRALISED[rule], name=name, guesser=g)
     else:
-        what = f"it was the {name}"
+        what = Msg("it was the {name}", name=name)
     # R47: no double damage after the last day, whatever the Bomb did
     shown = [e for e in r["effects"] if not (e["kind"] == "double_damage" and r["day"] >= 3)]
-    effects = [w for w in (narrate_effect(e) for e in shown) if w]
-    tail = f": {_join(effects)}" if effects else ""
-    if r["outcome"] == "neutralised" and r.get("deception"):
-        tail += "; the deception token is lost"
-    return f"{head} — {what}{tail}."
+    effects = [w for w in (effect_words(e) for e in shown) if w]
+    lost = r["outcome"] == "neutralised" and r.get("deception")
+    if effects and lost:
+        return Msg("{head} — {what}: {effects}; the deception token is lost.", head=head,
+                   what=what, effects=join(effects))
+    if effects:
+        return Msg("{head} — {what}: {effects}.", head=head, what=what, effects=join(effects))
+    if lost:
+        return Msg("{head} — {what}; the deception token is lost.", head=head, what=what)
+    return Msg("{head} — {what}.", head=head, what=what)
 
 
-def narrate_end(state_dict: Mapping[str, Any]) -> str | None:
+def narrate_reveal(r: RevealResult | Mapping[str, Any]) -> str:
+    """One English sentence for one reveal (:func:`reveal_words` in English)."""
+    return str(reveal_words(r))
+
+
+def end_words(state_dict: Mapping[str, Any]) -> Msg | None:
     """One sentence for the end of the game (R70-R72), or ``None`` while it goes on."""
     w, reason = state_dict.get("winner"), state_dict.get("reason")
     if w is None:
         return None
+    if w == "draw":
+        return Msg("After day 3 the double agent is at the centre and IP are equal: "
+                   "a draw (R72).")
+    win, lose = side(w), side(other(w))
     if reason == "flag":
-        pending = state_dict.get("phase") == "capture_check"
-        return f"{w.capitalize()} captured the flag" + (
-            " — waiting for the capture check (R71)." if pending else " and wins (R70).")
+        if state_dict.get("phase") == "capture_check":
+            return Msg("{side!c} captured the flag — waiting for the capture check (R71).",
+                       side=win)
+        return Msg("{side!c} captured the flag and wins (R70).", side=win)
     if reason == "flag_cancelled":
-        return (f"{other(w).capitalize()} captured the flag, but its cards were out of order: "
-                f"{w} wins (R71).")
+        return Msg("{loser!c} captured the flag, but its cards were out of order: "
+                   "{side} wins (R71).", loser=lose, side=win)
     if reason == "territory":
-        return f"After day 3 the double agent stands in {other(w)}'s territory: {w} wins (R72)."
+        return Msg("After day 3 the double agent stands in {loser}'s territory: "
+                   "{side} wins (R72).", loser=lose, side=win)
     if reason == "ip":
-        return f"After day 3 the double agent is at the centre and {w} has more IP: {w} wins (R72)."
-    return "After day 3 the double agent is at the centre and IP are equal: a draw (R72)."
+        return Msg("After day 3 the double agent is at the centre and {side} has more IP: "
+                   "{side} wins (R72).", side=win)
+    return Msg("After day 3 the double agent is at the centre and IP are equal: "
+               "a draw (R72).")
+
+
+def narrate_end(state_dict: Mapping[str, Any]) -> str | None:
+    """One English sentence for the end of the game, or ``None`` while it goes on."""
+    m = end_words(state_dict)
+    return None if m is None else str(m)

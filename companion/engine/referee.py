@@ -57,10 +57,13 @@ from .results import (
     UseExhausted,
 )
 from .state import DAYS, DIRECTION, REVEALS_PER_ROUND, Phase, State
+from .words import Msg
+from .words import rank as rank_word
+from .words import side as side_word
 
 
-def _name(rank: int) -> str:
-    return RANK_NAMES[rank]
+def _name(rank: int) -> Msg:
+    return rank_word(rank)
 
 
 # --- entry points ---------------------------------------------------------------
@@ -98,7 +101,8 @@ def _step(s: State, e: Event) -> None:
     index = s.event_count
     try:
         if s.phase == Phase.OVER:
-            raise GameOver(f"the game is over ({_describe_end(s)}); nothing more can be recorded")
+            raise GameOver(Msg("the game is over ({end}); nothing more can be recorded",
+                               end=_describe_end(s)))
         match e:
             case Exhaust():
                 _exhaust(s, e)
@@ -113,21 +117,22 @@ def _step(s: State, e: Event) -> None:
             case Check():
                 _check(s, e)
             case _:
-                raise IllegalEvent(f"{type(e).__name__} is not an event of this game")
+                raise IllegalEvent(Msg("{kind} is not an event of this game",
+                                       kind=type(e).__name__))
     except RecordError as err:
         raise err.at(index) from None
     s.event_count = index + 1
 
 
-def _describe_end(s: State) -> str:
+def _describe_end(s: State) -> Msg:
     if s.winner == "draw":
-        return "a draw"
-    return f"{s.winner} won by {s.reason}"
+        return Msg("a draw")
+    return Msg("{side} won by {reason}", side=side_word(str(s.winner)), reason=s.reason)
 
 
-def _expecting(s: State) -> str:
-    """Plain words for what the game waits for, used in refusals."""
-    return expected(s).text
+def _expecting(s: State) -> Msg | str:
+    """Words for what the game waits for, used in refusals."""
+    return expected(s).words or ""
 
 
 # --- setup, intel, start, round end (R3, R10-R15) ---------------------------------
@@ -135,24 +140,28 @@ def _expecting(s: State) -> str:
 def _exhaust(s: State, e: Exhaust) -> None:
     """R3, R15, R47: the exhausted soldier(s) drawn for the coming round."""
     if s.phase not in (Phase.SETUP, Phase.ROUND_END):
-        raise OutOfTurn(f"no exhaustion draw is due now: {_expecting(s)}")
+        raise OutOfTurn(Msg("no exhaustion draw is due now: {expecting}",
+                            expecting=_expecting(s)))
     if s.drawn[e.side] is not None:
-        raise OutOfTurn(f"{e.side}'s exhausted soldiers are already recorded")
+        raise OutOfTurn(Msg("{side}'s exhausted soldiers are already recorded", side=e.side))
     if s.phase == Phase.SETUP:
         if len(e.ranks) != 1:
-            raise IllegalEvent(f"before day 1 each side has exactly one exhausted soldier (R3), "
-                               f"not {len(e.ranks)}")
+            raise IllegalEvent(Msg("before day 1 each side has exactly one exhausted soldier "
+                                   "(R3), not {n}", n=len(e.ranks)))
     else:
         need = 2 if s.double[e.side] and s.day < DAYS else 1
         if len(e.ranks) != need:
-            why = " (double damage, R47)" if need == 2 else ""
-            raise IllegalEvent(f"{e.side} must have {need} soldier{'s' if need > 1 else ''} "
-                               f"drawn{why}, not {len(e.ranks)}")
+            raise IllegalEvent(
+                Msg("{side} must have 2 soldiers drawn (double damage, R47), not {n}",
+                    side=e.side, n=len(e.ranks)) if need == 2
+                else Msg("{side} must have 1 soldier drawn, not {n}", side=e.side,
+                         n=len(e.ranks)))
         deployed = set(s.revealed[e.side].values())
         for r in e.ranks:
             if r not in deployed:
-                raise IllegalEvent(f"{e.side} did not deploy the {_name(r)} ({r}) this round; "
-                                   f"the draw is from {sorted(deployed)}")
+                raise IllegalEvent(Msg("{side} did not deploy the {name} ({r}) this round; "
+                                       "the draw is from {ranks}", side=e.side,
+                                       name=_name(r), r=r, ranks=str(sorted(deployed))))
     s.drawn[e.side] = e.ranks
     red, blue = s.drawn[Side.RED], s.drawn[Side.BLUE]
     if red is not None and blue is not None:
@@ -171,27 +180,29 @@ def _exhaust(s: State, e: Exhaust) -> None:
 def _intel(s: State, e: Intel) -> None:
     """R11: the intel card of the round."""
     if s.phase != Phase.INTEL or s.intel is not None:
-        raise OutOfTurn(f"no intel card is due now: {_expecting(s)}")
+        raise OutOfTurn(Msg("no intel card is due now: {expecting}", expecting=_expecting(s)))
     s.intel = e.ranks
 
 
 def _tokens(s: State, e: Tokens) -> None:
     """R11: the public placement of one side's intel tokens."""
     if s.phase != Phase.INTEL or s.intel is None:
-        raise OutOfTurn(f"intel tokens come after the intel card: {_expecting(s)}")
+        raise OutOfTurn(Msg("intel tokens come after the intel card: {expecting}",
+                            expecting=_expecting(s)))
     if s.tokens[e.side] is not None:
-        raise OutOfTurn(f"{e.side}'s intel tokens are already recorded")
+        raise OutOfTurn(Msg("{side}'s intel tokens are already recorded", side=e.side))
     s.tokens[e.side] = frozenset(e.missions)
 
 
 def _start(s: State, e: Start) -> None:
     """R12: the starting side; rounds 2 and 3 alternate."""
     if s.phase != Phase.INTEL or s.intel is None or None in s.tokens.values():
-        raise OutOfTurn(f"the starting side comes after the intel card and both sides' "
-                        f"tokens: {_expecting(s)}")
+        raise OutOfTurn(Msg("the starting side comes after the intel card and both sides' "
+                            "tokens: {expecting}", expecting=_expecting(s)))
     if s.last_starter is not None and e.side == s.last_starter:
-        raise IllegalEvent(f"{e.side} started day {s.day - 1}, so {other(e.side)} starts "
-                           f"day {s.day} (R12)")
+        raise IllegalEvent(Msg("{side} started day {before}, so {other} starts day {day} (R12)",
+                               side=e.side, before=s.day - 1, other=other(e.side),
+                               day=s.day))
     s.starter = e.side
     s.phase = Phase.MISSION
 
@@ -280,19 +291,23 @@ def _reveal(s: State, e: Reveal) -> None:
     """R20-R24: resolve one reveal; the first step that applies decides the outcome."""
     nxt = s.next_reveal()
     if nxt is None:
-        raise OutOfTurn(f"no reveal is due now: {_expecting(s)}")
+        raise OutOfTurn(Msg("no reveal is due now: {expecting}", expecting=_expecting(s)))
     guesser, mission = nxt
     owner = other(guesser)
     if (e.guesser, e.mission) != (guesser, mission):
-        raise OutOfTurn(f"it is {guesser}'s turn to guess {owner}'s mission {mission} (R13), "
-                        f"not {e.guesser}'s on mission {e.mission}")
+        raise OutOfTurn(Msg("it is {guesser}'s turn to guess {owner}'s mission {mission} "
+                            "(R13), not {sent}'s on mission {sent_mission}", guesser=guesser,
+                            owner=owner, mission=mission, sent=e.guesser,
+                            sent_mission=e.mission))
     rank = e.actual
     if rank in s.revealed[owner].values():
-        raise IllegalEvent(f"{owner}'s {_name(rank)} ({rank}) was already revealed this round")
+        raise IllegalEvent(Msg("{side}'s {name} ({r}) was already revealed this round",
+                               side=owner, name=_name(rank), r=rank))
     if rank in s.exhausted[owner]:
-        raise IllegalEvent(f"{owner}'s {_name(rank)} ({rank}) is exhausted this round")
+        raise IllegalEvent(Msg("{side}'s {name} ({r}) is exhausted this round",
+                               side=owner, name=_name(rank), r=rank))
     if e.deception and s.dt[owner] < 1:
-        raise IllegalEvent(f"{owner} holds no deception token")
+        raise IllegalEvent(Msg("{side} holds no deception token", side=owner))
 
     out: _Out = []
     index = s.event_count
@@ -375,8 +390,9 @@ def _parse_choice(s: State, owner: Side, rank: int, choice: str | None) -> _Choi
     """R45, R49: check the owner's choice for an activated Captain or Marshal."""
     if rank == 10:
         if choice not in ("ip", "drain"):
-            raise IllegalEvent(f"{owner}'s Marshal was activated: its owner must choose "
-                               f"\"ip\" or \"drain\" (R49), not {_show(choice)}")
+            raise IllegalEvent(Msg("{side}'s Marshal was activated: its owner must choose "
+                                   "\"ip\" or \"drain\" (R49), not {choice}", side=owner,
+                                   choice=_show(choice)))
         return _Choice(choice)
     usable = s.exhausted[owner]
     options = ["ip"] + [f"use:{r}" if r != 10 else "use:10:ip / use:10:drain" for r in usable]
@@ -387,21 +403,27 @@ def _parse_choice(s: State, owner: Side, rank: int, choice: str | None) -> _Choi
         n = int(parts[1])
         if n not in usable:
             what = _name(n) if n in RANK_NAMES else n
-            raise IllegalEvent(f"{owner}'s Captain cannot use the {what}: "
-                               f"it is not one of {owner}'s exhausted soldiers "
-                               f"({', '.join(map(str, usable)) or 'none'}) (R45)")
+            raise IllegalEvent(Msg("{side}'s Captain cannot use the {what}: it is not one of "
+                                   "{side}'s exhausted soldiers ({usable}) (R45)", side=owner,
+                                   what=what, usable=_numbers(usable)))
         if n == 10 and len(parts) == 3 and parts[2] in ("ip", "drain"):
             return _Choice("use", 10, parts[2])
         if n == 10 and len(parts) == 2 and s.effects[other(owner)]["spy"]:
             return _Choice("use", 10)     # R45: it fizzles (R40), so its choice is not needed
         if n != 10 and len(parts) == 2:
             return _Choice("use", n)
-    raise IllegalEvent(f"{owner}'s Captain was activated: its owner must choose one of "
-                       f"{', '.join(options)} (R45), not {_show(choice)}")
+    raise IllegalEvent(Msg("{side}'s Captain was activated: its owner must choose one of "
+                           "{options} (R45), not {choice}", side=owner,
+                           options=", ".join(options), choice=_show(choice)))
 
 
-def _show(choice: str | None) -> str:
-    return "no choice" if choice is None else f"\"{choice}\""
+def _show(choice: str | None) -> Msg | str:
+    return Msg("no choice") if choice is None else f"\"{choice}\""
+
+
+def _numbers(ns: Iterable[int]) -> Msg | str:
+    """``1, 2, 3``, or "none"."""
+    return ", ".join(map(str, ns)) or Msg("none")
 
 
 # --- abilities (R40-R49) ---------------------------------------------------------
@@ -492,25 +514,28 @@ def _activate(s: State, side: Side, rank: int, choice: _Choice | None, out: _Out
 def _check(s: State, e: Check) -> None:
     """R71: the capturer's face-down cards; a broken order cancels the flag."""
     if s.phase != Phase.CAPTURE_CHECK:
-        raise OutOfTurn(f"a capture check comes only right after a flag capture: {_expecting(s)}")
+        raise OutOfTurn(Msg("a capture check comes only right after a flag capture: "
+                            "{expecting}", expecting=_expecting(s)))
     side = s.capturer
     assert side is not None
     if e.side != side:
-        raise IllegalEvent(f"the capture check is for {side}, who captured the flag, "
-                           f"not {e.side}")
+        raise IllegalEvent(Msg("the capture check is for {side}, who captured the flag, "
+                               "not {sent}", side=side, sent=e.side))
     revealed = s.revealed[side]
     face_down = [m for m in range(1, 5) if m not in revealed]
     given = [m for m, _ in e.ranks]
     if given != face_down:
-        want = ", ".join(map(str, face_down)) or "none"
-        raise IllegalEvent(f"{side}'s face-down missions are {want}; the check must give "
-                           f"exactly those, not {', '.join(map(str, given)) or 'none'}")
+        raise IllegalEvent(Msg("{side}'s face-down missions are {want}; the check must give "
+                               "exactly those, not {given}", side=side,
+                               want=_numbers(face_down), given=_numbers(given)))
     seen = set(revealed.values())
     for _, r in e.ranks:
         if r in seen:
-            raise IllegalEvent(f"{side}'s {_name(r)} ({r}) cannot be on two missions")
+            raise IllegalEvent(Msg("{side}'s {name} ({r}) cannot be on two missions",
+                                   side=side, name=_name(r), r=r))
         if r in s.exhausted[side]:
-            raise IllegalEvent(f"{side}'s {_name(r)} ({r}) is exhausted this round")
+            raise IllegalEvent(Msg("{side}'s {name} ({r}) is exhausted this round",
+                                   side=side, name=_name(r), r=r))
         seen.add(r)
     four = sorted({**revealed, **dict(e.ranks)}.items())
     ranks = [r for _, r in four if r != 4]

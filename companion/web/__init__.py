@@ -16,13 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask
+from flask_babel import Babel
 from flask_migrate import Migrate, upgrade
 
+from . import lang
 from .models import db
 
 PACKAGE = Path(__file__).resolve().parent.parent            # companion/
 MIGRATIONS = PACKAGE / "migrations"
 migrate = Migrate()
+babel = Babel()
 
 
 def _secret_key(instance: Path) -> str:
@@ -56,6 +59,7 @@ def create_app(test_config: Mapping[str, Any] | None = None,
     app = Flask(__name__, instance_relative_config=True,
                 instance_path=os.path.abspath(instance_path) if instance_path else None,
                 template_folder=_pages_folder("templates"), static_folder=_pages_folder("static"))
+    app.json = lang.JSONProvider(app)     # words as data leave in the request's language
     instance = Path(app.instance_path)
     instance.mkdir(parents=True, exist_ok=True)
     app.config.from_mapping(
@@ -65,6 +69,7 @@ def create_app(test_config: Mapping[str, Any] | None = None,
         PUBLIC_URL=None,                 # set by ``spies-lies serve``
         SSE_KEEPALIVE=15.0,
         JSON_SORT_KEYS=False,
+        BABEL_TRANSLATION_DIRECTORIES=str(lang.TRANSLATIONS),
     )
     if test_config is not None:
         app.config.from_mapping(test_config)
@@ -82,6 +87,9 @@ def create_app(test_config: Mapping[str, Any] | None = None,
         upgrade(directory=str(MIGRATIONS))
 
     from . import api, compress, edges, live, pages
+    # gettext catalogs through Flask-Babel: the pages' `_()`, the locale per request
+    # (the screen's own choice, else its browser's languages)
+    babel.init_app(app, locale_selector=pages.screen_language)
     app.register_blueprint(api.bp)
     app.register_blueprint(live.bp)
     app.register_blueprint(pages.bp)

@@ -9,10 +9,11 @@ import random
 from typing import Any
 
 from ..engine import (
-    RANK_NAMES,
+    N_,
     SIDES,
     Draft,
     Event,
+    Msg,
     RecordError,
     Reveal,
     Side,
@@ -20,15 +21,17 @@ from ..engine import (
     State,
     event_from_dict,
     expected,
-    narrate_reveal,
+    rank,
+    reveal_words,
 )
-from ..engine.draft import STEPS
+from ..engine import side as side_word
+from ..engine.draft import STEP_WORDS, STEPS
 from .authority import Transaction
 from .errors import ApiError, from_refusal
 from .fields import body_field
 from .states import active_events, derive
 from .tables import Actor
-from .views import event_text, public_view, undo_target
+from .views import event_text, public_view, stored_words, undo_target
 
 _rng = random.SystemRandom()
 
@@ -42,10 +45,11 @@ def _may(actor: Actor, side: str, part: int | None = None) -> bool:
 
 def _need_seat(actor: Actor) -> None:
     if not actor.known:
-        raise ApiError(401, "join the table first: this request carries no seat key",
+        raise ApiError(401, Msg("join the table first: this request carries no seat key"),
                        code="no_secret")
     if actor.seat is not None and actor.seat.status != "active":
-        raise ApiError(403, "this phone is waiting for the host screen to let it take the seat",
+        raise ApiError(403, Msg("this phone is waiting for the host screen to let it take the "
+                                "seat"),
                        code="pending")
 
 
@@ -56,17 +60,18 @@ def _commit_event(tx: Transaction, actor: Actor, state: State, event: Event) -> 
     tokens are in, its ``start`` is recorded with them, and nobody taps for it.
     """
     after = tx.record(state, event, actor.seat_id)
-    text = narrate_reveal(after.reveals[-1]) if isinstance(event, Reveal) else \
+    text = reveal_words(after.reveals[-1]) if isinstance(event, Reveal) else \
         event_text(event.to_dict())
     nxt = expected(after)
     answer: dict[str, Any] = {"event": event.to_dict()}
     if nxt.type == "start" and nxt.sides:
         start = Start(nxt.sides[0])
         after = tx.record(after, start, None, follows=True)
-        text += ". " + event_text(start.to_dict())
+        text = Msg("{first}. {next}", first=text, next=event_text(start.to_dict()))
         nxt = expected(after)
         answer["followed"] = [start.to_dict()]    # recorded with it, by the rules (R12)
-    tx.commit(201, {**answer, "text": text, "next": nxt.to_dict()})
+    tx.commit(201, {**answer, "text": text,
+                    "next": {**nxt.to_dict(), "text": nxt.words}})
 
 
 def _drawn_at_random(state: State, raw: dict[str, Any]) -> None:
@@ -80,8 +85,8 @@ def _drawn_at_random(state: State, raw: dict[str, Any]) -> None:
     elif raw.get("type") == "start" and exp.type == "start" and not exp.sides:
         raw["side"] = _rng.choice(SIDES)
     else:
-        raise ApiError(400, "only an exhausted soldier or the starting side can be drawn "
-                            "at random, and only when it is due", field="event",
+        raise ApiError(400, Msg("only an exhausted soldier or the starting side can be drawn "
+                            "at random, and only when it is due"), field="event",
                        code="bad_field")
 
 
@@ -90,55 +95,60 @@ def post_event(tx: Transaction, actor: Actor) -> None:
     _need_seat(actor)
     raw = tx.body.get("event")
     if not isinstance(raw, dict):
-        raise ApiError(400, "the field 'event' is missing or not an object", field="event",
+        raise ApiError(400, Msg("the field 'event' is missing or not an object"), field="event",
                        code="missing_field" if raw is None else "bad_field")
     state = derive(tx.table)
     exp = expected(state)
     raw = dict(raw)
     if raw.get("type") == "reveal":
-        raise ApiError(400, "a reveal is recorded step by step (deception, guess, card, choice)",
+        raise ApiError(400, Msg("a reveal is recorded step by step (deception, guess, card, "
+                                "choice)"),
                        field="event", code="use_draft")
     if raw.pop("random", False) is True:
         _drawn_at_random(state, raw)
     try:
         event = event_from_dict(raw)
     except RecordError as err:
-        raise ApiError(400, err.reason, field="event", code=err.code) from None
+        raise ApiError(400, err.msg, field="event", code=err.code) from None
     if exp.type == event.type and exp.sides:
         side = getattr(event, "side", None)
         if not any(_may(actor, s) for s in exp.sides) or (side and not _may(actor, side)):
             who = side if side in exp.sides else " or ".join(exp.sides)
-            raise ApiError(403, f"this is for {who}'s phone to record: {exp.text}",
+            raise ApiError(403, Msg("this is for {who}'s phone to record: {what}", who=who,
+                                    what=exp.words),
                            code="wrong_seat")
     elif exp.type == event.type and actor.seat is not None and actor.seat.status != "active":
-        raise ApiError(403, "this phone is not seated", code="wrong_seat")
+        raise ApiError(403, Msg("this phone is not seated"), code="wrong_seat")
     _commit_event(tx, actor, state, event)
 
 
 def _tap_value(step: str, body: dict[str, Any]) -> Any:
     """The value of a tap, checked for its type at the edge (the draft checks the rest)."""
     if step == "deception":
-        return body_field(body, "value", bool, "true or false")
+        return body_field(body, "value", bool, N_("true or false"))
     if step == "choice":
-        return body_field(body, "value", str, "one of the offered choices")
-    v: int = body_field(body, "value", int, "a rank 1-10")
+        return body_field(body, "value", str, N_("one of the offered choices"))
+    v: int = body_field(body, "value", int, N_("a rank 1-10"))
     if not 1 <= v <= 10:
-        raise ApiError(400, "the field 'value' must be a rank 1-10", field="value",
+        raise ApiError(400, Msg("the field 'value' must be a rank 1-10"), field="value",
                        code="bad_field")
     return v
 
 
-def _tap_words(draft: Draft, step: str, after: Draft) -> str:
+def _tap_words(draft: Draft, step: str, after: Draft) -> Msg:
     """What a tap that records no event yet did, in words."""
-    owner = draft.owner.capitalize()
+    owner = side_word(draft.owner)
     if step == "deception":
-        return (f"{owner} plays a deception token on mission {draft.mission}" if after.deception
-                else f"{owner} takes its deception token back")
+        return (Msg("{owner!c} plays a deception token on mission {mission}", owner=owner,
+                    mission=draft.mission) if after.deception
+                else Msg("{owner!c} takes its deception token back", owner=owner))
     if step == "guess":
         assert after.guess is not None
-        return f"{draft.guesser.capitalize()} guesses {RANK_NAMES[after.guess]} ({after.guess})"
+        return Msg("{guesser!c} guesses {name} ({r})", guesser=side_word(draft.guesser),
+                   name=rank(after.guess), r=after.guess)
     assert after.actual is not None
-    return f"{owner}'s {RANK_NAMES[after.actual]} is activated: {draft.owner} chooses"
+    return Msg("{owner!c}'s {name} is activated: {owner} chooses", owner=owner,
+               name=rank(after.actual))
 
 
 def post_draft(tx: Transaction, actor: Actor) -> None:
@@ -149,24 +159,33 @@ def post_draft(tx: Transaction, actor: Actor) -> None:
     state = derive(table)
     draft = Draft.from_dict(state, table.draft_dict())
     if draft is None:
-        raise ApiError(409, "no reveal is due now: " + expected(state).text, code="out_of_turn",
+        raise ApiError(409, Msg("no reveal is due now: {expecting}",
+                                expecting=expected(state).words), code="out_of_turn",
                        view=public_view(table, state))
-    step = body_field(tx.body, "step", str, "deception, guess, actual or choice")
+    step = body_field(tx.body, "step", str, N_("deception, guess, actual or choice"))
     if step not in STEPS:
-        raise ApiError(400, "the field 'step' must be deception, guess, actual or choice",
+        raise ApiError(400, Msg("the field 'step' must be deception, guess, actual or choice"),
                        field="step", code="bad_field")
     sides = draft.may_tap(step)
     if not sides:
-        wait = (f"the {draft.step} from {draft.side}" if step != "deception"
-                else f"no deception token now: {draft.guesser} has guessed already")
-        raise ApiError(409, f"this reveal waits for {wait}" if step != "deception" else wait,
-                       field="step", code="out_of_turn", view=public_view(table, state))
+        wait = (Msg("this reveal waits for the {step} from {side}",
+                    step=Msg(STEP_WORDS[draft.step]), side=side_word(draft.side))
+                if step != "deception"
+                else Msg("no deception token now: {side} has guessed already",
+                         side=side_word(draft.guesser)))
+        raise ApiError(409, wait, field="step", code="out_of_turn",
+                       view=public_view(table, state))
     part = draft.part if table.teams else None
     if not any(_may(actor, side, part) for side in sides):
-        where = f" (missions {'1-2' if draft.part == 1 else '3-4'})" if table.teams else ""
-        who = " or ".join(f"{side}{where}" for side in sides)
-        raise ApiError(403, f"it is {who}'s phone that records the {step} now",
-                       code="wrong_seat")
+        names: list[Msg] = [
+            Msg("{side} (missions {part})", side=side_word(x),
+                part="1-2" if draft.part == 1 else "3-4") if table.teams else side_word(x)
+            for x in sides]
+        who: Any = names[0]
+        for x in names[1:]:
+            who = Msg("{first} or {last}", first=who, last=x)
+        raise ApiError(403, Msg("it is {who}'s phone that records the {step} now", who=who,
+                                step=Msg(STEP_WORDS[step])), code="wrong_seat")
     try:
         after = draft.tap(step, _tap_value(step, tx.body),
                           by=Side(actor.seat.side) if actor.seat is not None else None)
@@ -204,35 +223,38 @@ def undo(tx: Transaction, actor: Actor) -> None:
     state = derive(table)
     target = undo_target(table, state)
     if target is None:
-        raise ApiError(409, "there is nothing to undo yet", code="nothing_to_undo")
+        raise ApiError(409, Msg("there is nothing to undo yet"), code="nothing_to_undo")
     what, by, n = target
     stored = table.draft_dict() or {}
     asked = stored.get("undo") if stored.get("events") == state.event_count else None
     confirm = tx.body.get("confirm")
     if confirm is not None:
         if type(confirm) is not bool:
-            raise ApiError(400, "the field 'confirm' must be true or false", field="confirm",
+            raise ApiError(400, Msg("the field 'confirm' must be true or false"), field="confirm",
                            code="bad_field")
         if not asked:
-            raise ApiError(409, "no undo is waiting for an answer", code="nothing_to_undo")
+            raise ApiError(409, Msg("no undo is waiting for an answer"), code="nothing_to_undo")
         if not (actor.host or (actor.seat is not None and actor.seat.side == asked["needs"])):
-            raise ApiError(403, f"{asked['needs']}'s phone or the big screen answers this undo",
-                           code="wrong_seat")
+            raise ApiError(403, Msg("{side}'s phone or the big screen answers this undo",
+                                    side=side_word(asked["needs"])), code="wrong_seat")
         if not confirm:
             table.draft = json.dumps({k: v for k, v in stored.items() if k != "undo"})
             tx.state = state
             tx.commit(200, {"undone": None},
-                      notice=f"{actor.name} kept it: {asked['what']}")
+                      notice=Msg("{name} kept it: {what}", name=actor.name,
+                                 what=stored_words(asked["what"])))
             return
     else:
         needs = _needs_yes(actor, by)
         if needs is not None:
             table.draft = json.dumps({**stored, "events": state.event_count,
                                       "undo": {"by": actor.seat.side if actor.seat else None,
-                                               "needs": needs, "what": f"Undo: {what}"}})
+                                               "needs": needs,
+                                               "what": Msg("Undo: {what}", what=what).to_dict()}})
             tx.state = state
             tx.commit(200, {"undone": None, "asked": needs},
-                      notice=f"{actor.name} asks to undo — {what} ({needs}'s phone must agree)")
+                      notice=Msg("{name} asks to undo — {what} ({side}'s phone must agree)",
+                                 name=actor.name, what=what, side=side_word(needs)))
             return
     if n == 0:                                      # one tap of the reveal in progress
         draft = Draft.from_dict(state, table.draft_dict())
@@ -241,9 +263,11 @@ def undo(tx: Transaction, actor: Actor) -> None:
         assert before is not None
         table.draft = json.dumps(before.to_dict())
         tx.state = state
-        tx.commit(200, {"undone": what}, notice=f"{actor.name} took back {what}")
+        tx.commit(200, {"undone": what}, notice=Msg("{name} took back {what}", name=actor.name,
+                                                    what=what))
         return
     for row in active_events(table)[-n:]:
         row.undone = True
     table.draft, table.finished = None, None     # an end undone leaves the history
-    tx.commit(200, {"undone": what}, notice=f"{actor.name} undid: {what}")
+    tx.commit(200, {"undone": what}, notice=Msg("{name} undid: {what}", name=actor.name,
+                                                what=what))

@@ -17,16 +17,18 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from ..engine import RANK_NAMES, SIDES, Options, Side, ability_preview
+from ..engine import SIDES, Msg, Options, Side, ability_preview
+from ..engine import rank as rank_word
 from . import actions, history, live, tables
 from .authority import Transaction
 from .edges import check_origin, is_local
 from .errors import ApiError
 from .fields import clean_text, name_field
+from .lang import current, say
 from .models import Table, db
 from .states import active_events, derive
 from .story import story as game_story
-from .views import choice_label, choice_summary, effect_words, public_view, requests
+from .views import choice_label, choice_summary, effect_list, public_view, requests
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -40,7 +42,8 @@ def register_errors(app: Flask) -> None:
             resp = jsonify(err.to_dict())
         else:                      # a page: a page that says what happened, never a trace
             resp = Response(render_template("error_table.html", status=err.status,
-                                            message=err.message, code=err.code),
+                                            message=say(err.message, current()),
+                                            code=err.code),
                             mimetype="text/html")
         resp.status_code = err.status
         if err.retry_after:
@@ -51,8 +54,9 @@ def register_errors(app: Flask) -> None:
     def _http_error(err: HTTPException) -> Any:
         if not request.path.startswith("/api"):
             return err
-        messages = {413: "the request body is too large", 404: "there is nothing at this address",
-                    405: "this address does not accept this method"}
+        messages = {413: Msg("the request body is too large"),
+                    404: Msg("there is nothing at this address"),
+                    405: Msg("this address does not accept this method")}
         msg = messages.get(err.code or 500, err.description or err.name)
         return jsonify({"error": msg, "code": err.name.lower().replace(" ", "_")}), err.code
 
@@ -62,7 +66,7 @@ def register_errors(app: Flask) -> None:
             return _http_error(err)
         current_app.logger.exception("unexpected error on %s %s", request.method, request.path)
         db.session.rollback()
-        return jsonify({"error": "something went wrong on the server; try again",
+        return jsonify({"error": Msg("something went wrong on the server; try again"),
                         "code": "server_error"}), 500
 
 
@@ -82,18 +86,19 @@ def _body() -> dict[str, Any]:
     """The JSON object of a state-changing request from one of this server's pages."""
     check_origin()
     if not request.is_json:
-        raise ApiError(400, "the body must be JSON (Content-Type: application/json)",
+        raise ApiError(400, Msg("the body must be JSON (Content-Type: application/json)"),
                        code="malformed")
     try:
         data = request.get_json(silent=True)
     except RecursionError:
         data = None
     if not isinstance(data, dict):
-        raise ApiError(400, "the body must be a JSON object", code="malformed")
+        raise ApiError(400, Msg("the body must be a JSON object"), code="malformed")
     for name, value in data.items():
         if not clean_text(value):
-            raise ApiError(400, f"the field '{name}' holds characters that are not text "
-                                "(a control character or half of a character pair)",
+            raise ApiError(400, Msg("the field '{name}' holds characters that are not text "
+                                    "(a control character or half of a character pair)",
+                                    name=name),
                            field=str(name)[:40] if clean_text(name) else None,
                            code="bad_text")
     return data
@@ -231,15 +236,15 @@ def preview(code: str) -> Response:
     side = request.args.get("side")
     rank = request.args.get("rank", type=int)
     if side not in SIDES:
-        raise ApiError(400, "the parameter 'side' must be red or blue", field="side",
+        raise ApiError(400, Msg("the parameter 'side' must be red or blue"), field="side",
                        code="bad_field")
     if rank is None or not 1 <= rank <= 10:
-        raise ApiError(400, "the parameter 'rank' must be a rank 1-10", field="rank",
+        raise ApiError(400, Msg("the parameter 'rank' must be a rank 1-10"), field="rank",
                        code="bad_field")
-    options = [{**o, "summary": choice_summary(o), "effect_words": effect_words(o["effects"]),
-                **({"label": choice_label(o, side)} if o["choice"] else {})}
+    options = [{**o, "summary": choice_summary(o), "effect_words": effect_list(o["effects"]),
+                "label": choice_label(o, side) if o["choice"] else rank_word(rank)}
                for o in ability_preview(derive(table), Side(side), rank)]
-    return jsonify({"side": side, "rank": rank, "name": RANK_NAMES[rank],
+    return jsonify({"side": side, "rank": rank, "name": rank_word(rank),
                     "version": table.version, "options": options})
 
 

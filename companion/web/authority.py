@@ -17,10 +17,11 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..engine import Event as GameEvent
-from ..engine import Phase, RecordError, State, apply
+from ..engine import Msg, Phase, RecordError, State, apply
 from .cards import ended_round, learn
 from .errors import ApiError, from_refusal
 from .fields import body_field, idempotency_key
+from .lang import revive, stored
 from .models import Event, Receipt, Table, db, now
 from .states import keep
 from .views import public_view
@@ -61,8 +62,8 @@ class Transaction:
         r = db.session.scalar(select(Receipt).where(
             Receipt.table_id == self.table.id, Receipt.key == self.key))
         if r is not None and r.kind is not None and (r.kind, r.actor) != (self.kind, self.actor):
-            raise ApiError(422, "this idempotency key was already used for another request; "
-                                "send a new key for a new request", field="idempotency_key",
+            raise ApiError(422, Msg("this idempotency key was already used for another request; "
+                                "send a new key for a new request"), field="idempotency_key",
                            code="key_reused")
         return r
 
@@ -75,8 +76,8 @@ class Transaction:
             if self.receipt is None and self.need_version:
                 v = body_field(self.body, "version", int, "the table version the phone last saw")
                 if v != self.table.version:
-                    raise ApiError(409, "the table changed since this screen last updated; "
-                                        "here is the fresh state — check and tap again",
+                    raise ApiError(409, Msg("the table changed since this screen last updated; "
+                                        "here is the fresh state — check and tap again"),
                                    field="version", code="stale",
                                    view=public_view(self.table))
         except BaseException:
@@ -94,8 +95,8 @@ class Transaction:
                     # another process changed the table while this request was judged
                     # (its version and its events were read apart): a lost race is
                     # refused as stale, with the fresh view, whatever the reason was
-                    raise ApiError(409, "the table changed at the same moment; here is the "
-                                        "fresh state — check and tap again", field="version",
+                    raise ApiError(409, Msg("the table changed at the same moment; here is the "
+                                        "fresh state — check and tap again"), field="version",
                                    code="stale", view=public_view(self.table)) from None
                 if isinstance(err, ApiError) and err.status == 409 and err.view is None:
                     db.session.refresh(self.table)
@@ -137,7 +138,7 @@ class Transaction:
         self.state = after
         return after
 
-    def commit(self, status: int, body: dict[str, Any], notice: str | None = None,
+    def commit(self, status: int, body: dict[str, Any], notice: Msg | str | None = None,
                keep_notice: bool = False, bump: bool = True) -> None:
         """Bump the version (only if it is still the one we read), keep a receipt, commit.
 
@@ -150,14 +151,15 @@ class Transaction:
         if self.state is not None:     # the history lists a game from the moment it ends
             over = self.state.phase == Phase.OVER
             values["finished"] = (t.finished or now()) if over else None
-        if not keep_notice:
-            values["notice"] = notice if bump else t.notice
+        if not keep_notice:     # a notice is kept as its message (each screen reads it)
+            values["notice"] = (json.dumps(notice.to_dict()) if isinstance(notice, Msg)
+                                else notice) if bump else t.notice
         # The compare-and-swap comes first, before any row of this request is written:
         # it takes the table's row lock (PostgreSQL) or the write lock (SQLite), so a
         # writer in another thread or process that read the same version finds it gone
         # and is refused, whatever lock this process holds.
-        stale = ApiError(409, "the table changed at the same moment; here is the fresh "
-                              "state — check and tap again", field="version", code="stale")
+        stale = ApiError(409, Msg("the table changed at the same moment; here is the fresh "
+                              "state — check and tap again"), field="version", code="stale")
         try:
             with db.session.no_autoflush:
                 res = db.session.execute(
@@ -170,7 +172,7 @@ class Transaction:
             body = {**body, "view": public_view(t, self.state)}
             kept = {k: v for k, v in body.items() if k != "secret"}   # secrets are never stored
             db.session.add(Receipt(table_id=t.id, key=self.key, status=status,
-                                   body=json.dumps(kept), kind=self.kind, actor=self.actor))
+                                   body=stored(kept), kind=self.kind, actor=self.actor))
             db.session.commit()    # acknowledged only after this returns
         except (IntegrityError, ApiError) as err:
             # the same seq or key written first by another process, or the version moved:
@@ -179,7 +181,7 @@ class Transaction:
             db.session.rollback()
             self.receipt = self._stored()
             if self.receipt is not None:
-                self.result = (self.receipt.status, json.loads(self.receipt.body))
+                self.result = (self.receipt.status, revive(self.receipt.body))
                 return
             if isinstance(err, ApiError):
                 raise

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from flask import Flask, Response, current_app, request
 
 from ..address import interface_addresses
+from ..engine import Msg
 from .errors import ApiError
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -62,9 +63,9 @@ def check_host() -> None:
         names = current_app.extensions["companion.hosts"] = allowed_hosts(current_app)
     host = _hostname(request.host)
     if host not in names and not host.startswith("127."):
-        raise ApiError(421, f"this server does not answer to the name {host[:60]!r}; open "
-                            "the address shown on the big screen (or start the server with "
-                            "--allow-host NAME)", code="unknown_host")
+        raise ApiError(421, Msg("this server does not answer to the name {host}; open the "
+                                "address shown on the big screen (or start the server with "
+                                "--allow-host NAME)", host=repr(host[:60])), code="unknown_host")
 
 
 def _origin(url: str) -> tuple[str, str] | None:
@@ -83,7 +84,7 @@ def check_origin() -> None:
     """Refuse a state-changing request that another site's page could have sent."""
     sent = request.headers.get("Origin") or request.headers.get("Referer")
     if not sent:
-        raise ApiError(403, "the request does not say which page sent it (Origin header)",
+        raise ApiError(403, Msg("the request does not say which page sent it (Origin header)"),
                        code="cross_origin")
     origin = _origin(sent)
     allowed = {(request.scheme, request.host.lower())}
@@ -93,7 +94,7 @@ def check_origin() -> None:
         if mine:
             allowed.add(mine)
     if origin not in allowed:
-        raise ApiError(403, "requests from another site are refused", code="cross_origin")
+        raise ApiError(403, Msg("requests from another site are refused"), code="cross_origin")
 
 
 def add_headers(resp: Response) -> Response:

@@ -3,7 +3,7 @@ maps an engine refusal's code to an HTTP status.
 
 >>> from companion.engine import OutOfTurn
 >>> err = from_refusal(OutOfTurn("it is blue's turn"))
->>> err.status, err.code, err.message
+>>> err.status, err.code, str(err.message)
 (409, 'out_of_turn', "it is blue's turn")
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.errors import RecordError
+from ..engine.words import Msg
 
 # An engine refusal's code -> the HTTP status a screen gets for it. A code not listed
 # is a malformed or illegal request (400); out of turn and game over are conflicts with
@@ -27,12 +28,13 @@ REFUSAL_STATUS: dict[str, int] = {
 
 
 class ApiError(Exception):
-    """A refusal with an HTTP status, a message a player can read and maybe a field."""
+    """A refusal with an HTTP status, a message a player can read (words as data: each
+    screen reads it in its own language) and maybe a field."""
 
-    def __init__(self, status: int, message: str, field: str | None = None,
+    def __init__(self, status: int, message: Msg | str, field: str | None = None,
                  code: str = "refused", view: dict[str, Any] | None = None,
                  retry_after: int | None = None, event: int | None = None) -> None:
-        super().__init__(message)
+        super().__init__(str(message))
         self.status = status
         self.message = message
         self.field = field
@@ -55,4 +57,4 @@ class ApiError(Exception):
 
 def from_refusal(err: RecordError, field: str | None = None) -> ApiError:
     """The HTTP refusal for a refusal of the referee (status from :data:`REFUSAL_STATUS`)."""
-    return ApiError(REFUSAL_STATUS.get(err.code, 400), err.reason, field=field, code=err.code)
+    return ApiError(REFUSAL_STATUS.get(err.code, 400), err.msg, field=field, code=err.code)

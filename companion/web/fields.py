@@ -15,6 +15,7 @@ import re
 import unicodedata
 from typing import Any
 
+from ..engine import N_, Msg
 from .errors import ApiError
 
 KEY_RE = re.compile(r"^[A-Za-z0-9_.:-]{8,64}$")
@@ -27,11 +28,12 @@ def body_field(body: dict[str, Any], name: str, kind: type | tuple[type, ...],
     v = body.get(name)
     if v is None:
         if required:
-            raise ApiError(400, f"the field '{name}' is missing ({what})", field=name,
-                           code="missing_field")
+            raise ApiError(400, Msg("the field '{name}' is missing ({what})", name=name,
+                                    what=Msg(what)), field=name, code="missing_field")
         return None
     if kind is int and type(v) is not int or kind is not int and not isinstance(v, kind):
-        raise ApiError(400, f"the field '{name}' must be {what}, not {json.dumps(v)[:40]}",
+        raise ApiError(400, Msg("the field '{name}' must be {what}, not {value}", name=name,
+                                what=Msg(what), value=json.dumps(v)[:40]),
                        field=name, code="bad_field")
     return v
 
@@ -39,9 +41,9 @@ def body_field(body: dict[str, Any], name: str, kind: type | tuple[type, ...],
 def idempotency_key(body: dict[str, Any], required: bool = True) -> str | None:
     """The request's idempotency key: 8-64 letters, digits or ``-_.:``."""
     key: str | None = body_field(body, "idempotency_key", str,
-                                 "a text of 8-64 letters, digits or -_.:", required=required)
+                                 N_("a text of 8-64 letters, digits or -_.:"), required=required)
     if key is not None and not KEY_RE.match(key):
-        raise ApiError(400, "the field 'idempotency_key' must be 8-64 letters, digits or -_.:",
+        raise ApiError(400, Msg("the field 'idempotency_key' must be 8-64 letters, digits or -_.:"),
                        field="idempotency_key", code="bad_field")
     return key
 
@@ -50,8 +52,8 @@ def flag(body: dict[str, Any], name: str, default: bool = False) -> bool:
     """A true/false field (absent: ``default``)."""
     v = body.get(name, default)
     if type(v) is not bool:
-        raise ApiError(400, f"the field '{name}' must be true or false", field=name,
-                       code="bad_field")
+        raise ApiError(400, Msg("the field '{name}' must be true or false", name=name),
+                       field=name, code="bad_field")
     return v
 
 
@@ -90,15 +92,15 @@ def clean_text(value: Any) -> bool:
 def name_field(body: dict[str, Any], name: str = "name") -> str:
     """A person's name: printable text, spaces folded, trimmed, 1-40 characters."""
     v = body.get(name)
-    what = f"a name of 1-{NAME_MAX} letters, digits, spaces or signs"
+    what = Msg("a name of 1-{n} letters, digits, spaces or signs", n=NAME_MAX)
     if not isinstance(v, str):
-        raise ApiError(400, f"the field '{name}' must be {what}", field=name,
-                       code="missing_field" if v is None else "bad_field")
+        raise ApiError(400, Msg("the field '{name}' must be {what}", name=name, what=what),
+                       field=name, code="missing_field" if v is None else "bad_field")
     text = unicodedata.normalize("NFC", " ".join(v.split()))
     if not 1 <= len(text) <= NAME_MAX or any(
             unicodedata.category(ch) in _NOT_TEXT or ch in _BIDI for ch in text):
-        raise ApiError(400, f"the field '{name}' must be {what}", field=name,
-                       code="bad_field")
+        raise ApiError(400, Msg("the field '{name}' must be {what}", name=name, what=what),
+                       field=name, code="bad_field")
     return text
 
 
@@ -111,6 +113,7 @@ def secret_field(body: dict[str, Any], name: str) -> str | None:
     if v is None:
         return None
     if not isinstance(v, str) or not SECRET_RE.match(v):
-        raise ApiError(400, f"the field '{name}' must be a key of 32-128 letters, digits, "
-                            "- or _ made by this screen", field=name, code="bad_field")
+        raise ApiError(400, Msg("the field '{name}' must be a key of 32-128 letters, digits, "
+                                "- or _ made by this screen", name=name), field=name,
+                       code="bad_field")
     return v

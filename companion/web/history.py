@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import delete, select, update
 
-from ..engine import replay_output
+from ..engine import Msg, replay_output
 from ..stats import group_stats, player_stats
 from .errors import ApiError
 from .models import Event, Player, Receipt, Seat, Table, db, hash_secret
@@ -33,7 +33,7 @@ def _sides(table: Table) -> dict[str, list[dict[str, Any]]]:
 
 def game(table: Table) -> dict[str, Any]:
     """One finished game as the history and the statistics read it."""
-    out = replay_output(derive(table))
+    out = replay_output(derive(table), words=True)    # the end in each screen's language
     assert table.finished is not None
     return {"code": table.code, "finished": table.finished.isoformat(timespec="minutes"),
             "teams": table.teams, "wall_distance": table.wall_distance,
@@ -73,7 +73,7 @@ def _player(player_id: int) -> Player:
     database row can have)."""
     who = db.session.get(Player, player_id) if 0 < player_id < 2**31 else None
     if who is None:
-        raise ApiError(404, "no such player here (forgotten, or never seen)",
+        raise ApiError(404, Msg("no such player here (forgotten, or never seen)"),
                        code="not_found")
     return who
 
@@ -100,11 +100,11 @@ def rename(key: Any, name: str) -> dict[str, Any]:
 
 def _by_key(key: Any) -> Player:
     if not isinstance(key, str) or not key:
-        raise ApiError(400, "the field 'player' must be this phone's player key",
+        raise ApiError(400, Msg("the field 'player' must be this phone's player key"),
                        field="player", code="bad_field")
     who = db.session.scalar(select(Player).where(Player.key_hash == hash_secret(key)))
     if who is None:
-        raise ApiError(404, "this phone's player is not known here", code="not_found")
+        raise ApiError(404, Msg("this phone's player is not known here"), code="not_found")
     return who
 
 
@@ -113,10 +113,10 @@ def delete_game(code: str, local: bool, host_key: str | None) -> None:
     that hosted it)."""
     table = db.session.scalar(select(Table).where(Table.code == code.upper()))
     if table is None or table.finished is None:
-        raise ApiError(404, "no finished game with this code", code="not_found")
+        raise ApiError(404, Msg("no finished game with this code"), code="not_found")
     if not (local or (host_key and hash_secret(host_key) == table.host_hash)):
-        raise ApiError(403, "a game is deleted from the screen that hosted it or from the "
-                            "computer that serves the companion", code="not_host")
+        raise ApiError(403, Msg("a game is deleted from the screen that hosted it or from the "
+                                "computer that serves the companion"), code="not_host")
     for model in (Event, Receipt):
         db.session.execute(delete(model).where(model.table_id == table.id))
     db.session.delete(table)              # its seats go with it
@@ -128,8 +128,8 @@ def delete_player(player_id: int, local: bool, key: str | None) -> None:
     seats in old games keep no name and no link to them."""
     who = _player(player_id)
     if not (local or (key and hash_secret(key) == who.key_hash)):
-        raise ApiError(403, "a player is forgotten from their own phone or from the "
-                            "computer that serves the companion", code="not_host")
+        raise ApiError(403, Msg("a player is forgotten from their own phone or from the "
+                                "computer that serves the companion"), code="not_host")
     db.session.execute(update(Seat).where(Seat.player_id == who.id)
                        .values(player_id=None, name="(forgotten)"))
     db.session.delete(who)

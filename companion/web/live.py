@@ -7,7 +7,9 @@ catches up. Phones that cannot keep a stream open poll
 ``GET /api/tables/<code>/state?since=V`` instead.
 
 Cost per change: the view is encoded to JSON and framed as one SSE message
-*once*; each stream only writes those bytes. A channel exists only while a
+*once per language in use at the table* (its words are data until then: each
+screen reads the table in its own language); each stream only writes the bytes
+of its language. A channel exists only while a
 stream of its table is open, and a stream whose phone went away is ended within
 half a second (waitress tells us through ``waitress.client_disconnected``), so
 connections that come and go leak neither threads nor memory.
@@ -30,6 +32,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, request
 
+from . import lang
 from .tables import load
 from .views import public_view
 
@@ -46,19 +49,34 @@ class Channel:
         self.cond = threading.Condition()
         self.seq = 0                     # grows with every message
         self.version = 0
-        self.message: bytes | None = None   # the latest view, framed as one SSE message
+        self.data: str | dict[str, Any] | None = None    # the latest view (words as data)
+        self.messages: dict[str, bytes] = {}   # ... framed as one SSE message per language
         self.presence: dict[str, int] = {}   # seat id -> open streams
         self.presence_message = b""
         self.streams = 0                 # subscriptions (guarded by the hub's lock)
 
-    def publish(self, version: int, data: str) -> None:
-        """Keep ``data`` (JSON) as the latest message if it is not older, and wake the streams."""
+    def publish(self, version: int, data: str | dict[str, Any]) -> None:
+        """Keep ``data`` (a view, or JSON the same in every language) as the latest
+        message if it is not older, and wake the streams."""
         with self.cond:
-            if version >= self.version and (version > self.version or self.message is None):
+            if version >= self.version and (version > self.version or self.data is None):
                 self.version = version
-                self.message = f"id: {version}\nevent: state\ndata: {data}\n\n".encode()
+                self.data = data
+                self.messages = {}
                 self.seq += 1
                 self.cond.notify_all()
+
+    def message(self, locale: str) -> bytes | None:
+        """The latest view as one SSE message in ``locale``, encoded by the first stream
+        of that language to ask (hold ``cond``)."""
+        if self.data is None:
+            return None
+        msg = self.messages.get(locale)
+        if msg is None:
+            data = self.data if isinstance(self.data, str) else lang.dumps(self.data, locale)
+            msg = self.messages[locale] = (f"id: {self.version}\nevent: state\n"
+                                           f"data: {data}\n\n").encode()
+        return msg
 
     def _presence_changed(self) -> None:
         names = sorted(k for k, n in self.presence.items() if n > 0)
@@ -187,14 +205,14 @@ def publish(view: dict[str, Any]) -> None:
     """Send a table's new view to every open stream of that table, in every process."""
     ch = hub.get(view["code"])
     if ch is not None:
-        ch.publish(view["version"], json.dumps(view))
+        ch.publish(view["version"], view)
     fanout = current_app.extensions.get("live_fanout")
     if fanout is not None:
         fanout.notify(view["code"], view["version"])
 
 
 def _stream(ch: Channel, who: str, since: int, watch: _Watch,
-            keepalive: float) -> Iterator[bytes]:
+            keepalive: float, locale: str) -> Iterator[bytes]:
     ch.join(who)
     try:
         yield b": connected\n\n"
@@ -211,7 +229,7 @@ def _stream(ch: Channel, who: str, since: int, watch: _Watch,
                     msg, v, presence = None, sent_version, None
                 else:
                     seen = ch.seq
-                    msg, v, presence = ch.message, ch.version, ch.presence_message
+                    msg, v, presence = ch.message(locale), ch.version, ch.presence_message
             if msg is None and presence is None:
                 yield b": keep-alive\n\n"
                 continue
@@ -227,10 +245,11 @@ def _stream(ch: Channel, who: str, since: int, watch: _Watch,
         hub.unsubscribe(ch)
 
 
-def stream_response(ch: Channel, who: str, since: int) -> Response:
-    """The SSE response for one subscriber of ``ch`` (the subscription ends with it)."""
+def stream_response(ch: Channel, who: str, since: int, locale: str = lang.DEFAULT) -> Response:
+    """The SSE response for one subscriber of ``ch`` in ``locale`` (the subscription
+    ends with it)."""
     watch = reaper.watch(request.environ.get("waitress.client_disconnected"), ch)
-    gen = _stream(ch, who, since, watch, current_app.config["SSE_KEEPALIVE"])
+    gen = _stream(ch, who, since, watch, current_app.config["SSE_KEEPALIVE"], locale)
     return Response(gen, mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
@@ -247,14 +266,14 @@ def stream(code: str) -> Response:
     ch = hub.subscribe(code.upper())
     try:
         view = public_view(load(code, request.remote_addr or "unknown"))
-        ch.publish(view["version"], json.dumps(view))
+        ch.publish(view["version"], view)
         fanout = current_app.extensions.get("live_fanout")
         if fanout is not None:
             fanout.start()
     except BaseException:
         hub.unsubscribe(ch)
         raise
-    return stream_response(ch, who, since)
+    return stream_response(ch, who, since, lang.current())
 
 
 # --- across processes: PostgreSQL LISTEN/NOTIFY -------------------------------------
@@ -317,7 +336,7 @@ class PgFanout:
         with self.app.app_context():
             try:
                 view = public_view(load(code))
-                ch.publish(view["version"], json.dumps(view))
+                ch.publish(view["version"], view)
             except Exception:
                 log.warning("live: could not load table %s after a NOTIFY", code, exc_info=True)
             finally:

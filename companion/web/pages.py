@@ -1,4 +1,5 @@
-"""The HTML pages: create a table, the host screen, the phone, the rules; QR images."""
+"""The HTML pages: create a table, the host screen, the phone, the rules; QR images;
+each screen's language (its own choice, remembered in a cookie, else its browser's)."""
 
 from __future__ import annotations
 
@@ -7,16 +8,47 @@ from typing import Any
 
 import qrcode
 import qrcode.image.svg
-from flask import Blueprint, Response, current_app, jsonify, render_template, request
+from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request
 
 from .. import helptext
 from ..address import base_url
-from ..engine import RANK_NAMES
-from . import history
+from ..engine import rank as rank_word
+from . import history, lang
 from .edges import is_local
 from .tables import load
 
 bp = Blueprint("pages", __name__)
+YEAR = 365 * 24 * 3600
+
+
+def screen_language() -> str:
+    """This screen's language: the one it chose (a cookie, per browser: each phone and
+    the TV its own), else the best of its browser's (Accept-Language), else English."""
+    chosen = request.cookies.get(lang.COOKIE)
+    if chosen in lang.LOCALES:
+        return chosen
+    return lang.best([tag for tag, _ in request.accept_languages])
+
+
+@bp.app_context_processor
+def _language() -> dict[str, Any]:
+    """What every page needs of its language: the code, the switch, the scripts' words."""
+    code = lang.current()
+    here = request.full_path.rstrip("?") if request else "/"
+    return {"lang": code, "lang_names": lang.NAMES, "lang_here": here,
+            "script_words": lang.script_words(code)}
+
+
+@bp.get("/lang/<code>")
+def choose_language(code: str) -> Any:
+    """Switch this screen's language (one tap) and go back to the page it came from."""
+    back = request.args.get("next") or "/"
+    if not back.startswith("/") or back.startswith("//") or "\\" in back:
+        back = "/"                            # only a page of this server
+    resp = redirect(back, 303)
+    if code in lang.LOCALES:
+        resp.set_cookie(lang.COOKIE, code, max_age=YEAR, samesite="Lax", path="/")
+    return resp
 
 
 def public_url() -> str:
@@ -33,8 +65,8 @@ def join_url(code: str) -> str:
 
 
 def _helptext() -> dict[str, Any]:
-    return {"ranks": helptext.RANKS, "rules": helptext.RULES, "phases": helptext.PHASES,
-            "glossary": helptext.GLOSSARY}
+    asked = request.args.get("lang")         # the page's own language (cached per language)
+    return helptext.texts(asked if asked in lang.LOCALES else lang.current())
 
 
 @bp.get("/")
@@ -93,7 +125,8 @@ def rules() -> str:
 def rules_json() -> Response:
     """The rules as data, for the phone's rules panel."""
     resp = jsonify(_helptext())
-    resp.headers["Cache-Control"] = "public, max-age=300"
+    resp.headers["Cache-Control"] = "private, max-age=300"
+    resp.headers["Vary"] = "Cookie, Accept-Language"
     return resp
 
 
@@ -124,15 +157,17 @@ def _qr(url: str) -> Response:
 @bp.get("/history")
 def history_page() -> str:
     """The finished games, newest first, each with its story and its record."""
-    return render_template("history.html", games=history.listing(history.finished_games()),
-                           local=is_local())
+    games = lang.say(history.listing(history.finished_games()), lang.current())
+    return render_template("history.html", games=games, local=is_local())
 
 
 @bp.get("/stats")
 def stats_page() -> str:
     """The group's statistics, with small charts drawn on the server."""
     s = history.group()
-    soldiers = [(f"{r} {RANK_NAMES[r]}", s["soldiers"][r], "") for r in range(1, 11)]
+    here = lang.current()
+    soldiers = [(f"{r} {lang.say(rank_word(r), here)}", s["soldiers"][r], "")
+                for r in range(1, 11)]
     return render_template("stats.html", s=s, soldiers=soldiers)
 
 
@@ -140,4 +175,5 @@ def stats_page() -> str:
 def player_page(player_id: int) -> str:
     """One player's statistics and head-to-head records."""
     return render_template("player.html", p=history.player(player_id), local=is_local(),
-                           rank_names=RANK_NAMES)
+                           rank_names={r: lang.say(rank_word(r), lang.current())
+                                       for r in range(1, 11)})

@@ -12,17 +12,22 @@ import json
 from typing import Any
 
 from ..engine import (
+    RANK_NAMES,
     SIDES,
+    Msg,
     Options,
     RevealResult,
     Side,
     State,
     apply,
+    end_words,
     event_from_dict,
-    narrate_end,
-    narrate_reveal,
     new_game,
     other,
+    plural,
+    rank,
+    reveal_words,
+    side,
 )
 from .models import Table
 from .states import event_rows
@@ -42,11 +47,11 @@ def _revealed(state: State) -> dict[str, dict[str, dict[str, Any]]]:
     """The cards turned up this round, per owner and mission, with what became of them."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
     how = {(r.owner, r.mission): r for r in state.reveals if r.day == state.day}
-    for side in SIDES:
-        out[side] = {}
-        for m, rank in sorted(state.revealed[side].items()):
-            r = how.get((side, m))
-            out[side][str(m)] = {"rank": rank, "outcome": r.outcome if r else None,
+    for x in SIDES:
+        out[x] = {}
+        for m, card in sorted(state.revealed[x].items()):
+            r = how.get((x, m))
+            out[x][str(m)] = {"rank": card, "outcome": r.outcome if r else None,
                                  "deception": bool(r and r.deception)}
     return out
 
@@ -64,41 +69,53 @@ def _compact(state: State) -> dict[str, Any]:
             "reason": str(state.outcome.reason) if state.outcome else None}
 
 
-def _end_words(state: State) -> str | None:
+def _end_words(state: State) -> Msg | None:
     d = {"phase": str(state.phase), "winner": state.outcome.winner_text if state.outcome
          else None, "reason": str(state.outcome.reason) if state.outcome else None}
-    return narrate_end(d)
+    return end_words(d)
 
 
-def _moment_parts(r: RevealResult) -> tuple[list[str], list[str]]:
+def _moment_parts(r: RevealResult) -> tuple[list[str], list[Msg]]:
     """The kinds of key moment one reveal holds, and a few words for each."""
     kinds: list[str] = []
-    words: list[str] = []
+    words: list[Msg] = []
     if r.rule == "R61":
         kinds.append("R61")
-        words.append(f"{r.owner}'s intel token on mission {r.mission} was wrong (R61)")
+        words.append(Msg("{side}'s intel token on mission {mission} was wrong (R61)",
+                         side=side(r.owner), mission=r.mission))
     for e in r.to_dict()["effects"]:
-        side, kind = e["side"], e["kind"]
+        who, kind = side(e["side"]), e["kind"]
         if kind == "infiltrate":
             kinds.append("infiltrate")
-            words.append(f"{side} infiltrates")
+            words.append(Msg("{side} infiltrates", side=who))
         elif kind == "da" and e["steps"]:
             kinds.append("da")
-            steps = "1 step" if e["steps"] == 1 else f"{e['steps']} steps"
-            by = "" if e["source"] == "infiltration" else f" ({e['source']})"
-            words.append(f"the double agent moves {steps} toward {other(side)}{by}")
+            steps = plural("{n} step", "{n} steps", e["steps"])
+            enemy = side(other(e["side"]))
+            words.append(Msg("the double agent moves {steps} toward {side}", steps=steps,
+                             side=enemy) if e["source"] == "infiltration" else
+                         Msg("the double agent moves {steps} toward {side} ({source})",
+                             steps=steps, side=enemy, source=_source(e["source"])))
         elif kind == "order_broken":
             kinds.append("order_broken")
-            words.append(f"{side}'s cards are out of order (R60)")
+            words.append(Msg("{side}'s cards are out of order (R60)", side=who))
         elif kind == "flag":
             kinds.append("flag")
-            words.append(f"{side} captures the flag")
+            words.append(Msg("{side} captures the flag", side=who))
     return kinds, words
 
 
-def _sentence(words: list[str]) -> str:
-    text = "; ".join(words)
-    return text[:1].upper() + text[1:] + "."
+def _source(name: str) -> Msg | str:
+    """Where a double agent's move came from: the rank that moved it (R44, R48)."""
+    found = [r for r, n in RANK_NAMES.items() if n == name]
+    return rank(found[0]) if found else name
+
+
+def _sentence(words: list[Msg]) -> Msg:
+    text = words[0]
+    for w in words[1:]:
+        text = Msg("{first}; {next}", first=text, next=w)
+    return Msg("{text!c}.", text=text)
 
 
 def story(table: Table) -> dict[str, Any]:
@@ -106,9 +123,9 @@ def story(table: Table) -> dict[str, Any]:
     events = [json.loads(row.data) for row in event_rows(table)]
     state = new_game(Options(table.wall_distance))
     steps: list[dict[str, Any]] = [{"step": 0, "event": None, "type": "begin",
-                                    **_compact(state), "text": "The game begins: both sides at "
-                                    "0 IP, the double agent at the centre, one deception token "
-                                    "each."}]
+                                    **_compact(state), "text": Msg(
+                                        "The game begins: both sides at 0 IP, the double agent "
+                                        "at the centre, one deception token each.")}]
     standings = [_standing(state)]
     moments: list[dict[str, Any]] = []
     flag_step = end_step = None
@@ -116,24 +133,24 @@ def story(table: Table) -> dict[str, Any]:
         before = state
         state = apply(state, event_from_dict(d))
         n = i + 1
-        text = event_text(d)
+        text: Msg | str
         if d["type"] == "reveal":
             r = state.reveals[-1]
-            text = narrate_reveal(r)
+            text = reveal_words(r)
             kinds, words = _moment_parts(r)
             if kinds:
                 moments.append({"step": n, "day": r.day, "kinds": kinds,
                                 "text": _sentence(words)})
             if "flag" in kinds:
                 flag_step = n
-        elif not text.endswith("."):
-            text += "."
+        else:
+            text = Msg("{text}.", text=event_text(d))
         if state.phase == "round_end" and before.phase != "round_end":
-            text += f" Day {state.day} is over."
+            text = Msg("{text} Day {day} is over.", text=text, day=state.day)
         if state.outcome and (before.outcome is None or str(state.phase) != str(before.phase)):
             end = _end_words(state)
             if end:
-                text += " " + end
+                text = Msg("{text} {end}", text=text, end=end)
             if state.phase == "over":
                 end_step = n
         steps.append({"step": n, "event": i, "type": d["type"], **_compact(state),
@@ -141,11 +158,14 @@ def story(table: Table) -> dict[str, Any]:
         standings.append(_standing(state))
     decisive = _decisive(state, steps, standings, flag_step)
     if decisive is not None:
-        _moment(moments, steps, decisive, "decisive")["text"] = (
-            "The decisive reveal. " + _moment(moments, steps, decisive, "")["text"]).strip()
+        found = _moment(moments, steps, decisive, "decisive")
+        found["text"] = (Msg("The decisive reveal. {text}", text=found["text"])
+                         if found["text"] else Msg("The decisive reveal."))
     if end_step is not None:
         m = _moment(moments, steps, end_step, "end")
-        m["text"] = (m["text"] + " " + (_end_words(state) or "")).strip()
+        end = _end_words(state)
+        if end is not None:
+            m["text"] = Msg("{text} {end}", text=m["text"], end=end) if m["text"] else end
     moments.sort(key=lambda m: m["step"])
     days: list[dict[str, int]] = []
     for s in steps:

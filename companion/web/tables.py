@@ -14,11 +14,13 @@ from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from ..engine import SIDES, Phase, Record, RecordError, State, replay
+from ..engine import SIDES, Msg, Phase, Record, RecordError, State, replay
+from ..engine import side as side_word
 from .authority import Transaction
 from .cards import learn, played
 from .errors import ApiError
 from .fields import CODE_RE, flag, idempotency_key, name_field, secret_field
+from .lang import revive
 from .limits import TokenBucket
 from .models import (
     Event,
@@ -110,8 +112,9 @@ def load(code: str, client: str = "local", allow_expired: bool = False) -> Table
     wait = max(bucket.blocked(client), budget.blocked(EVERYONE))
     if wait:
         secs = max(1, math.ceil(wait))
-        raise ApiError(429, "too many table codes that do not exist were tried from this "
-                            f"device; wait {secs} seconds and check the code on the big screen",
+        raise ApiError(429, Msg("too many table codes that do not exist were tried from this "
+                                "device; wait {n} seconds and check the code on the big screen",
+                                n=secs),
                        code="rate_limited", retry_after=secs)
     table = None
     if CODE_RE.match(code):
@@ -119,12 +122,13 @@ def load(code: str, client: str = "local", allow_expired: bool = False) -> Table
     if table is None:
         bucket.spend(client)
         budget.spend(EVERYONE)
-        raise ApiError(404, f"there is no table with the code {code.upper()[:12]!r}; check "
-                            "the code on the big screen", code="not_found")
+        raise ApiError(404, Msg("there is no table with the code {code}; check the code on the "
+                                "big screen", code=repr(code.upper()[:12])), code="not_found")
     if not allow_expired and expired(table):
-        raise ApiError(410, f"the table {table.code} has expired: nobody played at it for "
-                            f"{current_app.config.get('TABLE_EXPIRY_DAYS', EXPIRY_DAYS)} days. "
-                            "Open a new table to play again", code="expired")
+        raise ApiError(410, Msg("the table {code} has expired: nobody played at it for {n} "
+                                "days. Open a new table to play again", code=table.code,
+                                n=current_app.config.get("TABLE_EXPIRY_DAYS", EXPIRY_DAYS)),
+                       code="expired")
     return table
 
 
@@ -138,10 +142,11 @@ def actor_for(table: Table, secret: str | None) -> Actor:
     seat = db.session.scalar(select(Seat).where(Seat.table_id == table.id,
                                                 Seat.secret_hash == h))
     if seat is None:
-        raise ApiError(401, "this phone's key does not belong to a seat at this table; join again",
+        raise ApiError(401, Msg("this phone's key does not belong to a seat at this table; join "
+                                "again"),
                        code="bad_secret")
     if seat.status == "replaced":
-        raise ApiError(401, "another phone has taken over this seat; join again to play",
+        raise ApiError(401, Msg("another phone has taken over this seat; join again to play"),
                        code="seat_taken_over")
     return Actor(seat=seat)
 
@@ -195,12 +200,13 @@ def open_table(body: dict[str, Any], imported: bool = False) -> tuple[Table, str
         rec, end = _record_from(body)
         events = [e.to_dict() for e in rec.events]
         learn(played(end))              # the group's cards, for the next game's intel step
-        wall, notice = rec.options.wall_distance, f"Game imported: {len(events)} events"
+        wall = rec.options.wall_distance
+        notice = json.dumps(Msg("Game imported: {n} events", n=len(events)).to_dict())
         teams = teams or rec.options.teams          # a saved team game opens as one
     else:
         wall, notice = body.get("wall_distance", 4), None
         if type(wall) is not int or not 2 <= wall <= 8:
-            raise ApiError(400, "the field 'wall_distance' must be a whole number 2-8",
+            raise ApiError(400, Msg("the field 'wall_distance' must be a whole number 2-8"),
                            field="wall_distance", code="bad_field")
     deduction = flag(body, "deduction")
     table = Table(wall_distance=wall, teams=teams, deduction=deduction,
@@ -214,8 +220,8 @@ def _record_from(body: dict[str, Any]) -> tuple[Record, State]:
     opens nothing."""
     raw = body.get("record")
     if not isinstance(raw, dict):
-        raise ApiError(400, "the field 'record' must be a game record (a JSON object with "
-                            "format, options and events)", field="record",
+        raise ApiError(400, Msg("the field 'record' must be a game record (a JSON object with "
+                            "format, options and events)"), field="record",
                        code="missing_field" if raw is None else "bad_field")
     flag(body, "teams")
     flag(body, "deduction")
@@ -224,10 +230,13 @@ def _record_from(body: dict[str, Any]) -> tuple[Record, State]:
         rec = Record.from_dict(raw)
         end = replay(rec)
     except RecordError as err:
-        raise ApiError(400, f"the record is refused: {err}", field="record", code=err.code,
-                       event=err.index) from None
+        refusal = err.msg if err.index is None else Msg("event {n}: {reason}", n=err.index,
+                                                        reason=err.msg)
+        raise ApiError(400, Msg("the record is refused: {refusal}", refusal=refusal),
+                       field="record", code=err.code, event=err.index) from None
     except (RecursionError, ValueError, TypeError) as err:   # the referee's own guard
-        raise ApiError(400, f"the record is refused: {type(err).__name__}", field="record",
+        raise ApiError(400, Msg("the record is refused: {refusal}",
+                                refusal=type(err).__name__), field="record",
                        code="bad_record") from None
     return rec, end
 
@@ -265,7 +274,7 @@ def _insert_table(table: Table, key: str | None, events: list[dict[str, Any]],
         db.session.rollback()
         again = _created_before(key)
         if again is None:
-            raise ApiError(409, "two tables were opened at the same moment; try again",
+            raise ApiError(409, Msg("two tables were opened at the same moment; try again"),
                            code="stale") from None
         return again, None
     return table, made
@@ -273,8 +282,11 @@ def _insert_table(table: Table, key: str | None, events: list[dict[str, Any]],
 
 # --- seats -----------------------------------------------------------------------
 
-def _where(side: str, part: int) -> str:
-    return side.capitalize() + (f" missions {'1-2' if part == 1 else '3-4'}" if part else "")
+def _where(side: str, part: int) -> Msg:
+    if part:
+        return Msg("{side!c} missions {part}", side=side_word(side),
+                   part="1-2" if part == 1 else "3-4")
+    return Msg("{side!c}", side=side_word(side))
 
 
 def join(tx: Transaction, name: Any, side: Any, part: Any, secret: Any = None,
@@ -287,22 +299,23 @@ def join(tx: Transaction, name: Any, side: Any, part: Any, secret: Any = None,
     """
     table = tx.table
     if side not in SIDES:
-        raise ApiError(400, "the field 'side' must be \"red\" or \"blue\"", field="side",
+        raise ApiError(400, Msg("the field 'side' must be \"red\" or \"blue\""), field="side",
                        code="bad_field")
     name = name_field({"name": name})
     if table.teams:
         if part not in (1, 2):
-            raise ApiError(400, "in team play the field 'part' must be 1 (missions 1-2) or "
-                                "2 (missions 3-4)", field="part", code="bad_field")
+            raise ApiError(400, Msg("in team play the field 'part' must be 1 (missions 1-2) or "
+                                "2 (missions 3-4)"), field="part", code="bad_field")
     else:
         if part not in (None, 0):
-            raise ApiError(400, "without team play the field 'part' must be 0 or left out",
+            raise ApiError(400, Msg("without team play the field 'part' must be 0 or left out"),
                            field="part", code="bad_field")
         part = 0
     own = secret_field({"secret": secret}, "secret")
     if own is not None and (hash_secret(own) == table.host_hash or db.session.scalar(
             select(Seat.id).where(Seat.secret_hash == hash_secret(own))) is not None):
-        raise ApiError(409, "this phone's key is already in use; make a new one and join again",
+        raise ApiError(409, Msg("this phone's key is already in use; make a new one and join "
+                                "again"),
                        field="secret", code="secret_taken")
     taken = [s for s in table.seats if s.side == side and s.part == part and s.status == "active"]
     if taken:
@@ -315,10 +328,10 @@ def join(tx: Transaction, name: Any, side: Any, part: Any, secret: Any = None,
     db.session.add(seat)
     db.session.flush()
     if taken:
-        notice = (f"{seat.name} asks to take over {_where(side, part)} from {taken[0].name}: "
-                  "the host screen decides")
+        notice = Msg("{name} asks to take over {seat} from {holder}: the host screen decides",
+                     name=seat.name, seat=_where(side, part), holder=taken[0].name)
     else:
-        notice = f"{seat.name} sits down as {_where(side, part)}"
+        notice = Msg("{name} sits down as {seat}", name=seat.name, seat=_where(side, part))
     answer: dict[str, Any] = {"seat": seat_dict(seat)}
     if not own:
         answer["secret"] = secret
@@ -347,14 +360,15 @@ def remember(key: Any, name: str) -> Player | None:
 def _may_ask(table: Table, client: str) -> None:
     """A phone may ask for a taken seat only while few are waiting, and not too often."""
     if sum(1 for s in table.seats if s.status == "pending") >= PENDING_MAX:
-        raise ApiError(429, f"{PENDING_MAX} phones are already waiting for the host screen "
-                            "to decide; ask again once it has", code="too_many_requests",
+        raise ApiError(429, Msg("{n} phones are already waiting for the host screen to decide; "
+                                "ask again once it has", n=PENDING_MAX), code="too_many_requests",
                        retry_after=30)
     asks = _bucket("seat_ask", ASK_BURST, ASK_REFILL)
     wait = asks.blocked(client)
     if wait:
         secs = max(1, math.ceil(wait))
-        raise ApiError(429, f"this device asked for a seat too often; wait {secs} seconds",
+        raise ApiError(429, Msg("this device asked for a seat too often; wait {n} seconds",
+                                n=secs),
                        code="rate_limited", retry_after=secs)
     asks.spend(client)
 
@@ -365,34 +379,34 @@ def answered_before(receipt: Receipt) -> tuple[int, dict[str, Any]]:
     A retried join whose seat was since taken over or refused is refused: the seat is
     no longer the phone's.
     """
-    body: dict[str, Any] = json.loads(receipt.body)
+    body: dict[str, Any] = revive(receipt.body)
     if receipt.kind in (None, "seats") and isinstance(body.get("seat"), dict):
         seat = db.session.get(Seat, body["seat"].get("id"))
         if seat is None or seat.status in ("replaced", "declined"):
-            raise ApiError(409, "this seat is no longer yours; join again", code="stale")
+            raise ApiError(409, Msg("this seat is no longer yours; join again"), code="stale")
     return receipt.status, body
 
 
 def decide_takeover(tx: Transaction, actor: Actor, seat_id: int, approve: Any) -> None:
     """The host screen lets a waiting phone take over a seat, or keeps the seat as it is."""
     if not actor.host:
-        raise ApiError(403, "only the host screen can let a phone take over a seat",
+        raise ApiError(403, Msg("only the host screen can let a phone take over a seat"),
                        code="not_host")
     if type(approve) is not bool:
-        raise ApiError(400, "the field 'approve' must be true or false", field="approve",
+        raise ApiError(400, Msg("the field 'approve' must be true or false"), field="approve",
                        code="bad_field")
     seat = db.session.get(Seat, seat_id) if 0 <= seat_id < 2**31 else None
     if seat is None or seat.table_id != tx.table.id or seat.status != "pending":
-        raise ApiError(404, "there is no such request to take over a seat", code="not_found")
+        raise ApiError(404, Msg("there is no such request to take over a seat"), code="not_found")
     if approve:
         for s in tx.table.seats:
             if s.side == seat.side and s.part == seat.part and s.status == "active":
                 s.status = "replaced"
         seat.status = "active"
-        notice = f"{seat.name} now plays {seat.side}"
+        notice = Msg("{name} now plays {side}", name=seat.name, side=side_word(seat.side))
     else:
         seat.status = "declined"
-        notice = f"The host kept the seat; {seat.name} was not let in"
+        notice = Msg("The host kept the seat; {name} was not let in", name=seat.name)
     tx.commit(200, {"seat": seat_dict(seat)}, notice=notice)
 
 
@@ -408,23 +422,24 @@ def rematch(tx: Transaction, actor: Actor, swap: Any, host_secret: Any) -> None:
     """
     table = tx.table
     if not actor.host:
-        raise ApiError(403, "the big screen that opened the table starts a rematch",
+        raise ApiError(403, Msg("the big screen that opened the table starts a rematch"),
                        code="not_host")
     if type(swap) is not bool:
-        raise ApiError(400, "the field 'swap' must be true or false", field="swap",
+        raise ApiError(400, Msg("the field 'swap' must be true or false"), field="swap",
                        code="bad_field")
     own = secret_field({"host_secret": host_secret}, "host_secret")
     if own is None:
-        raise ApiError(400, "the field 'host_secret' must be the new table's host key made "
-                            "by this screen", field="host_secret", code="missing_field")
+        raise ApiError(400, Msg("the field 'host_secret' must be the new table's host key made "
+                                "by this screen"), field="host_secret", code="missing_field")
     if table.rematch:
-        raise ApiError(409, "the rematch is already open", code="rematch")
+        raise ApiError(409, Msg("the rematch is already open"), code="rematch")
     if derive(table).phase != Phase.OVER:
-        raise ApiError(409, "a rematch starts once the game is over", code="out_of_turn")
+        raise ApiError(409, Msg("a rematch starts once the game is over"), code="out_of_turn")
     new = Table(wall_distance=table.wall_distance, teams=table.teams,
                 deduction=table.deduction, first_game=False, host_hash=hash_secret(own),
-                version=1, notice="Rematch: everyone is seated" + (", colours swapped"
-                                                                   if swap else ""))
+                version=1, notice=json.dumps(
+                    (Msg("Rematch: everyone is seated, colours swapped") if swap
+                     else Msg("Rematch: everyone is seated")).to_dict()))
     new.code = free_code()
     db.session.add(new)
     db.session.flush()
@@ -441,12 +456,13 @@ def rematch(tx: Transaction, actor: Actor, swap: Any, host_secret: Any) -> None:
         moved[str(old.id)] = seat_dict(seat)
     table.rematch = json.dumps({"code": new.code, "swap": swap, "seats": moved})
     tx.commit(201, {"rematch": json.loads(table.rematch)},
-              notice=f"Rematch at table {new.code}" + (", colours swapped" if swap else ""))
+              notice=Msg("Rematch at table {code}, colours swapped", code=new.code) if swap
+              else Msg("Rematch at table {code}", code=new.code))
 
 
 def closed(table: Table) -> None:
     """A game that went on at a rematch takes no more changes."""
     if table.rematch:
         code = json.loads(table.rematch)["code"]
-        raise ApiError(409, f"this game is over; the rematch is at table {code}",
+        raise ApiError(409, Msg("this game is over; the rematch is at table {code}", code=code),
                        code="rematch")

@@ -10,14 +10,20 @@ import json
 from typing import Any
 
 from ..engine import (
-    RANK_NAMES,
+    N_,
     SIDES,
     Draft,
+    Msg,
     State,
-    narrate_effect,
-    narrate_reveal,
+    effect_words,
+    join,
+    listing,
     other,
+    plural,
+    rank,
     replay_output,
+    reveal_words,
+    side,
 )
 from ..engine.deduce import deduce_side
 from .cards import known
@@ -25,22 +31,25 @@ from .models import Seat, Table
 from .states import derive, event_rows
 
 
-def event_text(d: dict[str, Any]) -> str:
-    """Plain words for a recorded event other than a reveal (reveals are narrated)."""
+def event_text(d: dict[str, Any]) -> Msg | str:
+    """Words for a recorded event other than a reveal (reveals are narrated)."""
     t = d["type"]
     if t == "exhaust":
-        names = " and ".join(RANK_NAMES[r] for r in d["ranks"])
-        return f"{d['side'].capitalize()}'s exhausted soldier: {names}"
+        return Msg("{side!c}'s exhausted soldier: {names}", side=side(d["side"]),
+                   names=join([rank(r) for r in d["ranks"]]))
     if t == "intel":
-        return "Intel card: " + ", ".join(f"{r} {RANK_NAMES[r]}" for r in d["ranks"])
+        return Msg("Intel card: {cards}", cards=listing(
+            [Msg("{r} {name}", r=r, name=rank(r)) for r in d["ranks"]]))
     if t == "tokens":
-        ms = ", ".join(str(m) for m in d["missions"]) or "none"
-        return f"{d['side'].capitalize()}'s intel tokens on missions: {ms}"
+        return Msg("{side!c}'s intel tokens on missions: {missions}", side=side(d["side"]),
+                   missions=", ".join(str(m) for m in d["missions"]) or Msg("none"))
     if t == "start":
-        return f"{d['side'].capitalize()} starts the day"
+        return Msg("{side!c} starts the day", side=side(d["side"]))
     if t == "check":
-        cards = ", ".join(f"mission {m}: {RANK_NAMES[r]}" for m, r in d["ranks"].items())
-        return f"{d['side'].capitalize()} turns up its face-down cards: {cards or 'none left'}"
+        cards = listing([Msg("mission {m}: {name}", m=m, name=rank(r))
+                         for m, r in d["ranks"].items()])
+        return Msg("{side!c} turns up its face-down cards: {cards}", side=side(d["side"]),
+                   cards=cards or Msg("none left"))
     return str(t)
 
 
@@ -57,124 +66,162 @@ def draft_view(table: Table, state: State) -> dict[str, Any] | None:
 
 # --- the words every screen shows, said once here ---------------------------------
 
-RANK_WORDS = {str(r): RANK_NAMES[r] for r in range(1, 11)}
+RANK_WORDS = {str(r): rank(r) for r in range(1, 11)}
 
-REASON_WORDS = {"flag": "flag captured",
-                "flag_cancelled": "flag capture cancelled (cards out of order)",
-                "territory": "double agent's territory after day 3",
-                "ip": "more IP after day 3", "draw": "equal after day 3"}
+REASON_WORDS = {"flag": Msg("flag captured"),
+                "flag_cancelled": Msg("flag capture cancelled (cards out of order)"),
+                "territory": Msg("double agent's territory after day 3"),
+                "ip": Msg("more IP after day 3"), "draw": Msg("equal after day 3")}
 
-_DRAFT_WAIT = {"guess": "guess", "actual": "tap the rank turned up", "choice": "choose"}
+_DRAFT_WAIT = {"guess": N_("Waiting for {side} to guess."),
+               "actual": N_("Waiting for {side} to tap the rank turned up."),
+               "choice": N_("Waiting for {side} to choose.")}
+_DRAFT_WAIT_PART = {"guess": N_("Waiting for {side} ({part}) to guess."),
+                    "actual": N_("Waiting for {side} ({part}) to tap the rank turned up."),
+                    "choice": N_("Waiting for {side} ({part}) to choose.")}
+PART_WORDS = {1: Msg("missions 1–2"), 2: Msg("missions 3–4")}
 
 
-def da_words(da: int, wall: int = 99) -> str:
+def da_words(da: int, wall: int = 99) -> Msg:
     """Where the double agent stands: "at the centre", "2 toward blue", or past the
     wall (R70) "on blue's flag"."""
     if da == 0:
-        return "at the centre"
-    toward = "red" if da < 0 else "blue"
-    return f"on {toward}'s flag" if abs(da) > wall else f"{abs(da)} toward {toward}"
+        return Msg("at the centre")
+    toward = side("red" if da < 0 else "blue")
+    if abs(da) > wall:
+        return Msg("on {side}'s flag", side=toward)
+    return Msg("{n} toward {side}", n=abs(da), side=toward)
 
 
-def da_short(da: int, wall: int = 99) -> str:
+def da_short(da: int, wall: int = 99) -> Msg:
     """The same in a phone's score line: "centre", "2 blue", "blue flag"."""
     if da == 0:
-        return "centre"
-    toward = "red" if da < 0 else "blue"
-    return f"{toward} flag" if abs(da) > wall else f"{abs(da)} {toward}"
+        return Msg("centre")
+    toward = side("red" if da < 0 else "blue")
+    if abs(da) > wall:
+        return Msg("{side} flag", side=toward)
+    return Msg("{n} {side}", n=abs(da), side=toward)
 
 
-def winner_words(winner: str | None) -> str | None:
+def winner_words(winner: str | None) -> Msg | None:
     """The heading of the end: "A draw", "Red wins" (``None`` while the game goes on)."""
     if winner is None:
         return None
-    return "A draw" if winner == "draw" else f"{winner.capitalize()} wins"
+    return Msg("A draw") if winner == "draw" else Msg("{side!c} wins", side=side(winner))
 
 
-def choice_summary(o: dict[str, Any]) -> str:
+def _change(n: int) -> Msg | str:
+    return Msg(" (+{n})", n=n) if n > 0 else Msg(" (−{n})", n=-n) if n < 0 else ""
+
+
+def choice_summary(o: dict[str, Any]) -> Msg:
     """What a choice (or the calculator's option) leaves: IP, the double agent, a winner."""
-    def change(n: int) -> str:
-        return f" (+{n})" if n > 0 else f" (−{-n})" if n < 0 else ""
     moved = o["da_change"]
-    toward = f" ({abs(moved)} toward {'red' if moved < 0 else 'blue'})" if moved else ""
-    text = (f"Then red {o['ip']['red']} IP{change(o['ip_change']['red'])} · "
-            f"blue {o['ip']['blue']} IP{change(o['ip_change']['blue'])} · "
-            f"DA {da_words(o['da'])}{toward}")
+    toward: Msg | str = Msg(" ({n} toward {side})", n=abs(moved),
+                            side=side("red" if moved < 0 else "blue")) if moved else ""
+    text = Msg("Then red {red} IP{red_change} · blue {blue} IP{blue_change} · DA {da}{toward}",
+               red=o["ip"]["red"], red_change=_change(o["ip_change"]["red"]),
+               blue=o["ip"]["blue"], blue_change=_change(o["ip_change"]["blue"]),
+               da=da_words(o["da"]), toward=toward)
     if o.get("winner"):
-        text += " · a draw" if o["winner"] == "draw" else f" · {o['winner'].capitalize()} wins"
+        win = Msg("a draw") if o["winner"] == "draw" else Msg("{side!c} wins",
+                                                               side=side(o["winner"]))
+        text = Msg("{text} · {winner}", text=text, winner=win)
     return text
 
 
-_GAIN = {1: "+1 IP and a deception token", 2: "+2 IP", 3: "+3 IP", 4: "+4 IP",
-         5: "double agent 1 step", 7: "the Bomb's effect", 8: "+8 IP", 9: "double agent 2 steps"}
+_GAIN = {1: Msg("+1 IP and a deception token"), 2: Msg("+{n} IP", n=2),
+         3: Msg("+{n} IP", n=3), 4: Msg("+{n} IP", n=4), 5: Msg("double agent 1 step"),
+         7: Msg("the Bomb's effect"), 8: Msg("+{n} IP", n=8), 9: Msg("double agent 2 steps")}
 
 
-def choice_label(o: dict[str, Any], side: str) -> str:
+def choice_label(o: dict[str, Any], own: str) -> Msg:
     """What a Captain's or Marshal's choice does, said before it is tapped: the gain,
     an infiltration with the double agent's move, or that it fizzles (R45, R49)."""
     parts = str(o["choice"]).split(":")
     effects = o["effects"]
+    what: Msg
     if parts == ["ip"]:
-        what = f"+{next((e['amount'] for e in effects if e['kind'] == 'ip'), 0)} IP"
+        what = Msg("+{n} IP", n=next((e["amount"] for e in effects if e["kind"] == "ip"), 0))
     elif parts == ["drain"]:
-        what = "+5 IP and the enemy −5 IP"
+        what = Msg("+5 IP and the enemy −5 IP")
     else:
         n = int(parts[1])
-        then = {"ip": " (+10 IP)", "drain": " (+5 IP, enemy −5 IP)"}.get(
-            parts[2] if len(parts) > 2 else "", f" ({_GAIN[n]})" if n in _GAIN else "")
-        what = f"Use the exhausted {RANK_NAMES[n]}{then}"
+        then = {"ip": Msg(" (+10 IP)"), "drain": Msg(" (+5 IP, enemy −5 IP)")}.get(
+            parts[2] if len(parts) > 2 else "",
+            Msg(" ({gain})", gain=_GAIN[n]) if n in _GAIN else "")
+        what = Msg("Use the exhausted {name}{then}", name=rank(n), then=then)
     fizzle = next((e for e in effects if e["kind"] == "fizzle"), None)
     if fizzle is not None:
-        by = "Spy" if fizzle["by"] == "R40" else "Miner"
-        return f"{what}: fizzles, the enemy {by} is in play ({fizzle['by']}), nothing gained"
-    if any(e["kind"] == "infiltrate" and e["side"] == side for e in effects):
-        moved = sum(e["steps"] for e in effects if e["kind"] == "da" and e["side"] == side)
-        enemy = "blue" if side == "red" else "red"
-        step = "1 step" if moved == 1 else f"{moved} steps"
-        what += f": {side} reaches 10 and infiltrates, double agent {step} toward {enemy}"
+        if fizzle["by"] == "R40":
+            return Msg("{what}: fizzles, the enemy Spy is in play (R40), nothing gained",
+                       what=what)
+        return Msg("{what}: fizzles, the enemy Miner is in play (R42), nothing gained",
+                   what=what)
+    if any(e["kind"] == "infiltrate" and e["side"] == own for e in effects):
+        moved = sum(e["steps"] for e in effects if e["kind"] == "da" and e["side"] == own)
+        what = Msg("{what}: {side} reaches 10 and infiltrates, double agent {steps} toward "
+                   "{enemy}", what=what, side=side(own),
+                   steps=plural("{n} step", "{n} steps", moved),
+                   enemy=side("blue" if own == "red" else "red"))
     if o.get("winner") and o["winner"] != "draw":
-        what += f" — {o['winner']} wins"
+        what = Msg("{what} — {side} wins", what=what, side=side(o["winner"]))
     return what
 
 
-def effect_words(effects: list[dict[str, Any]]) -> str:
+def effect_list(effects: list[dict[str, Any]]) -> Msg:
     """The effects of an activation in the narration's words, or "no effect"."""
-    return "; ".join(w for w in (narrate_effect(e) for e in effects) if w) or "no effect"
+    words = [w for w in (effect_words(e) for e in effects) if w]
+    if not words:
+        return Msg("no effect")
+    out = words[0]
+    for w in words[1:]:
+        out = Msg("{first}; {next}", first=out, next=w)
+    return out
 
 
-def next_words(out: dict[str, Any], draft: dict[str, Any] | None) -> str:
+def next_words(out: dict[str, Any], draft: dict[str, Any] | None, end: Msg | None,
+               nxt: Msg | None) -> Msg | str:
     """What the table waits for, in words, including the step of a reveal being built."""
     if out["end"] and out["phase"] != "capture_check":
-        return str(out["end"])
+        return end or ""
     if not draft:
-        return str(out["next"]["text"])
-    d, name = draft, RANK_NAMES
-    owner, guesser, m = d["owner"].capitalize(), d["guesser"].capitalize(), d["mission"]
+        return nxt or ""
+    d = draft
+    owner, guesser, m = side(d["owner"]), side(d["guesser"]), d["mission"]
     if d["step"] == "guess":
-        step = f"{guesser}: guess {d['owner']}'s mission {m}"
+        step = Msg("{guesser!c}: guess {owner}'s mission {mission}", guesser=guesser,
+                   owner=owner, mission=m)
     elif d["step"] == "actual" and not d["guess_needed"]:
-        step = (f"{owner}'s mission {m} counts as identified (R60): "
-                "tap the rank turned up")
+        step = Msg("{owner!c}'s mission {mission} counts as identified (R60): "
+                   "tap the rank turned up", owner=owner, mission=m)
     elif d["step"] == "actual":
-        step = f"Turn up {d['owner']}'s mission {m} ({guesser} guessed {name[d['guess']]})"
+        step = Msg("Turn up {owner}'s mission {mission} ({guesser!c} guessed {name})",
+                   owner=owner, mission=m, guesser=guesser, name=rank(d["guess"]))
     else:
-        step = f"{owner}: choose what the {name[d['actual']]} does"
+        step = Msg("{owner!c}: choose what the {name} does", owner=owner, name=rank(d["actual"]))
     if d["deception"]:
-        step += " · deception token played"
+        step = Msg("{step} · deception token played", step=step)
     return step
 
 
-def words(out: dict[str, Any], draft: dict[str, Any] | None, teams: bool) -> dict[str, Any]:
+def words(out: dict[str, Any], draft: dict[str, Any] | None, teams: bool,
+          end: Msg | None = None, nxt: Msg | None = None) -> dict[str, Any]:
     """The words the screens show about the game as it stands."""
     waiting, over = None, out["phase"] == "over"
     if draft:
-        part = f" ({'missions 1–2' if draft['part'] == 1 else 'missions 3–4'})" if teams else ""
-        waiting = f"Waiting for {draft['side']}{part} to {_DRAFT_WAIT[draft['step']]}."
+        step, who = draft["step"], side(draft["side"])
+        if teams:
+            key = _DRAFT_WAIT_PART[step]
+            waiting = Msg(key, side=who, part=PART_WORDS[draft["part"]])
+        else:
+            key = _DRAFT_WAIT[step]
+            waiting = Msg(key, side=who)
     wall = out["wall_distance"]
     return {"da": da_words(out["da"], wall), "da_short": da_short(out["da"], wall),
             "winner": winner_words(out["winner"]) if over else None,
             "reason": REASON_WORDS.get(out["reason"]) if over else None,
-            "next": next_words(out, draft), "waiting": waiting, "ranks": RANK_WORDS}
+            "next": next_words(out, draft, end, nxt), "waiting": waiting, "ranks": RANK_WORDS}
 
 
 def taps(state: State, out: dict[str, Any], draft: dict[str, Any] | None) -> dict[str, Any]:
@@ -215,7 +262,7 @@ def taps(state: State, out: dict[str, Any], draft: dict[str, Any] | None) -> dic
 
 
 def undo_target(table: Table, state: State, rows: list[Any] | None = None
-                ) -> tuple[str, str | None, int] | None:
+                ) -> tuple[Msg | str, str | None, int] | None:
     """What an undo would take back now: (words, who entered it — a side, ``"reveal"``
     for a completed reveal, ``None`` for the host screen — and how many events it
     removes, 0 for a tap); ``None`` when there is nothing to undo. ``rows``: the
@@ -232,9 +279,28 @@ def undo_target(table: Table, state: State, rows: list[Any] | None = None
         n, last = 2, rows[-2]          # R12's start goes with the tokens that set it off
         d = json.loads(last.data)
     if d["type"] == "reveal":
-        return narrate_reveal(state.reveals[-1]), "reveal", n
+        return reveal_words(state.reveals[-1]), "reveal", n
     side = next((s.side for s in table.seats if s.id == last.seat_id), None)
     return event_text(d), side, n
+
+
+def stored_words(stored: Any) -> Msg | str:
+    """Words kept in the database (a notice, an undo's question): a message as its dict
+    (:meth:`Msg.to_dict`), so each screen reads it in its own language; older rows hold
+    English text."""
+    if isinstance(stored, dict) and "key" in stored:
+        return Msg.from_dict(stored)
+    if isinstance(stored, str) and stored.startswith('{"key"'):
+        try:
+            return Msg.from_dict(json.loads(stored))
+        except (ValueError, KeyError, TypeError):
+            return stored
+    return "" if stored is None else str(stored)
+
+
+def notice_words(notice: str | None) -> Msg | str | None:
+    """The table's notice (stored as a message's JSON) as words to render."""
+    return None if notice is None else stored_words(notice)
 
 
 def requests(table: Table) -> list[dict[str, Any]]:
@@ -266,7 +332,7 @@ def deduction_view(state: State) -> dict[str, Any] | None:
 def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
     """Everything any screen may see: no secrets, the same for every viewer."""
     state = state or derive(table)
-    out = replay_output(state)
+    out = replay_output(state, words=True)
     rows = event_rows(table)
     reveal_text = {r["index"]: r["narration"] for r in out["reveals"]}
     names = {s.id: s.name for s in table.seats}
@@ -289,18 +355,21 @@ def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
         "first_game": table.first_game,
         "wall_distance": table.wall_distance, "state": out, "draft": draft,
         "seats": [seat_dict(s) for s in table.seats if s.status == "active"],
-        "notice": table.notice, "log": log, "seen_intel": seen,
+        "notice": notice_words(table.notice), "log": log, "seen_intel": seen,
         # where the group plays on (issue 14): each seat's new seat, so phones follow
         "rematch": json.loads(table.rematch) if table.rematch else None,
-        "words": words(out, draft, table.teams), "taps": can,
+        "words": words(out, draft, table.teams, out["end"], out["next"]["text"]),
+        "taps": can,
     }
     stored = table.draft_dict() or {}
     # an undo that waits for the other side's phone (or the big screen) to agree
-    view["undo"] = stored.get("undo") if stored.get("events") == state.event_count else None
+    asked = stored.get("undo") if stored.get("events") == state.event_count else None
+    view["undo"] = {**asked, "what": stored_words(asked["what"])} if asked else None
     target = undo_target(table, state, rows)
     # what the undo button would take back now, and who entered it (a completed reveal,
     # or the other side's entry, waits for that side's phone to agree)
-    view["undo_next"] = {"what": "Undo: " + target[0], "by": target[1]} if target else None
+    view["undo_next"] = ({"what": Msg("Undo: {what}", what=target[0]), "by": target[1]}
+                         if target else None)
     if table.deduction:           # opt-in: a table without the aid gets the view unchanged
         view["deduction"] = deduction_view(state)
     return view

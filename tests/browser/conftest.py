@@ -141,15 +141,18 @@ class Wire:
 
 @pytest.fixture
 def screens(browser, live) -> Iterator[Callable[..., Any]]:
-    """``screens("phone")`` / ``screens("tv")``: a new page of that size, watched."""
+    """``screens("phone")`` / ``screens("tv")``: a new page of that size, watched;
+    ``locale``: the browser's language (what it sends as Accept-Language)."""
     contexts, wires = [], []
 
-    def open_page(kind: str) -> Any:
+    def open_page(kind: str, locale: str | None = None) -> Any:
+        lang = {"locale": locale} if locale else {}
         if kind == "phone":
             ctx = browser.new_context(viewport={"width": 390, "height": 844},
-                                      device_scale_factor=2, is_mobile=True, has_touch=True)
+                                      device_scale_factor=2, is_mobile=True, has_touch=True,
+                                      **lang)
         else:
-            ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
+            ctx = browser.new_context(viewport={"width": 1920, "height": 1080}, **lang)
         contexts.append(ctx)
         page = ctx.new_page()
         page.set_default_timeout(10_000)

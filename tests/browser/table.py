@@ -44,8 +44,9 @@ def expected_after(wall: int, events: list[dict[str, Any]]) -> dict[str, Any]:
 class Table:
     """A table opened on the TV and played from phones."""
 
-    def __init__(self, screens: Callable[[str], Any], live: Any, wall: int,
-                 shots: str | None = None, teams: bool = False) -> None:
+    def __init__(self, screens: Callable[..., Any], live: Any, wall: int,
+                 shots: str | None = None, teams: bool = False,
+                 tv_language: str | None = None) -> None:
         self.screens, self.live, self.wall, self.shots = screens, live, wall, shots
         self.teams = teams
         self.version = 0
@@ -53,6 +54,9 @@ class Table:
         self.shot_done: set[str] = set()
         tv = self.tv = screens("tv")
         tv.goto(live.url + "/")
+        if tv_language:                 # the TV's language is chosen on the create page
+            tv.click(f'[data-testid="langs"] [data-lang="{tv_language}"]')
+            tv.wait_for_selector(f'html[lang="{tv_language}"]', state="attached")
         if shots:
             shot(tv, f"{shots}-tv-create")
         tv.click(f'[data-w="{wall}"]')
@@ -97,15 +101,16 @@ class Table:
         self.taps += 1
 
     # --- seats -----------------------------------------------------------------------
-    def phone(self) -> Any:
-        page = self.screens("phone")
+    def phone(self, locale: str | None = None) -> Any:
+        page = self.screens("phone", locale) if locale else self.screens("phone")
         page.on("dialog", lambda d: d.accept())
         page.goto(self.join_url)
         page.wait_for_selector("body[data-version]", state="attached")
         return page
 
-    def join(self, side: str, name: str, page: Any | None = None, part: int = 0) -> Any:
-        page = page or self.phone()
+    def join(self, side: str, name: str, page: Any | None = None, part: int = 0,
+             locale: str | None = None) -> Any:
+        page = page or self.phone(locale)
         self.tap(page, f'[data-join="{side}:{part}"]')
         page.fill("#name", name)
         if self.shots and "join" not in self.shot_done:

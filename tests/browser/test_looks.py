@@ -1,12 +1,15 @@
 """Looking right at the table: accessibility, TV text size, touch targets, colour-free
 sides and page weights, measured in Chromium through a short game (a flag capture on
-day 1: draws, intel, tokens, start, a Captain's choice, a deception token, the check).
+day 1: draws, intel, tokens, start, a Captain's choice, a deception token, the check),
+in each of the four languages (German and French words are longer: they must fit too).
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+import pytest
 
 from .conftest import ROOT, TAPS, WEIGHTS, audit, shot
 from .table import Table
@@ -127,7 +130,8 @@ FIT = """() => {
 }"""
 
 
-def fits_every_tv(page: Any, name: str, problems: dict[str, Any], looked: bool) -> None:
+def fits_every_tv(page: Any, name: str, problems: dict[str, Any], looked: bool,
+                  prefix: str = "") -> None:
     """The TV page in this state at every size: all of it shown, nothing cut, text growing
     with the screen (at least 24 px on a 1080p screen, so 16 px at 720p, 48 px at 4K)."""
     back = page.viewport_size
@@ -142,25 +146,29 @@ def fits_every_tv(page: Any, name: str, problems: dict[str, Any], looked: bool) 
             problems[f"tv {name} at {w}x{h}"] = got
         FITS[f"{w}x{h}"] = min(FITS.get(f"{w}x{h}", 999), round(got["small"], 1))
         if looked:
-            shot(page, f"looks-tv-{name}-{w}x{h}", scale="css")
+            shot(page, f"looks-{prefix}tv-{name}-{w}x{h}", scale="css")
     page.set_viewport_size(back)
 
 
 FITS: dict[str, float] = {}     # the smallest text seen at each TV size, in px
 
 
-def test_the_table_looks_right_and_stays_light(screens, live):
+@pytest.mark.parametrize("language", ["en", "nl", "fr", "de"])
+def test_the_table_looks_right_and_stays_light(screens, live, language):
     events = plan()
     weights: dict[str, int] = {}
     problems: dict[str, Any] = {}
-    table = Table(screens, live, WALL, shots="looks")
+    pre = "" if language == "en" else f"{language}-"          # screenshots per language
+    table = Table(screens, live, WALL, shots=f"looks{'-' + language if pre else ''}",
+                  tv_language=language if pre else None)
     tv = table.tv
+    assert tv.locator("html").get_attribute("lang") == language
 
     def look(page: Any, kind: str, name: str, other: Any, too_small: Any, what: str) -> None:
         """Screenshot one state at its size and the other, then measure and audit it."""
         table.sync(page)
-        shot(page, f"looks-{kind}-{name}")
-        other_size(page, f"looks-{kind}-{name}-at-{other['width']}", other)
+        shot(page, f"looks-{pre}{kind}-{name}")
+        other_size(page, f"looks-{pre}{kind}-{name}-at-{other['width']}", other)
         if small := too_small(page):
             problems[f"{kind} {name}: {what}"] = small
         if bad := audit(page):
@@ -168,7 +176,7 @@ def test_the_table_looks_right_and_stays_light(screens, live):
 
     def look_tv(name: str) -> None:
         look(tv, "tv", name, PHONE, small_text, "text below 24 px")
-        fits_every_tv(tv, name, problems, looked=name in ("choice", "winner"))
+        fits_every_tv(tv, name, problems, looked=name in ("choice", "winner"), prefix=pre)
         assert sides_marked(tv) > 0
 
     def look_phone(page: Any, name: str) -> None:
@@ -180,7 +188,7 @@ def test_the_table_looks_right_and_stays_light(screens, live):
         every target still a thumb's size."""
         back = page.viewport_size
         page.set_viewport_size(SMALL)
-        shot(page, f"looks-phone-{name}-at-360", scale="css")
+        shot(page, f"looks-{pre}phone-{name}-at-360", scale="css")
         wide = page.evaluate("() => document.scrollingElement.scrollWidth - innerWidth")
         cut = page.evaluate("() => { const w = document.getElementById('who');"
                             " return w.scrollWidth > w.clientWidth + 1; }")
@@ -192,26 +200,28 @@ def test_the_table_looks_right_and_stays_light(screens, live):
         sides_marked(page)
 
     # the create page on the TV
-    create = screens("tv")
+    create = screens("tv", language)
     create.goto(live.url + "/")
+    shot(create, f"looks-{pre}tv-create")
     create.wait_for_selector("#wd-pic rect")
     if bad := audit(create):
         problems["create: axe"] = [(v["id"], v["impact"], v["help"]) for v in bad]
     weights["/ (create table)"] = create.wire.total()
 
     # a fresh phone loads the join page: the page weight a phone pays on joining
-    red = table.phone()
+    red = table.phone(language)
     red.wait_for_selector("#do-join")
+    assert red.locator("html").get_attribute("lang") == language
     red.wait_for_load_state("networkidle")
     weights["/j/<code> (phone)"] = red.wire.total()
     weights_phone = dict(red.wire.bytes)
     look_phone(red, "join")
     table.join("red", "Ann", red)
-    blue = table.join("blue", "Bob")
+    blue = table.join("blue", "Bob", locale=language)
     look_tv("seated")
 
     # the host page as a TV that opens it afresh
-    again = screens("tv")
+    again = screens("tv", language)
     again.goto(f"{live.url}/t/{table.code}")
     again.wait_for_selector("#board text")
     again.wait_for_load_state("networkidle")
@@ -245,10 +255,13 @@ def test_the_table_looks_right_and_stays_light(screens, live):
     red.locator("#panel-close").click()
     red.locator("#b-rules").click()
     red.locator("#rl .rule").first.wait_for()
-    shot(red, "looks-phone-rules")
+    shot(red, f"looks-{pre}phone-rules")
     if bad := audit(red):
         problems["phone rules: axe"] = [(v["id"], v["impact"], v["help"]) for v in bad]
 
+    if pre:                     # the weights and their report: once, in English
+        assert not problems, json.dumps(problems, indent=1)
+        return
     out = ROOT / "test-output"
     report = {"weights": weights, "phone_paths": weights_phone, "host_paths": weights_host,
               "smallest_tv_text_px": round(min(MEASURED["tv_text_px"]), 1),

@@ -185,7 +185,7 @@ def test_undo_takes_back_one_tap_at_a_time_and_says_whose_it_was():
     d1 = d0.tap("deception", True)
     d2 = d1.tap("guess", 2)
     d3 = d2.tap("actual", 6, by="red")
-    assert [d3.undone, d2.undone, d1.undone] == [
+    assert [str(d3.undone), str(d2.undone), str(d1.undone)] == [
         "the Captain turned up on red's mission 1", "blue's guess Scout on red's mission 1",
         "red's deception token on mission 1"]
     assert [d3.undone_by, d2.undone_by, d1.undone_by] == ["red", "blue", "red"]

@@ -208,7 +208,7 @@ def test_a_choice_that_would_fizzle_says_so_before_it_is_tapped():
     for _ in range(4):
         t.right()
     options = {o["choice"]: o for o in choice_options(t.state, 1, 6, False)}
-    assert choice_label(options["use:10:ip"], "red") == (
+    assert str(choice_label(options["use:10:ip"], "red")) == (
         "Use the exhausted Marshal (+10 IP): fizzles, the enemy Spy is in play (R40), "
         "nothing gained")
-    assert choice_label(options["ip"], "red").startswith("+6 IP: red reaches 10")
+    assert str(choice_label(options["ip"], "red")).startswith("+6 IP: red reaches 10")

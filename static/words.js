@@ -1,0 +1,28 @@
+/* The page's words in its language: the server puts this language's catalog of the
+   scripts' words in <script id="words"> (gettext's js domain, key = the English text).
+   T(key, params) and TN(one, many, n, params) look a key up and fill it in;
+   {side!c} starts a value with a capital, as on the server. */
+"use strict";
+const Words = (() => {
+  const lang = document.documentElement.lang || "en";
+  let words = {};
+  try { words = JSON.parse(document.getElementById("words").textContent || "{}"); } catch (e) { /* English */ }
+  // which plural form: French counts 0 and 1 as one; English, Dutch, German only 1
+  const form = n => (lang === "fr" ? n > 1 : n !== 1) ? 1 : 0;
+  const fill = (text, params) => text.replace(/\{(\w+)(!c)?\}/g, (all, k, c) => {
+    if (!params || !(k in params)) return all;
+    const v = String(params[k]);
+    return c ? v.charAt(0).toUpperCase() + v.slice(1) : v;
+  });
+  function T(key, params) {
+    const w = words[key];
+    return fill(typeof w === "string" && w ? w : Array.isArray(w) ? w[0] : key, params);
+  }
+  function TN(one, many, n, params) {
+    const w = words[one], i = form(n);
+    const text = Array.isArray(w) && w[i] ? w[i] : i ? many : one;
+    return fill(text, {n, ...(params || {})});
+  }
+  return {lang, T, TN};
+})();
+const {T, TN} = Words;

@@ -1,0 +1,79 @@
+"""One day of play in three languages at one table: a French TV (chosen on the create
+page), a German phone and a Dutch phone (each from its browser's language). No English
+sentence shows on those screens, and each reveal's narration reaches each screen in
+its own language."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from companion.engine import Options, Record, event_from_dict, replay, reveal_words
+from companion.engine.simulate import random_record
+from companion.web.lang import translations
+
+from .conftest import shot
+from .table import Table, normalise
+
+WALL = 3
+# words that would give an English sentence away (whole words; "mission" is French too)
+ENGLISH = ["Waiting", "guess", "guessed", "mission", "wins", "Undo", "the", "Tap", "Record",
+           "your", "Join", "deception", "token", "double agent", "Nothing"]
+SCREENS = {"tv": "fr", "red": "de", "blue": "nl"}
+
+
+def english_in(page, locale: str) -> list[str]:
+    text = page.locator("body").inner_text()
+    words = [w for w in ENGLISH if not (locale == "fr" and w == "mission")]
+    return [w for w in words if re.search(rf"\b{w}\b", text)]
+
+
+def test_one_day_at_a_table_of_three_languages(screens, live):
+    rec = random_record(random.Random(5), wall_distance=WALL, disorder=0, lie=0)
+    events = normalise([e.to_dict() for e in rec.events])
+    first_day = events[:events.index(next(e for e in events[2:] if e["type"] == "exhaust"))]
+    table = Table(screens, live, WALL, tv_language="fr")
+    tv = table.tv
+    assert tv.locator("html").get_attribute("lang") == "fr"
+    red = table.join("red", "Anke", locale="de-DE")
+    blue = table.join("blue", "Bram", locale="nl-NL")
+    pages = {"tv": tv, "red": red, "blue": blue}
+    for who, page in pages.items():
+        table.sync(page)
+        assert page.locator("html").get_attribute("lang") == SCREENS[who]
+        assert english_in(page, SCREENS[who]) == [], who
+    shot(red, "lang-de-phone-seated")
+    shot(blue, "lang-nl-phone-seated")
+
+    done = []
+    for d in first_day:
+        table.play(d)
+        done.append(d)
+        if d["type"] != "reveal":
+            continue
+        state = replay(Record(Options(WALL), tuple(event_from_dict(e) for e in done)))
+        said = {who: reveal_words(state.reveals[-1]).render(translations(loc))
+                for who, loc in SCREENS.items()}
+        assert len(set(said.values())) == 3              # three languages, three sentences
+        for page in pages.values():
+            table.sync(page)
+        tv.wait_for_function("t => document.getElementById('narration').textContent === t",
+                             arg=said["tv"])
+        for who in ("red", "blue"):
+            last = pages[who].locator("#last")
+            assert said[who] in last.inner_text(), (who, last.inner_text())
+        if len(state.reveals) in (1, 8):               # a reveal, and the day's end
+            for who, page in pages.items():
+                assert english_in(page, SCREENS[who]) == [], (who, len(state.reveals))
+    for who, page in pages.items():
+        shot(page, f"lang-{SCREENS[who]}-{who}-end-of-day")
+    # one tap switches a phone's language, remembered on that phone only
+    blue.click('[data-testid="langs"] [data-lang="fr"]')
+    blue.wait_for_selector('html[lang="fr"]', state="attached")
+    blue.reload()
+    blue.wait_for_selector("body[data-version]", state="attached")
+    assert blue.locator("html").get_attribute("lang") == "fr"
+    assert "Bram" in blue.locator("#who").inner_text()      # still seated
+    red.reload()
+    red.wait_for_selector("body[data-version]", state="attached")
+    assert red.locator("html").get_attribute("lang") == "de"

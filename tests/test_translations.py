@@ -1,0 +1,137 @@
+"""The four languages are complete and nothing in them is dead.
+
+Every message key the code uses (the server's: Python and templates; the pages'
+scripts': the ``js`` domain) has a translation in nl, fr and de, with the same
+placeholders; no catalog holds a key nothing uses; each compiled ``.mo`` is its
+``.po``; the help texts hold the same entries in every language. English is the
+catalogs' source language: a key is its English text.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import pathlib
+import re
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from babel.messages.mofile import read_mo, write_mo
+from babel.messages.pofile import read_po
+
+from companion import helptext
+from companion.web import lang
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CATALOGS = ROOT / "companion" / "translations"
+LOCALES = [x for x in lang.LOCALES if x != lang.DEFAULT]
+PLACEHOLDER = re.compile(r"\{(\w+)(?:![a-z])?\}|%\((\w+)\)s")
+
+
+def _used(domain: str) -> set[str]:
+    """The keys the code uses now, extracted as scripts/translations does."""
+    if domain == "messages":
+        method_map = [("companion/**.py", "python"), ("templates/**.html", "jinja2")]
+        keywords = {"_": None, "gettext": None, "ngettext": (1, 2), "Msg": None, "N_": None,
+                    "plural": (1, 2)}
+    else:
+        method_map = [("static/**.js", "companion.web.lang:extract_scripts")]
+        keywords = {"T": None, "TN": (1, 2)}
+    found = set()
+    for _, _, message, _, _ in extract_from_dir(str(ROOT), method_map, keywords=keywords):
+        found.add(message[0] if isinstance(message, tuple) else message)
+    return found
+
+
+def _catalog(locale: str, domain: str):
+    with open(CATALOGS / locale / "LC_MESSAGES" / f"{domain}.po", "rb") as f:
+        return read_po(f, locale=locale)
+
+
+def _names(text: str) -> set[str]:
+    return {a or b for a, b in PLACEHOLDER.findall(text)}
+
+
+@pytest.mark.parametrize("domain", ["messages", "js"])
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_key_is_translated_and_every_translation_is_used(locale, domain):
+    used = _used(domain)
+    cat = _catalog(locale, domain)
+    held = {}
+    for m in cat:
+        if m.id:
+            held[m.id[0] if isinstance(m.id, tuple) else m.id] = m
+    assert sorted(used - set(held)) == [], f"keys without a {locale} translation"
+    assert sorted(set(held) - used) == [], f"{locale} {domain}.po holds keys nothing uses"
+    for key, m in held.items():
+        forms = m.string if isinstance(m.string, tuple) else (m.string,)
+        assert all(forms) and not m.fuzzy, f"{locale}: {key!r} is untranslated or fuzzy"
+        want = _names(key)
+        for form in forms:
+            assert _names(form) == want, f"{locale}: {key!r} → {form!r} changes the placeholders"
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_each_compiled_catalog_is_its_po(locale):
+    cat = _catalog(locale, "messages")
+    with open(CATALOGS / locale / "LC_MESSAGES" / "messages.mo", "rb") as f:
+        compiled = {str(m.id): str(m.string) for m in read_mo(f) if m.id}
+    buf = io.BytesIO()
+    write_mo(buf, cat)
+    buf.seek(0)
+    fresh = {str(m.id): str(m.string) for m in read_mo(buf) if m.id}
+    assert compiled == fresh, "run ./scripts/translations compile"
+
+
+def _shape(value):
+    """The help data without its words: ids, numbers, phases, links."""
+    if isinstance(value, dict):
+        return {k: _shape(v) for k, v in value.items()
+                if k not in ("name", "ability", "text", "title", "term")}
+    if isinstance(value, list):
+        return [_shape(v) for v in value]
+    return value
+
+
+def _words(value, path=""):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k in ("name", "ability", "text", "title", "term"):
+                yield f"{path}.{k}", v
+            else:
+                yield from _words(v, f"{path}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _words(v, f"{path}[{i}]")
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_help_texts_hold_the_same_entries_in_every_language(locale):
+    en, other = helptext.texts("en"), helptext.texts(locale)
+    assert _shape(other) == _shape(en)
+    mine = dict(_words(other))
+    assert set(mine) == set(dict(_words(en))), "a help text missing or extra"
+    assert all(isinstance(v, str) and v.strip() for v in mine.values())
+    # each text is written in that language (names and short ids such as "IP" may match)
+    english = dict(_words(en))
+    same = [p for p, v in mine.items() if v == english[p] and len(v.split()) > 2]
+    assert same == [], f"{locale}: still in English: {same[:3]}"
+    for r, e in zip(other["rules"], en["rules"], strict=True):   # rule ids stay the same
+        assert sorted(re.findall(r"R\d+", r["text"])) == sorted(re.findall(r"R\d+", e["text"]))
+
+
+def test_rank_names_follow_the_language():
+    """The box's own rank names per language; numbers stay."""
+    names = {loc: [r["name"] for r in helptext.texts(loc)["ranks"]] for loc in lang.LOCALES}
+    assert names["de"][9] == "Feldmarschall" and names["fr"][1] == "Éclaireur"
+    assert names["nl"][5] == "Kapitein"
+    for loc in LOCALES:
+        tr = lang.translations(loc)
+        from companion.engine import RANK_NAMES
+        assert [tr.gettext(RANK_NAMES[r]) for r in range(1, 11)] == names[loc]
+
+
+def test_the_help_files_are_json_a_translator_can_edit():
+    for loc in lang.LOCALES:
+        text = (ROOT / "companion" / "help" / f"{loc}.json").read_text("utf-8")
+        assert json.loads(text)
