@@ -19,6 +19,7 @@ from harness.server import COMPANION
 from .server import running_server
 
 TARGETS = {"phone": 60 * 1024, "host": 150 * 1024}
+CHANGE_TARGET, GAME_TARGET = 1536, 40 * 1024     # issue 15: a change, a whole game
 
 
 class _Assets(HTMLParser):
@@ -94,4 +95,110 @@ def main(args: argparse.Namespace) -> int:
                   f"uncompressed); target <= {TARGETS[name] // 1024} KB")
             print("\n".join(lines))
             worst = max(worst, int(total > TARGETS[name]))
+        worst = max(worst, game_bytes(port))
         return worst
+
+
+def game_bytes(port: int, seed: int = 2026) -> int:
+    """A whole random three-day game entered through the API, with one phone's live
+    stream open: the bytes each change costs that phone (the stream's messages) and the
+    whole game (stream + its own posts, whose answers are only the new version, as the
+    pages ask while their stream is open;
+    the page load is counted above). Nonzero when a target is missed."""
+    import random
+    import socket
+    import statistics
+    import threading
+
+    from companion.engine.simulate import random_record
+    from harness.steps import steps
+
+    rec = random_record(random.Random(seed), wall_distance=3)
+    st, _, _, data, _ = fetch(port, "/api/tables", "POST", {"wall_distance": 3}, gzip=False)
+    made = json.loads(data)
+    code, host = made["code"], made["host_secret"]
+    keys = {"host": host}
+    version = made["view"]["version"]
+    for side in ("red", "blue"):
+        st, _, _, data, _ = fetch(port, f"/api/tables/{code}/seats", "POST",
+                                  {"version": version, "idempotency_key": f"bench-seat-{side}",
+                                   "side": side, "name": side.title()}, gzip=False)
+        d = json.loads(data)
+        keys[side], version = d["secret"], d["view"]["version"]
+    # the red phone's stream: raw socket, every byte counted (headers, chunks, keep-alives)
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.sendall(f"GET /api/tables/{code}/stream?since={version}&seat=x HTTP/1.1\r\n"
+                 f"Host: 127.0.0.1:{port}\r\nAccept-Encoding: gzip\r\n\r\n".encode())
+    got: list[bytes] = []
+
+    def read() -> None:
+        while True:
+            try:
+                b = sock.recv(65536)
+            except OSError:
+                return
+            if not b:
+                return
+            got.append(b)
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    own = 0                     # the red phone's own posts: request + answer bytes
+    answers: list[int] = []
+    n = 0
+    for e in rec.events:
+        st, _, _, data, _ = fetch(port, f"/api/tables/{code}/state", gzip=False)
+        view = json.loads(data)["view"]
+        todo, status = steps(e, view), None
+        try:
+            while True:
+                who, path, body = todo.send(status)
+                n += 1
+                c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                payload = json.dumps({"version": view["version"], "answer": "none",
+                                      "idempotency_key": f"bench-{n:05d}", **body})
+                c.request("POST", f"/api/tables/{code}{path}", payload,
+                          {"Origin": f"http://127.0.0.1:{port}", "Accept-Encoding": "gzip",
+                           "Content-Type": "application/json",
+                           "Authorization": f"Bearer {keys[who]}"})
+                r = c.getresponse()
+                answer = r.read()
+                status = r.status
+                if who == "red":
+                    own += len(payload) + 200 + len(answer) + sum(
+                        len(k) + len(v) + 4 for k, v in r.getheaders())
+                    answers.append(len(answer))
+                c.close()
+                assert status in (200, 201), answer[:200]
+                st, _, _, data, _ = fetch(port, f"/api/tables/{code}/state", gzip=False)
+                view = json.loads(data)["view"]
+        except StopIteration:
+            pass
+    import time
+    time.sleep(0.5)
+    sock.close()
+    reader.join(2)
+    raw = b"".join(got)
+    stream = len(raw)
+    # the body is chunked; each chunk is one message (or keep-alive) flushed whole,
+    # gzipped when the client accepts it: its size is what that message cost
+    body, sizes = raw.split(b"\r\n\r\n", 1)[1], []
+    while body:
+        size, _, rest = body.partition(b"\r\n")
+        n_bytes = int(size, 16) if size.strip() else 0
+        if not n_bytes:
+            break
+        sizes.append(n_bytes + len(size) + 4)
+        body = rest[n_bytes + 2:]
+    sizes = sizes[2:]          # the comment that opens the stream, the first whole view
+    change = statistics.median(sizes) if sizes else 0
+    print(f"a whole game ({len(rec.events)} events, {n} posts, {len(sizes)} messages pushed "
+          f"to one phone after its first view, gzip accepted):")
+    print(f"  a change reaches a screen in {change:.0f} B (median; max {max(sizes)} B); "
+          f"target <= {CHANGE_TARGET} B")
+    total = stream + own
+    print(f"  its {len(answers)} posts: answers of {statistics.median(answers):.0f} B (median "
+          f"body), with requests and headers {own / max(1, len(answers)):.0f} B each")
+    print(f"  the red phone over the game: {stream / 1024:.1f} KB pushed + {own / 1024:.1f} KB "
+          f"of its own posts = {total / 1024:.1f} KB; target <= {GAME_TARGET // 1024} KB "
+          f"(page load above)")
+    return int(change > CHANGE_TARGET or total > GAME_TARGET)

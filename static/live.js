@@ -11,6 +11,20 @@ const SL = (() => {
     if (secret) h.Authorization = "Bearer " + secret;
     return h;
   }
+  // the operations of a delta (companion/web/delta.py): set, del, add (append to a list)
+  function patch(v, ops) {
+    const out = structuredClone(v);
+    for (const [kind, path, value] of ops) {
+      if (!path.length) return structuredClone(value);
+      let parent = out;
+      for (const k of path.slice(0, -1)) parent = parent[k];
+      const last = path[path.length - 1];
+      if (kind === "set") parent[last] = value;
+      else if (kind === "del") delete parent[last];
+      else parent[last].push(...value);
+    }
+    return out;
+  }
   function setView(v) {
     if (!v || (view && v.version < view.version)) return;
     view = v; onView.forEach(f => f(v));
@@ -20,12 +34,23 @@ const SL = (() => {
     return {status: r.status, data: await r.json()};
   }
   async function post(path, body) {
-    const payload = JSON.stringify({version: view ? view.version : 0, idempotency_key: key(), ...body});
+    // the answer brings what changed since this view (a delta), not the whole view
+    // with the live stream open the answer is only the new version (the stream brings
+    // the change); without it, what changed since this view (a delta)
+    const answer = es && es.readyState === 1 ? "none" : "delta";
+    const payload = JSON.stringify({version: view ? view.version : 0, idempotency_key: key(), answer, ...body});
     for (let attempt = 0; ; attempt++) {
       try {
         const r = await fetch(`/api/tables/${code}${path}`, {method: "POST", headers: headers(), body: payload});
         const data = await r.json();
         if (data.view) setView(data.view);
+        else if (data.delta) {
+          if (view && view.version === data.delta.from) setView(patch(view, data.delta.ops));
+          else if (!view || view.version < data.delta.to) refresh();
+        } else if (data.version && (!view || view.version < data.version)) {
+          // the stream brings it; should it have dropped meanwhile, look once
+          setTimeout(() => { if (!view || view.version < data.version) refresh(); }, 1500);
+        }
         if (!r.ok) toast(data.error || T("refused"));
         return {ok: r.ok, status: r.status, data};
       } catch (e) {          // the same key again: never applied twice
@@ -50,6 +75,14 @@ const SL = (() => {
     if (!window.EventSource) { poll(); return; }
     es = new EventSource(`/api/tables/${code}/stream?since=${view ? view.version : 0}&seat=${who || "viewer"}`);
     es.addEventListener("state", e => { clearTimeout(pollT); setView(JSON.parse(e.data)); });
+    // what changed since the view this screen shows (issue 15): applied to a copy of it;
+    // a screen that is behind some other way loads the whole view
+    es.addEventListener("delta", e => {
+      clearTimeout(pollT);
+      const d = JSON.parse(e.data);
+      if (view && view.version === d.from) setView(patch(view, d.ops));
+      else if (!view || view.version < d.to) refresh();
+    });
     es.addEventListener("presence", e => { const d = JSON.parse(e.data); onPresence.forEach(f => f(d.connected, d.watching || 0)); });
     es.onopen = () => { clearTimeout(pollT); refresh(); };
     es.onerror = () => poll();      // the browser retries the stream; poll meanwhile

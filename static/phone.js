@@ -188,7 +188,7 @@
     const t = v.taps, act = $("act");
     document.body.dataset.version = v.version;
     act.dataset.step = REVEAL.includes(t.step) ? "reveal-" + t.step : t.step;
-    if (seat && seat.status !== "pending" && !v.seats.some(x => x.id === seat.id)) {
+    if (seat && seat.status !== "pending" && v.version >= (seat.since || 0) && !v.seats.some(x => x.id === seat.id)) {
       localStorage.removeItem(store); seat = null; SL.secret = null;
       SL.toast(T("This phone no longer holds a seat: join again."));
     }
@@ -246,7 +246,9 @@
       if (teams) body.part = joinPart;
       const r = await SL.post("/seats", body);
       if (r.ok) {
-        seat = r.data.seat; SL.secret = mine;
+        // the view that shows this seat: the answer's version (the stream brings it)
+        const d = r.data, since = d.version || (d.delta && d.delta.to) || (d.view && d.view.version) || 0;
+        seat = {...d.seat, since}; SL.secret = mine;
         if (seat.player) localStorage.setItem(PLAYER, JSON.stringify({key: me.key, id: seat.player, name}));
         localStorage.setItem(store, JSON.stringify({seat, secret: mine}));
         SL.connect(seat.id);

@@ -105,8 +105,22 @@ def _body() -> dict[str, Any]:
 
 
 def _done(tx: Transaction) -> tuple[Response, int]:
+    """The answer to a change, pushed to every screen first. A page that asks for
+    ``"answer": "delta"`` gets what changed since the version it sent (issue 15: a few
+    hundred bytes instead of the whole view) when this process still knows that view;
+    one whose live stream is open asks ``"none"``: only the new version (the stream
+    brings the change)."""
     status, body = tx.result
-    live.publish(body["view"])
+    view = body["view"]
+    live.publish(view)
+    small = {k: v for k, v in body.items() if k not in ("view", "draft", "next")}
+    if tx.body.get("answer") == "none" and tx.receipt is None:
+        # a page whose live stream is open: the change reaches it there (pushed above)
+        return jsonify({**small, "version": view["version"]}), status
+    if tx.body.get("answer") == "delta" and tx.receipt is None:
+        d = live.delta_for(view["code"], tx.read_version, view)
+        if d is not None:        # the draft and the next step are in the view's delta
+            body = {**small, "delta": d}
     return jsonify(body), status
 
 

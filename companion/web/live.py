@@ -6,11 +6,13 @@ current view at once when the table is past ``V``, so a screen that slept
 catches up. Phones that cannot keep a stream open poll
 ``GET /api/tables/<code>/state?since=V`` instead.
 
-Cost per change: the view is encoded to JSON and framed as one SSE message
-*once per language in use at the table* (its words are data until then: each
-screen reads the table in its own language); each stream only writes the bytes
-of its language. A channel exists only while a
-stream of its table is open, and a stream whose phone went away is ended within
+Cost per change: a screen gets what changed since the view it shows (``event: delta``,
+operations from :mod:`.delta`; a few hundred bytes), or the whole view when it is too
+far behind (``event: state``). Each is encoded and framed *once per base version and
+language in use at the table* (the words are data until then: each screen reads the
+table in its own language); each stream only writes the bytes of its language.
+A channel exists only while a stream of its table is open, and a stream whose phone
+went away is ended within
 half a second (waitress tells us through ``waitress.client_disconnected``), so
 connections that come and go leak neither threads nor memory.
 
@@ -33,12 +35,16 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, request
 
 from . import lang
+from .compress import gzip_stream, wants_gzip
+from .delta import diff
 from .tables import load
 from .views import public_view
 
 bp = Blueprint("live", __name__)
 log = logging.getLogger(__name__)
 NOTIFY_CHANNEL = "spies_lies_change"
+KEPT = 8            # views a channel keeps, to send a screen that fell behind a delta
+DELTA_MAX = 8192    # a delta longer than this is sent as the whole view instead
 
 
 class Channel:
@@ -51,6 +57,11 @@ class Channel:
         self.version = 0
         self.data: str | dict[str, Any] | None = None    # the latest view (words as data)
         self.messages: dict[str, bytes] = {}   # ... framed as one SSE message per language
+        # the last few views by version, so a screen that is one or a few versions behind
+        # gets only what changed since (issue 15): one delta per base version and language
+        self.views: dict[int, dict[str, Any]] = {}
+        self.deltas: dict[tuple[int, str], bytes] = {}
+        self.ops: dict[int, list[list[Any]]] = {}
         self.presence: dict[str, int] = {}   # seat id -> open streams
         self.presence_message = b""
         self.streams = 0                 # subscriptions (guarded by the hub's lock)
@@ -62,7 +73,11 @@ class Channel:
             if version >= self.version and (version > self.version or self.data is None):
                 self.version = version
                 self.data = data
-                self.messages = {}
+                self.messages, self.deltas, self.ops = {}, {}, {}
+                if isinstance(data, dict):
+                    self.views[version] = data
+                    for old in sorted(self.views)[:-KEPT]:
+                        del self.views[old]
                 self.seq += 1
                 self.cond.notify_all()
 
@@ -76,6 +91,25 @@ class Channel:
             data = self.data if isinstance(self.data, str) else lang.dumps(self.data, locale)
             msg = self.messages[locale] = (f"id: {self.version}\nevent: state\n"
                                            f"data: {data}\n\n").encode()
+        return msg
+
+    def message_since(self, since: int, locale: str) -> bytes | None:
+        """What a screen showing version ``since`` needs in ``locale``: the operations
+        from that view to the latest (``event: delta``) when this channel still has it
+        and they are shorter, else the whole view (hold ``cond``)."""
+        base = self.views.get(since) if since != self.version else None
+        if base is None or not isinstance(self.data, dict):
+            return self.message(locale)
+        msg = self.deltas.get((since, locale))
+        if msg is None:
+            ops = self.ops.get(since)
+            if ops is None:
+                ops = self.ops[since] = diff(base, self.data)
+            body = lang.dumps({"from": since, "to": self.version, "ops": ops}, locale)
+            msg = f"id: {self.version}\nevent: delta\ndata: {body}\n\n".encode()
+            if len(msg) > DELTA_MAX:          # most of the view changed: send all of it
+                msg = self.message(locale) or msg
+            self.deltas[(since, locale)] = msg
         return msg
 
     def _presence_changed(self) -> None:
@@ -211,6 +245,22 @@ def publish(view: dict[str, Any]) -> None:
         fanout.notify(view["code"], view["version"])
 
 
+def delta_for(code: str, since: int, view: dict[str, Any]) -> dict[str, Any] | None:
+    """What changed from version ``since`` to ``view`` of a table, from the views this
+    process keeps for its open streams (``None`` when it does not have that view)."""
+    ch = hub.get(code)
+    if ch is None:
+        return None
+    with ch.cond:
+        base = ch.views.get(since)
+        if base is None or ch.version != view["version"] or since == ch.version:
+            return None
+        ops = ch.ops.get(since)
+        if ops is None:
+            ops = ch.ops[since] = diff(base, view)
+    return {"from": since, "to": view["version"], "ops": ops}
+
+
 def _stream(ch: Channel, who: str, since: int, watch: _Watch,
             keepalive: float, locale: str) -> Iterator[bytes]:
     ch.join(who)
@@ -229,7 +279,8 @@ def _stream(ch: Channel, who: str, since: int, watch: _Watch,
                     msg, v, presence = None, sent_version, None
                 else:
                     seen = ch.seq
-                    msg, v, presence = ch.message(locale), ch.version, ch.presence_message
+                    msg = ch.message_since(sent_version, locale)
+                    v, presence = ch.version, ch.presence_message
             if msg is None and presence is None:
                 yield b": keep-alive\n\n"
                 continue
@@ -249,9 +300,12 @@ def stream_response(ch: Channel, who: str, since: int, locale: str = lang.DEFAUL
     """The SSE response for one subscriber of ``ch`` in ``locale`` (the subscription
     ends with it)."""
     watch = reaper.watch(request.environ.get("waitress.client_disconnected"), ch)
-    gen = _stream(ch, who, since, watch, current_app.config["SSE_KEEPALIVE"], locale)
-    return Response(gen, mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    gen: Iterator[bytes] = _stream(ch, who, since, watch, current_app.config["SSE_KEEPALIVE"],
+                                   locale)
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Vary": "Accept-Encoding"}
+    if wants_gzip():                # each message flushed whole; one dictionary per stream
+        gen, headers["Content-Encoding"] = gzip_stream(gen), "gzip"
+    return Response(gen, mimetype="text/event-stream", headers=headers)
 
 
 @bp.get("/api/tables/<code>/stream")

@@ -62,7 +62,14 @@ def _action(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
         "type": "object", "required": ACTION + required,
         "properties": {"version": {"type": "integer",
                                    "description": "the table version this screen last saw"},
-                       "idempotency_key": _ref("IdempotencyKey"), **props}}}}}
+                       "idempotency_key": _ref("IdempotencyKey"),
+                       "answer": {"type": "string", "enum": ["view", "delta", "none"],
+                                  "description": "delta: the answer carries what changed "
+                                  "since `version` (set/del/add operations) instead of the "
+                                  "whole view, when the server still has that view; none: "
+                                  "only the new `version` (the live stream brings the "
+                                  "change)"},
+                       **props}}}}}
 
 
 def _post(summary: str, props: dict[str, Any], required: list[str], ok: int,

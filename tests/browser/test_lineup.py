@@ -80,7 +80,7 @@ def test_the_plan_stays_on_the_phone_and_prefills_the_tokens(screens, live, tmp_
     posts = [r for r in requests if r["method"] == "POST"]
     token_posts = [json.loads(r["body"]) for r in posts if '"tokens"' in (r["body"] or "")]
     assert len(token_posts) == 1
-    assert set(token_posts[0]) == {"version", "idempotency_key", "event"}
+    assert set(token_posts[0]) == {"version", "idempotency_key", "event", "answer"}
     assert token_posts[0]["event"] == {"type": "tokens", "side": "red", "missions": [2, 4]}
     plan = "[2,5,4,9]"
     for r in requests:                  # no request anywhere carried the plan

@@ -21,12 +21,20 @@ def test_pages_scripts_and_json_are_gzipped_for_a_client_that_accepts_it(table, 
         packed.close()
 
 
-def test_the_live_stream_is_never_compressed(table, app):
+def test_the_live_stream_is_gzipped_message_by_message(table, app):
+    """Issue 15: each message is flushed whole, so it decodes the moment it arrives."""
+    import zlib
     host = table()
     with app.test_client() as c:
         r = c.get(f"/api/tables/{host.code}/stream", headers={"Accept-Encoding": "gzip"},
                   buffered=False)
         assert r.status_code == 200
-        assert "Content-Encoding" not in r.headers
-        assert next(r.response) == b": connected\n\n"
+        assert r.headers["Content-Encoding"] == "gzip"
+        d = zlib.decompressobj(31)
+        assert d.decompress(next(r.response)) == b": connected\n\n"
+        assert b"event: state" in d.decompress(next(r.response))       # whole, at once
         r.close()
+        plain = c.get(f"/api/tables/{host.code}/stream", buffered=False)
+        assert "Content-Encoding" not in plain.headers
+        assert next(plain.response) == b": connected\n\n"
+        plain.close()

@@ -9,6 +9,8 @@ import threading
 import pytest
 from werkzeug.serving import make_server
 
+from companion.web.delta import patch
+
 
 @pytest.fixture
 def live(app):
@@ -69,8 +71,11 @@ def test_a_stream_delivers_a_seat_joining_and_an_event(live):
                               "name": "Ann"})
     assert status == 201
     name, data = read_event(resp)
-    assert name == "state"
-    view = json.loads(data)
+    assert name == "delta"                  # what changed, not the whole view (issue 15)
+    d = json.loads(data)
+    assert (d["from"], d["to"]) == (v, v + 1) and len(data) < 1500
+    view = patch(made["view"], d["ops"])
+    assert view == request(port, "GET", f"/api/tables/{code}/state")[1]["view"]
     assert view["version"] == v + 1 and view["seats"][0]["name"] == "Ann"
     assert joined["secret"] not in data
 
@@ -80,8 +85,72 @@ def test_a_stream_delivers_a_seat_joining_and_an_event(live):
                         {"Authorization": f"Bearer {joined['secret']}"})
     assert status == 201
     name, data = read_event(resp)
-    assert name == "state" and json.loads(data)["state"]["drawn"]["red"] == [3]
+    assert name == "delta"
+    view = patch(view, json.loads(data)["ops"])
+    assert view == request(port, "GET", f"/api/tables/{code}/state")[1]["view"]
+    assert view["state"]["drawn"]["red"] == [3]
     c.close()
+
+
+def test_a_screen_that_missed_versions_catches_up_exactly(live):
+    """Issue 15: a screen a few versions behind gets one delta from its own version that
+    makes exactly the view a fresh load shows; one too far behind gets the whole view."""
+    port = live
+    _, made = request(port, "POST", "/api/tables", {"wall_distance": 3})
+    code, v0 = made["code"], made["view"]["version"]
+    watcher = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    watcher.request("GET", f"/api/tables/{code}/stream?since={v0}&seat=host")
+    first = watcher.getresponse()
+    assert read_event(first)[0] is None and read_event(first)[0] == "presence"
+    views, secrets, v = [made["view"]], {}, v0
+    for i, (side, name) in enumerate((("red", "Ann"), ("blue", "Bob"))):
+        _, joined = request(port, "POST", f"/api/tables/{code}/seats",
+                            {"version": v, "idempotency_key": f"catch-up-{i}", "side": side,
+                             "name": name})
+        secrets[side], v = joined["secret"], joined["view"]["version"]
+        views.append(joined["view"])
+    for i, (side, rank) in enumerate((("red", 4), ("blue", 9))):
+        _, done = request(port, "POST", f"/api/tables/{code}/events",
+                          {"version": v, "idempotency_key": f"catch-up-e{i}",
+                           "event": {"type": "exhaust", "side": side, "ranks": [rank]}},
+                          {"Authorization": f"Bearer {secrets[side]}"})
+        v = done["view"]["version"]
+        views.append(done["view"])
+    fresh = request(port, "GET", f"/api/tables/{code}/state")[1]["view"]
+    assert fresh["version"] == v == v0 + 4
+    for behind, old in enumerate(views[:-1]):
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        c.request("GET", f"/api/tables/{code}/stream?since={old['version']}")
+        resp = c.getresponse()
+        assert read_event(resp) == (None, "connected")
+        name, data = read_event(resp)
+        assert name == "delta", (behind, name)
+        d = json.loads(data)
+        assert (d["from"], d["to"]) == (old["version"], v)
+        assert patch(old, d["ops"]) == fresh
+        c.close()
+    # a version this process no longer keeps (or never saw): the whole view
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    c.request("GET", f"/api/tables/{code}/stream?since={v0 - 1}")
+    resp = c.getresponse()
+    assert read_event(resp) == (None, "connected")
+    name, data = read_event(resp)
+    assert name == "state" and json.loads(data) == fresh
+    c.close()
+    # a page that asks for it gets a delta as the answer to its own post, not the view
+    _, done = request(port, "POST", f"/api/tables/{code}/events",
+                      {"version": v, "idempotency_key": "catch-up-intel", "answer": "delta",
+                       "event": {"type": "intel", "ranks": [1, 2, 3, 4]}},
+                      {"Authorization": f"Bearer {secrets['red']}"})
+    assert "view" not in done and (done["delta"]["from"], done["delta"]["to"]) == (v, v + 1)
+    assert patch(fresh, done["delta"]["ops"]) == request(
+        port, "GET", f"/api/tables/{code}/state")[1]["view"]
+    # with its stream open a page asks for no view at all: only the new version
+    _, done = request(port, "POST", f"/api/tables/{code}/undo",
+                      {"version": v + 1, "idempotency_key": "catch-up-undo", "answer": "none"},
+                      {"Authorization": f"Bearer {secrets['red']}"})
+    assert set(done) == {"undone", "version"} and done["version"] == v + 2
+    watcher.close()
 
 
 def test_a_screen_that_slept_catches_up(live):

@@ -1,0 +1,78 @@
+"""What changed between two views of a table, as a short list of operations (issue 15).
+
+A change to a table touches a few parts of its view (a reveal and a log line added, the
+scores, the next step's words and taps), so the live push sends those parts, not the
+whole view: a screen at the view's version ``from`` applies the operations and has the
+view at ``to``, equal to a fresh load. ``static/live.js`` applies them.
+
+Operations, in order:
+- ``["set", path, value]``: the value at ``path`` (a list of keys and indexes) becomes
+  ``value`` (a key not there yet is added);
+- ``["del", path]``: the key at ``path`` goes;
+- ``["add", path, items]``: the list at ``path`` grows by ``items`` (a log, the reveals).
+
+>>> a = {"version": 3, "state": {"ip": {"red": 2, "blue": 0}, "reveals": [1]}, "x": 1}
+>>> b = {"version": 4, "state": {"ip": {"red": 4, "blue": 0}, "reveals": [1, 2]}, "y": 2}
+>>> ops = diff(a, b)
+>>> ops
+[['del', ['x']], ['set', ['version'], 4], ['set', ['state', 'ip', 'red'], 4], \
+['add', ['state', 'reveals'], [2]], ['set', ['y'], 2]]
+>>> patch(a, ops) == b
+True
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+Path = list[str | int]
+
+
+def diff(a: Any, b: Any, path: Path | None = None) -> list[list[Any]]:
+    """The operations that turn ``a`` into ``b`` (JSON-like values; messages compare by
+    their key and parameters)."""
+    ops: list[list[Any]] = []
+    _diff(a, b, path or [], ops)
+    return ops
+
+
+def _diff(a: Any, b: Any, path: Path, ops: list[list[Any]]) -> None:
+    if type(a) is type(b) and a == b:
+        return
+    if isinstance(a, dict) and isinstance(b, dict):
+        ops.extend(["del", [*path, k]] for k in a if k not in b)
+        for k, v in b.items():
+            if k in a:
+                _diff(a[k], v, [*path, k], ops)
+            else:
+                ops.append(["set", [*path, k], v])
+    elif isinstance(a, list) and isinstance(b, list) and a and len(b) >= len(a) \
+            and b[: len(a)] == a:
+        ops.append(["add", path, b[len(a):]])
+    elif isinstance(a, list) and isinstance(b, list) and a and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _diff(x, y, [*path, i], ops)
+    else:
+        ops.append(["set", path, b])
+
+
+def patch(view: Any, ops: list[list[Any]]) -> Any:
+    """``view`` with ``ops`` applied (a copy; what a screen does with a delta)."""
+    out = copy.deepcopy(view)
+    for op in ops:
+        kind, path = op[0], op[1]
+        if not path:
+            out = copy.deepcopy(op[2])
+            continue
+        parent = out
+        for k in path[:-1]:
+            parent = parent[k]
+        last = path[-1]
+        if kind == "set":
+            parent[last] = copy.deepcopy(op[2])
+        elif kind == "del":
+            del parent[last]
+        else:
+            parent[last].extend(copy.deepcopy(op[2]))
+    return out
