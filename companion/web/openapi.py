@@ -406,8 +406,20 @@ def document() -> dict[str, Any]:
                                 "description": "deception: true/false; choice: the choices"}}},
                 "Me": {"type": "object", "required": ["role"], "properties": {
                     "role": {"type": "string", "enum": ["host", "seat", "viewer"]}}},
-                "Change": {"type": "object", "required": ["view"],
+                "Change": {"type": "object",
+                           "description": "the view (answer=view, the default), or what "
+                           "changed since the request's version (answer=delta), or only the "
+                           "new version (answer=none)",
+                           "anyOf": [{"required": ["view"]}, {"required": ["delta"]},
+                                     {"required": ["version"]}],
                            "properties": {"view": _ref("View"),
+                                          "version": {"type": "integer"},
+                                          "delta": {"type": "object",
+                                                    "required": ["from", "to", "ops"],
+                                                    "properties": {
+                                                        "from": {"type": "integer"},
+                                                        "to": {"type": "integer"},
+                                                        "ops": {"type": "array"}}},
                                           "secret": {"type": "string",
                                                      "description": "a new seat's secret, when the "
                                                     "server made it (first answer only)"}}},
