@@ -145,11 +145,14 @@ def screens(browser, live) -> Iterator[Callable[..., Any]]:
     contexts, wires = [], []
 
     def open_page(kind: str) -> Any:
+        # the screens ask for the dark room, the pages' default look (test_home.py switches)
         if kind == "phone":
             ctx = browser.new_context(viewport={"width": 390, "height": 844},
-                                      device_scale_factor=2, is_mobile=True, has_touch=True)
+                                      device_scale_factor=2, is_mobile=True, has_touch=True,
+                                      color_scheme="dark")
         else:
-            ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
+            ctx = browser.new_context(viewport={"width": 1920, "height": 1080},
+                                      color_scheme="dark")
         contexts.append(ctx)
         page = ctx.new_page()
         page.set_default_timeout(10_000)

@@ -1,0 +1,52 @@
+/* Every page, first thing in <head>: this screen's look (the dark room or a light room) set
+   before the first paint, and the one control that switches it. */
+"use strict";
+(() => {
+  // the words of the control (what a tap switches to), in one place for the translators
+  const WORDS = {
+    dark: {icon: "☾", text: "Dark", label: "Switch to the dark-room look"},
+    light: {icon: "☀", text: "Light", label: "Switch to the light look for a sunny room"},
+  };
+  const KEY = "sl-theme", root = document.documentElement;
+  const sky = window.matchMedia ? matchMedia("(prefers-color-scheme: light)") : null;
+  const stored = () => { try { return localStorage.getItem(KEY); } catch (e) { return null; } };
+  const chosen = () => {
+    const s = stored();
+    return s === "light" || s === "dark" ? s : sky && sky.matches ? "light" : "dark";
+  };
+
+  function label() {
+    const other = root.dataset.theme === "light" ? "dark" : "light", w = WORDS[other];
+    document.querySelectorAll("[data-theme-toggle]").forEach(b => {
+      b.innerHTML = `<span class="ic" aria-hidden="true">${w.icon}</span> <span class="tx">${w.text}</span>`;
+      b.setAttribute("aria-label", w.label);
+      b.title = w.label;
+      b.dataset.to = other;
+    });
+  }
+  function apply(theme) {
+    if (root.dataset.theme === theme) return;
+    root.dataset.theme = theme;
+    const meta = document.querySelector('meta[name="theme-color"]');
+    if (meta) meta.content = getComputedStyle(root).getPropertyValue("--bg").trim() || meta.content;
+    label();
+    // the pages that draw with these colours (the board, the story) draw again
+    document.dispatchEvent(new CustomEvent("sl-theme", {detail: theme}));
+  }
+  apply(chosen());
+  if (sky && sky.addEventListener) sky.addEventListener("change", () => apply(chosen()));
+  addEventListener("storage", e => { if (e.key === KEY) apply(chosen()); });
+
+  document.addEventListener("DOMContentLoaded", () => {
+    const meta = document.querySelector('meta[name="theme-color"]');
+    if (meta) meta.content = getComputedStyle(root).getPropertyValue("--bg").trim() || meta.content;
+    label();
+  });
+  document.addEventListener("click", e => {
+    const b = e.target.closest && e.target.closest("[data-theme-toggle]");
+    if (!b) return;
+    const next = root.dataset.theme === "light" ? "dark" : "light";
+    try { localStorage.setItem(KEY, next); } catch (err) { /* a private window: this page only */ }
+    apply(next);
+  });
+})();
