@@ -1,5 +1,7 @@
 /* Every page, first thing in <head>: this screen's look (the dark room or a light room) set
-   before the first paint, and the one control that switches it. */
+   before the first paint, the one control that switches it, and the service worker that
+   keeps the pages' shell on the phone (only where the browser allows one: https or
+   localhost; on a plain-http LAN address nothing is registered and nothing is logged). */
 "use strict";
 (() => {
   // the words of the control (what a tap switches to), in one place for the translators
@@ -49,4 +51,12 @@
     try { localStorage.setItem(KEY, next); } catch (err) { /* a private window: this page only */ }
     apply(next);
   });
+
+  // the shell on the phone: assets from its cache, pages from the server (a "reconnecting"
+  // page when it cannot be reached), the game's state never from a cache
+  if (window.isSecureContext && "serviceWorker" in navigator) {
+    addEventListener("load", () => {
+      navigator.serviceWorker.register("/sw.js", {scope: "/"}).catch(() => {});
+    });
+  }
 })();
