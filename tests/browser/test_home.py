@@ -21,7 +21,7 @@ FAKE_WAKE_LOCK = """(() => {
   const lock = {request: async type => {
     window.__wake.asked += 1;
     const s = new EventTarget();
-    s.type = type; s.released = false;
+    s.type = type; s.released = false; window.__wake.last = s;
     s.release = async () => {
       s.released = true; window.__wake.released += 1; s.dispatchEvent(new Event("release")); };
     return s;
@@ -105,7 +105,13 @@ def test_the_wake_lock_is_asked_for_in_play_and_a_hint_shown_without_one(screens
     faked.add_init_script(FAKE_WAKE_LOCK)
     faked.goto(f"{live.url}/t/{table.code}")
     faked.wait_for_selector("body[data-awake=held]", state="attached")
-    assert faked.evaluate("() => window.__wake") == {"asked": 1, "released": 0}
+    assert faked.evaluate("() => [__wake.asked, __wake.released]") == [1, 0]
+    # the browser lets the lock go while the page is hidden; back in view, the page asks again
+    faked.evaluate("() => __wake.last.release()")
+    faked.wait_for_selector("body[data-awake=released]", state="attached")
+    faked.evaluate("() => document.dispatchEvent(new Event('visibilitychange'))")
+    faked.wait_for_selector("body[data-awake=held]", state="attached")
+    assert faked.evaluate("() => [__wake.asked, __wake.released]") == [2, 1]
     plain = screens("tv")
     plain.add_init_script(NO_WAKE_LOCK)
     plain.goto(f"{live.url}/t/{table.code}")
