@@ -33,8 +33,20 @@
   fit();
   // a round's effect by the rank that set it off (R40-R46)
   const EFFECT_RANK = {spy: 1, scout: 2, miner: 3, bomb: 7};
-  const COL = {red: "#ff5b4f", blue: "#55a8ff", redBg: "#5a1d19", blueBg: "#173a63", gold: "#f2c14e",
-               line: "#33473c", ink: "#f3efe2", dim: "#a9b5ad", green: "#4fd27a"};
+  // the board's colours come from the page's look (base.css: dark room or light room)
+  const VARS = {red: "--red", blue: "--blue", redBg: "--red-bg", blueBg: "--blue-bg", gold: "--gold",
+                line: "--line", ink: "--ink", dim: "--dim", green: "--green", markRed: "--mark-red",
+                markBlue: "--mark-blue", redCell: "--b-red-cell", blueCell: "--b-blue-cell",
+                midCell: "--b-mid-cell", redWall: "--b-red-wall", blueWall: "--b-blue-wall",
+                void: "--b-void", cell: "--b-cell", card: "--b-card", empty: "--b-empty",
+                edge: "--b-edge", dt: "--b-dt", da: "--b-da"};
+  const COL = {};
+  function palette() {
+    const cs = getComputedStyle(document.documentElement);
+    for (const [k, v] of Object.entries(VARS)) COL[k] = cs.getPropertyValue(v).trim();
+  }
+  palette();
+  document.addEventListener("sl-theme", () => { palette(); if (SL.view) draw(SL.view); });
 
   // a longer word (a language other than English) squeezed to the room it has, never cut
   const squeeze = (text, size, room) => String(text).length * size * 0.58 > room ? `textLength="${room}" lengthAdjust="spacingAndGlyphs"` : "";
@@ -43,8 +55,8 @@
   // a side's token: red a square with R, blue a circle with B (never colour alone)
   function token(side, x, y, r) {
     const shape = side === "red"
-      ? `<rect x="${x - r}" y="${y - r}" width="${2 * r}" height="${2 * r}" rx="${r / 5}" fill="${COL.red}" stroke="#fff" stroke-width="3"/>`
-      : `<circle cx="${x}" cy="${y}" r="${r}" fill="${COL.blue}" stroke="#fff" stroke-width="3"/>`;
+      ? `<rect x="${x - r}" y="${y - r}" width="${2 * r}" height="${2 * r}" rx="${r / 5}" fill="${COL.markRed}" stroke="${COL.edge}" stroke-width="3"/>`
+      : `<circle cx="${x}" cy="${y}" r="${r}" fill="${COL.markBlue}" stroke="${COL.edge}" stroke-width="3"/>`;
     return `<g class="token" data-side="${side}">` + shape + t(x, y + r * 0.38, side === "red" ? "R" : "B", {size: r * 1.1, weight: 800, fill: side === "red" ? "#fff" : "#06203d"}) + "</g>";
   }
 
@@ -54,15 +66,15 @@
     out += t(620, 30, T("centre"), {size: 22, fill: COL.dim});
     for (let p = -(W + 1); p <= W + 1; p++) {
       const x = x0 + (p + W + 1) * w, a = Math.abs(p);
-      let fill = p < 0 ? "#3a1c19" : p > 0 ? "#172c44" : "#2d2a16";
+      let fill = p < 0 ? COL.redCell : p > 0 ? COL.blueCell : COL.midCell;
       let label = String(a);
-      if (a === W) fill = p < 0 ? "#7a2b24" : "#24507f";
-      if (a === W + 1) fill = "#111";
+      if (a === W) fill = p < 0 ? COL.redWall : COL.blueWall;
+      if (a === W + 1) fill = COL.void;
       out += `<rect x="${x + 2}" y="${y}" width="${w - 4}" height="${h}" rx="6" fill="${fill}" stroke="${COL.line}" stroke-width="2"/>`;
       if (a === W) out += `<path d="M${x + 4} ${y + 20}h${w - 8}M${x + 4} ${y + 42}h${w - 8}M${x + w / 2} ${y}v20M${x + w / 4} ${y + 20}v22M${x + 3 * w / 4} ${y + 20}v22M${x + w / 2} ${y + 42}v22" stroke="#0008" stroke-width="3"/>`;
       if (a === W + 1) {
         const side = p < 0 ? "red" : "blue";
-        out += `<path d="M${x + w * 0.35} ${y + 54}V${y + 10}l${w * 0.4} 12l-${w * 0.4} 12" fill="${COL[side]}" stroke="#fff" stroke-width="2"/>`;
+        out += `<path d="M${x + w * 0.35} ${y + 54}V${y + 10}l${w * 0.4} 12l-${w * 0.4} 12" fill="${side === "red" ? COL.markRed : COL.markBlue}" stroke="${COL.edge}" stroke-width="2"/>`;
         label = T("flag");
       }
       out += t(x + w / 2, y + h + 24, a === W ? T("wall") : label, {size: 22, fill: COL.dim, extra: squeeze(a === W ? T("wall") : label, 22, w - 6)});
@@ -70,8 +82,8 @@
     out += t(x0, y + h + 50, "◀ " + T("{side}'s fort · {side} territory", {side: sideName("red")}), {anchor: "start", size: 22, fill: COL.red});
     out += t(1200, y + h + 50, T("{side} territory · {side}'s fort", {side: sideName("blue")}) + " ▶", {anchor: "end", size: 22, fill: COL.blue});
     const dx = x0 + (s.da + W + 1 + 0.5) * w;
-    out += `<g data-testid="da" data-pos="${s.da}" role="img" aria-label="${esc(T("double agent {where}", {where}))}"><rect x="${dx - 20}" y="${y + 6}" width="40" height="52" rx="6" fill="#000" stroke="${COL.gold}" stroke-width="4"/>
-      ${t(dx, y + 40, "DA", {size: 22, weight: 800, fill: COL.gold})}</g>`;
+    out += `<g data-testid="da" data-pos="${s.da}" role="img" aria-label="${esc(T("double agent {where}", {where}))}"><rect x="${dx - 20}" y="${y + 6}" width="40" height="52" rx="6" fill="${COL.da}" stroke="${COL.gold}" stroke-width="4"/>
+      ${t(dx, y + 40, "DA", {size: 22, weight: 800, fill: "#f2c14e"})}</g>`;
     return out;
   }
 
@@ -80,7 +92,7 @@
     let out = token(side, 60, y + 26, 20) + t(92, y + 36, T("IP {n}", {n: s.ip[side]}), {anchor: "start", size: 28, weight: 800, extra: `data-testid="ip-${side}" data-value="${s.ip[side]}"`});
     for (let i = 0; i <= 10; i++) {
       const x = x0 + i * w;
-      out += `<rect x="${x}" y="${y}" width="${w - 6}" height="52" rx="8" fill="${i === 10 ? "#2d2a16" : "#15201a"}" stroke="${COL.line}" stroke-width="2"/>`;
+      out += `<rect x="${x}" y="${y}" width="${w - 6}" height="52" rx="8" fill="${i === 10 ? COL.midCell : COL.cell}" stroke="${COL.line}" stroke-width="2"/>`;
       out += t(x + (w - 6) / 2, y + 36, i, {size: 24, fill: COL.dim});
     }
     const v = Math.max(0, Math.min(10, s.ip[side]));
@@ -95,24 +107,24 @@
     const cx = x + w / 2, cy = y + h / 2;
     let body;
     if (info.rank == null) {
-      body = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="#1f2a24" stroke="${COL.line}" stroke-width="3"/>
+      body = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="${COL.card}" stroke="${COL.line}" stroke-width="3"/>
         ${info.current ? `<rect class="guessing" data-testid="guessing" data-side="${info.side}" data-mission="${info.mission}" x="${x - 7}" y="${y - 7}" width="${w + 14}" height="${h + 14}" rx="16" fill="none" stroke="${COL.gold}" stroke-width="6" stroke-dasharray="14 9"/>` : ""}
         <rect x="${x + 10}" y="${y + 10}" width="${w - 20}" height="${h - 20}" rx="8" fill="none" stroke="${COL[info.side]}" stroke-opacity=".45" stroke-width="2" stroke-dasharray="6 6"/>
         ${t(cx, cy + 12, "?", {size: 44, fill: COL.dim})}`;
     } else {
       const act = info.outcome === "activated";
-      body = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="${info.side === "red" ? COL.redBg : COL.blueBg}" stroke="${act ? COL.green : "#fff"}" stroke-width="${act ? 7 : 2}"/>
+      body = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="${info.side === "red" ? COL.redBg : COL.blueBg}" stroke="${act ? COL.green : COL.edge}" stroke-width="${act ? 7 : 2}"/>
         ${t(cx, cy + 6, info.rank, {size: 64, weight: 800})}
         ${t(cx, y + h - 18, rank(info.rank), {size: 22, extra: rank(info.rank).length > 8 ? `textLength="${w - 14}" lengthAdjust="spacingAndGlyphs"` : ""})}`;
       if (!act) body = `<g transform="rotate(-20 ${cx} ${cy})" opacity=".8">${body}</g>`;
       else body = `<g data-testid="activated" data-side="${info.side}" data-mission="${info.mission}">${body}
-        <circle cx="${x + 8}" cy="${y + 8}" r="17" fill="${COL.green}" stroke="#000" stroke-width="2"/>${t(x + 8, y + 17, "✓", {size: 26, weight: 800, fill: "#06200f"})}</g>`;
+        <circle cx="${x + 8}" cy="${y + 8}" r="17" fill="#4fd27a" stroke="#000" stroke-width="2"/>${t(x + 8, y + 17, "✓", {size: 26, weight: 800, fill: "#06200f"})}</g>`;
     }
     const oc = info.outcome, label = !oc ? "" : oc === "activated" ? T("activated") : oc === "identified" ? T("retreated") : T("neutralised");
     let extra = t(cx, y - 12, T("mission {m}", {m: info.mission}), {size: 22, fill: info.current ? COL.gold : COL.dim, weight: info.current ? 800 : 600});
     if (label) extra += t(cx, y + h + 28, label, {size: 22, fill: oc === "activated" ? COL.green : COL.dim, weight: oc === "activated" ? 800 : 600, extra: squeeze(label, 22, w + 20)});
-    if (info.token) extra += `<circle cx="${x + w - 8}" cy="${y + 8}" r="16" fill="${COL.gold}" stroke="#000" stroke-width="2"/>${t(x + w - 8, y + 16, "i", {size: 22, weight: 800, fill: "#000"})}`;
-    if (info.deception) extra += `<rect x="${x - 12}" y="${y + 2}" width="54" height="32" rx="6" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(x + 15, y + 26, "DT", {size: 24, weight: 800})}`;
+    if (info.token) extra += `<circle cx="${x + w - 8}" cy="${y + 8}" r="16" fill="#f2c14e" stroke="#000" stroke-width="2"/>${t(x + w - 8, y + 16, "i", {size: 22, weight: 800, fill: "#000"})}`;
+    if (info.deception) extra += `<rect x="${x - 12}" y="${y + 2}" width="54" height="32" rx="6" fill="${COL.dt}" stroke="#fff" stroke-width="2"/>${t(x + 15, y + 26, "DT", {size: 24, weight: 800, fill: "#fff"})}`;
     return body + extra;
   }
 
@@ -133,7 +145,7 @@
   }
 
   function smallCard(x, y, r, side) {
-    return `<g role="img" aria-label="${rank(r)} (${r})"><title>${rank(r)}</title><rect x="${x}" y="${y}" width="62" height="84" rx="8" fill="${side === "red" ? COL.redBg : COL.blueBg}" stroke="#fff" stroke-width="2" opacity=".75"/>
+    return `<g role="img" aria-label="${rank(r)} (${r})"><title>${rank(r)}</title><rect x="${x}" y="${y}" width="62" height="84" rx="8" fill="${side === "red" ? COL.redBg : COL.blueBg}" stroke="${COL.edge}" stroke-width="2" opacity=".75"/>
       ${t(x + 31, y + 56, r, {size: 36, weight: 800})}</g>`;
   }
 
@@ -157,7 +169,7 @@
     }
     out += t(1110, y + 20, T("DT {n}", {n: s.dt[side]}), {anchor: "start", size: 24, fill: COL.ink, extra: `data-testid="dt-${side}" data-value="${s.dt[side]}"`});
     for (let i = 0; i < s.dt[side]; i++)
-      out += `<circle cx="${1128 + i * 46}" cy="${y + 70}" r="19" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>${t(1128 + i * 46, y + 78, side === "red" ? "R" : "B", {size: 22, weight: 800})}`;
+      out += `<circle cx="${1128 + i * 46}" cy="${y + 70}" r="19" fill="${COL.dt}" stroke="#fff" stroke-width="2"/>${t(1128 + i * 46, y + 78, side === "red" ? "R" : "B", {size: 22, weight: 800, fill: "#fff"})}`;
     if (!s.dt[side]) out += t(1110, y + 80, T("none"), {anchor: "start", size: 24, fill: COL.dim});
     // what stays with a side this round, in whole words, wrapped to the panel (never cut)
     const eff = s.effects[side] || [], lines = [];
@@ -171,11 +183,11 @@
   function intel(s) {
     let out = t(790, 312, T("Intel card"), {size: 22, fill: COL.dim});
     const x = 690, y = 326, w = 200, h = 250;
-    out += `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="14" fill="${s.intel ? "#2d2a16" : "#151d18"}" stroke="${COL.gold}" stroke-width="3"/>`;
+    out += `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="14" fill="${s.intel ? COL.midCell : COL.empty}" stroke="${COL.gold}" stroke-width="3"/>`;
     if (s.intel) s.intel.forEach((r, i) => { out += t(x + 38, y + 52 + i * 56, r, {size: 36, weight: 800, fill: COL.gold}) + t(x + 74, y + 48 + i * 56, rank(r), {size: 24, anchor: "start"}); });
     else out += t(x + w / 2, y + h / 2, T("not yet"), {size: 24, fill: COL.dim});
     out += t(690, 632, T("DT supply"), {anchor: "start", size: 22, fill: COL.dim});
-    for (let i = 0; i < s.dt.supply; i++) out += `<circle cx="${712 + i * 44}" cy="${666}" r="18" fill="#6b4bd6" stroke="#fff" stroke-width="2"/>`;
+    for (let i = 0; i < s.dt.supply; i++) out += `<circle cx="${712 + i * 44}" cy="${666}" r="18" fill="${COL.dt}" stroke="#fff" stroke-width="2"/>`;
     if (!s.dt.supply) out += t(690, 672, T("empty"), {anchor: "start", size: 22, fill: COL.dim});
     if (s.old_intel.length) {
       out += t(690, 722, T("old intel"), {anchor: "start", size: 22, fill: COL.dim});

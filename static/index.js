@@ -8,20 +8,21 @@
   // a longer word squeezed to its square, never cut
   const fit = (text, size, room) => text.length * size * 0.58 > room ? `textLength="${room}" lengthAdjust="spacingAndGlyphs"` : "";
   function drawPic() {
-    const n = 2 * wall + 3, w = 740 / n;
+    const n = 2 * wall + 3, w = 740 / n, cs = getComputedStyle(document.documentElement);
+    const C = k => cs.getPropertyValue("--" + k).trim();
     let s = "";
     for (let p = -(wall + 1); p <= wall + 1; p++) {
       const x = 10 + (p + wall + 1) * w, a = Math.abs(p);
-      const fill = a === wall + 1 ? "#111" : a === wall ? (p < 0 ? "#7a2b24" : "#24507f") : p === 0 ? "#4a4220" : "#223029";
-      s += `<rect x="${x + 2}" y="20" width="${w - 4}" height="50" rx="5" fill="${fill}" stroke="#33473c" stroke-width="2"/>`;
-      if (p > 0 && p <= wall) s += `<text x="${x + w / 2}" y="52" font-size="22" fill="#f2c14e" text-anchor="middle" font-weight="800">${p}</text>`;
-      if (a === wall + 1) s += `<text x="${x + w / 2}" y="52" font-size="18" fill="#a9b5ad" text-anchor="middle" ${fit(T("flag"), 18, w - 6)}>${esc(T("flag"))}</text>`;
+      const fill = a === wall + 1 ? C("b-void") : a === wall ? (p < 0 ? C("b-red-wall") : C("b-blue-wall")) : p === 0 ? C("b-mid-cell") : C("b-card");
+      s += `<rect x="${x + 2}" y="20" width="${w - 4}" height="50" rx="5" fill="${fill}" stroke="${C("line")}" stroke-width="2"/>`;
+      if (p > 0 && p <= wall) s += `<text x="${x + w / 2}" y="52" font-size="22" fill="${C("gold")}" text-anchor="middle" font-weight="800">${p}</text>`;
+      if (a === wall + 1) s += `<text x="${x + w / 2}" y="52" font-size="18" fill="${C("dim")}" text-anchor="middle" ${fit(T("flag"), 18, w - 6)}>${esc(T("flag"))}</text>`;
     }
     const c = 10 + (wall + 1.5) * w, e = 10 + (2 * wall + 2) * w;
-    s += `<text x="${c}" y="100" font-size="18" fill="#f3efe2" text-anchor="middle" font-weight="700">${esc(T("centre"))}</text>`;
-    s += `<text x="${e - w / 2}" y="100" font-size="18" fill="#f3efe2" text-anchor="middle" font-weight="700">${esc(T("wall"))}</text>`;
-    s += `<path d="M${c + w / 2} 110 H${e - w}" stroke="#f2c14e" stroke-width="3" marker-end="url(#a)"/>`;
-    s += `<defs><marker id="a" markerWidth="8" markerHeight="8" refX="6" refY="4" orient="auto"><path d="M0 0L8 4L0 8z" fill="#f2c14e"/></marker></defs>`;
+    s += `<text x="${c}" y="100" font-size="18" fill="${C("ink")}" text-anchor="middle" font-weight="700">${esc(T("centre"))}</text>`;
+    s += `<text x="${e - w / 2}" y="100" font-size="18" fill="${C("ink")}" text-anchor="middle" font-weight="700">${esc(T("wall"))}</text>`;
+    s += `<path d="M${c + w / 2} 110 H${e - w}" stroke="${C("gold")}" stroke-width="3" marker-end="url(#a)"/>`;
+    s += `<defs><marker id="a" markerWidth="8" markerHeight="8" refX="6" refY="4" orient="auto"><path d="M0 0L8 4L0 8z" fill="${C("gold")}"/></marker></defs>`;
     pic.innerHTML = s;
     document.getElementById("wd-show").textContent = wall;
   }
@@ -66,5 +67,6 @@
     catch (err) { problem.textContent = T("This file is not a saved game (it is not JSON)."); return; }
     open("/api/tables/import", {record, teams, deduction, first_game: firstGame}, msg => { problem.textContent = msg; });
   });
+  document.addEventListener("sl-theme", drawPic);
   drawPic();
 })();

@@ -6,8 +6,19 @@
 (() => {
   const $ = id => document.getElementById(id);
   const code = document.body.dataset.code;
-  const COL = {red: "#ff5b4f", blue: "#55a8ff", redBg: "#5a1d19", blueBg: "#173a63", gold: "#f2c14e",
-               line: "#33473c", ink: "#f3efe2", dim: "#a9b5ad", dt: "#6b4bd6"};
+  // the drawing's colours come from the page's look (base.css: dark room or light room)
+  const VARS = {red: "--red", blue: "--blue", redBg: "--red-bg", blueBg: "--blue-bg", gold: "--gold",
+                line: "--line", ink: "--ink", dim: "--dim", dt: "--b-dt", markRed: "--mark-red",
+                markBlue: "--mark-blue", redCell: "--b-red-cell", blueCell: "--b-blue-cell",
+                midCell: "--b-mid-cell", redWall: "--b-red-wall", blueWall: "--b-blue-wall",
+                void: "--b-void", cell: "--b-cell", card: "--b-card", edge: "--b-edge", da: "--b-da"};
+  const COL = {};
+  function palette() {
+    const cs = getComputedStyle(document.documentElement);
+    for (const [k, v] of Object.entries(VARS)) COL[k] = cs.getPropertyValue(v).trim();
+  }
+  palette();
+  document.addEventListener("sl-theme", () => { palette(); if (story) { drawChart(); go(at); } });
   const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
   const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
   const t = (x, y, s, o = {}) => `<text x="${x}" y="${y}" font-size="${o.size || 18}" fill="${o.fill || COL.ink}"
@@ -31,12 +42,12 @@
     let out = t(x0, 22, T("Double agent {where}", {where: daWords(s.da)}), {anchor: "start", size: 20, extra: 'data-testid="da-text"'});
     for (let p = -(W + 1); p <= W + 1; p++) {
       const x = x0 + (p + W + 1) * w, a = Math.abs(p);
-      let fill = p < 0 ? "#3a1c19" : p > 0 ? "#172c44" : "#2d2a16";
-      if (a === W) fill = p < 0 ? "#7a2b24" : "#24507f";
-      if (a === W + 1) fill = "#111";
+      let fill = p < 0 ? COL.redCell : p > 0 ? COL.blueCell : COL.midCell;
+      if (a === W) fill = p < 0 ? COL.redWall : COL.blueWall;
+      if (a === W + 1) fill = COL.void;
       out += `<rect x="${x + 2}" y="${y}" width="${w - 4}" height="${h}" rx="5" fill="${fill}" stroke="${COL.line}" stroke-width="2"/>`;
       if (a === W) out += `<path d="M${x + 4} ${y + 16}h${w - 8}M${x + 4} ${y + 32}h${w - 8}" stroke="#0008" stroke-width="3"/>`;
-      if (a === W + 1) out += `<path d="M${x + w * 0.38} ${y + 40}V${y + 8}l${w * 0.34} 9l-${w * 0.34} 9" fill="${p < 0 ? COL.red : COL.blue}" stroke="#fff" stroke-width="1.5"/>`;
+      if (a === W + 1) out += `<path d="M${x + w * 0.38} ${y + 40}V${y + 8}l${w * 0.34} 9l-${w * 0.34} 9" fill="${p < 0 ? COL.markRed : COL.markBlue}" stroke="${COL.edge}" stroke-width="1.5"/>`;
       // the flags are drawn; on a long track the fort names stand under the walls instead
       const label = a === W && w >= 80 ? T("wall") : p === 0 ? T("centre") : "";
       if (label) out += t(x + w / 2, y + h + 18, label, {size: 15, fill: COL.dim, extra: squeeze(label, 15, w - 4)});
@@ -44,21 +55,21 @@
     out += t(x0, y + h + 18, "◀ " + T("{side}'s fort", {side: SIDE.red}), {anchor: "start", size: 15, fill: COL.red});
     out += t(980, y + h + 18, T("{side}'s fort", {side: SIDE.blue}) + " ▶", {anchor: "end", size: 15, fill: COL.blue});
     const dx = x0 + (s.da + W + 1 + 0.5) * w;
-    out += `<g data-testid="da" data-pos="${s.da}"><rect x="${dx - 17}" y="${y + 4}" width="34" height="40" rx="5" fill="#000" stroke="${COL.gold}" stroke-width="3"/>${t(dx, y + 30, "DA", {size: 16, weight: 800, fill: COL.gold})}</g>`;
+    out += `<g data-testid="da" data-pos="${s.da}"><rect x="${dx - 17}" y="${y + 4}" width="34" height="40" rx="5" fill="${COL.da}" stroke="${COL.gold}" stroke-width="3"/>${t(dx, y + 30, "DA", {size: 16, weight: 800, fill: "#f2c14e"})}</g>`;
     return out;
   }
 
   function token(side, x, y, r) {
     return side === "red"
-      ? `<rect x="${x - r}" y="${y - r}" width="${2 * r}" height="${2 * r}" rx="${r / 4}" fill="${COL.red}" stroke="#fff" stroke-width="2"/>${t(x, y + r * 0.4, "R", {size: r * 1.15, weight: 800, fill: "#fff"})}`
-      : `<circle cx="${x}" cy="${y}" r="${r}" fill="${COL.blue}" stroke="#fff" stroke-width="2"/>${t(x, y + r * 0.4, "B", {size: r * 1.15, weight: 800, fill: "#06203d"})}`;
+      ? `<rect x="${x - r}" y="${y - r}" width="${2 * r}" height="${2 * r}" rx="${r / 4}" fill="${COL.markRed}" stroke="${COL.edge}" stroke-width="2"/>${t(x, y + r * 0.4, "R", {size: r * 1.15, weight: 800, fill: "#fff"})}`
+      : `<circle cx="${x}" cy="${y}" r="${r}" fill="${COL.markBlue}" stroke="${COL.edge}" stroke-width="2"/>${t(x, y + r * 0.4, "B", {size: r * 1.15, weight: 800, fill: "#06203d"})}`;
   }
 
   function ipTrack(s, side, y) {
     const x0 = 170, w = 50, v = Math.max(0, Math.min(10, s.ip[side]));
     let out = t(20, y + 25, T("{side!c} IP {n}", {side: SIDE[side], n: s.ip[side]}), {anchor: "start", size: 20, weight: 800, fill: COL[side], extra: `data-testid="ip-${side}" data-value="${s.ip[side]}"`});
     for (let i = 0; i <= 10; i++) {
-      out += `<rect x="${x0 + i * w}" y="${y}" width="${w - 4}" height="36" rx="5" fill="${i === 10 ? "#2d2a16" : "#15201a"}" stroke="${COL.line}" stroke-width="1.5"/>`;
+      out += `<rect x="${x0 + i * w}" y="${y}" width="${w - 4}" height="36" rx="5" fill="${i === 10 ? COL.midCell : COL.cell}" stroke="${COL.line}" stroke-width="1.5"/>`;
       out += t(x0 + i * w + (w - 4) / 2, y + 24, i, {size: 15, fill: COL.dim});
     }
     out += token(side, x0 + v * w + (w - 4) / 2, y + 18, 14);
@@ -75,16 +86,16 @@
     for (let m = 1; m <= 4; m++) {
       const x = x0 + (m - 1) * 118, y = 230, w = 108, h = 84, c = s.revealed[side][m];
       if (!c) {
-        out += `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="9" fill="#1f2a24" stroke="${COL.line}" stroke-width="2" stroke-dasharray="5 5"/>` + t(x + w / 2, y + 50, "?", {size: 30, fill: COL.dim});
+        out += `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="9" fill="${COL.card}" stroke="${COL.line}" stroke-width="2" stroke-dasharray="5 5"/>` + t(x + w / 2, y + 50, "?", {size: 30, fill: COL.dim});
       } else {
         const act = c.outcome === "activated";
-        out += `<g data-testid="card-${side}-${m}" data-rank="${c.rank}"><rect x="${x}" y="${y}" width="${w}" height="${h}" rx="9" fill="${side === "red" ? COL.redBg : COL.blueBg}" stroke="${act ? COL.gold : "#fff"}" stroke-width="${act ? 4 : 1.5}" opacity="${act || !c.outcome ? 1 : 0.7}"/>`
+        out += `<g data-testid="card-${side}-${m}" data-rank="${c.rank}"><rect x="${x}" y="${y}" width="${w}" height="${h}" rx="9" fill="${side === "red" ? COL.redBg : COL.blueBg}" stroke="${act ? COL.gold : COL.edge}" stroke-width="${act ? 4 : 1.5}" opacity="${act || !c.outcome ? 1 : 0.7}"/>`
           + t(x + 26, y + 36, c.rank, {size: 30, weight: 800})
           + t(x + 50, y + 34, story.ranks[c.rank], {anchor: "start", size: 15, extra: story.ranks[c.rank].length > 6 ? `textLength="${w - 56}" lengthAdjust="spacingAndGlyphs"` : ""})
           + t(x + w / 2, y + 70, c.outcome ? words[c.outcome] : T("turned up"), {size: 15, fill: act ? COL.gold : COL.dim, weight: act ? 800 : 600, extra: squeeze(c.outcome ? words[c.outcome] : T("turned up"), 15, w - 8)}) + "</g>";
-        if (c.deception) out += `<rect x="${x + w - 34}" y="${y - 8}" width="34" height="20" rx="4" fill="${COL.dt}" stroke="#fff"/>` + t(x + w - 17, y + 7, "DT", {size: 13, weight: 800});
+        if (c.deception) out += `<rect x="${x + w - 34}" y="${y - 8}" width="34" height="20" rx="4" fill="${COL.dt}" stroke="#fff"/>` + t(x + w - 17, y + 7, "DT", {size: 13, weight: 800, fill: "#fff"});
       }
-      if (tokens.includes(m)) out += `<circle cx="${x + 10}" cy="${y + 2}" r="9" fill="${COL.gold}" stroke="#000"/>` + t(x + 10, y + 7, "i", {size: 14, weight: 800, fill: "#000"});
+      if (tokens.includes(m)) out += `<circle cx="${x + 10}" cy="${y + 2}" r="9" fill="#f2c14e" stroke="#000"/>` + t(x + 10, y + 7, "i", {size: 14, weight: 800, fill: "#000"});
     }
     return out;
   }
@@ -117,7 +128,7 @@
     let out = "";
     story.days.forEach((d, i) => {
       const a = cx(d.first), b = cx(d.last);
-      if (i % 2 === 0) out += `<rect x="${a}" y="${CH.ipTop - 24}" width="${Math.max(0, b - a)}" height="${CH.daBot - CH.ipTop + 32}" fill="#ffffff08"/>`;
+      if (i % 2 === 0) out += `<rect x="${a}" y="${CH.ipTop - 24}" width="${Math.max(0, b - a)}" height="${CH.daBot - CH.ipTop + 32}" fill="${COL.ink}" fill-opacity=".04"/>`;
       if (i) out += `<path d="M${a} ${CH.ipTop - 24}V${CH.daBot + 6}" stroke="${COL.dim}" stroke-dasharray="4 5" stroke-width="1.5"/>`;
       out += t((a + b) / 2, 34, T("Day {n}", {n: d.day}), {size: 15, fill: COL.dim, weight: 700});
     });
@@ -145,10 +156,10 @@
   }
   function drawCursor(s) {
     const x = cx(at);
-    $("cursor").innerHTML = `<path d="M${x} ${CH.ipTop - 8}V${CH.daBot + 4}" stroke="#fff" stroke-width="2"/>`
-      + `<rect x="${x - 7}" y="${ipY(s.ip.red) - 7}" width="14" height="14" fill="${COL.red}" stroke="#fff" stroke-width="2"/>`
-      + `<circle cx="${x}" cy="${ipY(s.ip.blue)}" r="7" fill="${COL.blue}" stroke="#fff" stroke-width="2"/>`
-      + `<circle cx="${x}" cy="${daY(s.da)}" r="7" fill="#000" stroke="${COL.gold}" stroke-width="3"/>`;
+    $("cursor").innerHTML = `<path d="M${x} ${CH.ipTop - 8}V${CH.daBot + 4}" stroke="${COL.ink}" stroke-width="2"/>`
+      + `<rect x="${x - 7}" y="${ipY(s.ip.red) - 7}" width="14" height="14" fill="${COL.markRed}" stroke="${COL.edge}" stroke-width="2"/>`
+      + `<circle cx="${x}" cy="${ipY(s.ip.blue)}" r="7" fill="${COL.markBlue}" stroke="${COL.edge}" stroke-width="2"/>`
+      + `<circle cx="${x}" cy="${daY(s.da)}" r="7" fill="${COL.da}" stroke="${COL.gold}" stroke-width="3"/>`;
   }
 
   // --- the key moments, by day ----------------------------------------------------

@@ -47,7 +47,7 @@ def get(origin: str, path: str) -> tuple[str, str]:
     """(Content-Type, body) of a 200 answer (anything else raises)."""
     with urllib.request.urlopen(origin + path, timeout=30) as r:
         assert r.status == 200, (path, r.status)
-        return r.headers.get("Content-Type", ""), r.read().decode()
+        return r.headers.get("Content-Type", ""), r.read().decode(errors="replace")  # icons too
 
 
 def build_and_install(tmp: Path) -> Path:
@@ -95,6 +95,10 @@ def test_the_installed_wheel_serves_every_page_and_asset(tmp_path):
             assets |= {u.split("#")[0] for u in links.urls if u.startswith("/static/")}
         assert get(server.origin, "/rules.json")[0].startswith("application/json")
         assert get(server.origin, f"/qr/{code}.svg")[0].startswith("image/svg+xml")
+        # the installable app: its manifest, and the worker read from the packaged static files
+        assert get(server.origin, "/manifest.webmanifest")[0] == "application/manifest+json"
+        ctype, worker = get(server.origin, "/sw.js")
+        assert ctype.startswith("text/javascript") and "/static/phone.js" in worker, ctype
         assert len(assets) >= 6, assets            # base, index, host, phone css; live, ... js
         for url in sorted(assets):
             ext = Path(url.split("?")[0]).suffix

@@ -70,7 +70,11 @@ def compress(resp: Response) -> Response:
             resp.direct_passthrough = False
             return _packed(resp, cached)
         resp.direct_passthrough = False
+    source = resp.response
     data = resp.get_data()
+    close = getattr(source, "close", None)
+    if close is not None and source is not resp.response:   # a file read whole: close it now
+        close()
     if len(data) < MIN_SIZE:
         return resp
     packed = gzip.compress(data, compresslevel=6, mtime=0)

@@ -1,9 +1,14 @@
 """The HTML pages: create a table, the host screen, the phone, the rules; QR images;
-each screen's language (its own choice, remembered in a cookie, else its browser's)."""
+each screen's language (its own choice, remembered in a cookie, else its browser's);
+what makes the pages an installable app (the manifest, the service worker, the page it
+shows when the server cannot be reached)."""
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
+import os
 from typing import Any
 
 import qrcode
@@ -177,3 +182,72 @@ def player_page(player_id: int) -> str:
     return render_template("player.html", p=history.player(player_id), local=is_local(),
                            rank_names={r: lang.say(rank_word(r), lang.current())
                                        for r in range(1, 11)})
+
+
+# --- the installable app ---------------------------------------------------------------
+
+# what the phone's home screen and app switcher call the companion
+APP_NAME, APP_SHORT_NAME = "Spies & Lies companion", "Spies & Lies"
+# kept out of the service worker's first download: the big icons (the browser fetches the
+# one it needs) and the worker itself
+NOT_PRECACHED = ("sw.js", "icons/icon-512.png", "icons/maskable-512.png")
+
+
+def _icon(name: str, size: int, purpose: str = "any") -> dict[str, str]:
+    return {"src": f"/static/icons/{name}", "sizes": f"{size}x{size}", "type": "image/png",
+            "purpose": purpose}
+
+
+@bp.get("/manifest.webmanifest")
+def manifest() -> Response:
+    """The web app manifest: name, start page, standalone display, colours, icons."""
+    data = {"name": APP_NAME, "short_name": APP_SHORT_NAME, "id": "/", "start_url": "/",
+            "scope": "/", "display": "standalone", "orientation": "any",
+            "background_color": "#0f1512", "theme_color": "#0f1512",
+            "icons": [_icon("icon-192.png", 192), _icon("icon-512.png", 512),
+                      _icon("maskable-512.png", 512, "maskable")]}
+    resp = Response(json.dumps(data), mimetype="application/manifest+json")
+    resp.headers["Cache-Control"] = "no-cache"
+    return resp
+
+
+def _assets() -> tuple[str, list[str]]:
+    """(version, urls): the static files the worker keeps, and a hash of their contents (a
+    new version of any file is a new worker, which replaces the old cache)."""
+    folder = current_app.static_folder or ""
+    files = sorted(os.path.relpath(os.path.join(d, f), folder).replace(os.sep, "/")
+                   for d, _, names in os.walk(folder) for f in names)
+    stamp = tuple((f, os.stat(os.path.join(folder, f)).st_mtime_ns) for f in files)
+    known = current_app.extensions.get("companion.assets")
+    if known and known[0] == stamp:
+        kept: tuple[str, list[str]] = known[1]
+        return kept
+    digest = hashlib.sha256()
+    for f in files:
+        with open(os.path.join(folder, f), "rb") as fh:
+            digest.update(f.encode() + b"\0" + fh.read())
+    found = (digest.hexdigest()[:16], [f"/static/{f}" for f in files if f not in NOT_PRECACHED])
+    current_app.extensions["companion.assets"] = (stamp, found)
+    return found
+
+
+@bp.get("/sw.js")
+def service_worker() -> Response:
+    """The service worker, from the site's root so that its scope covers every page."""
+    version, urls = _assets()
+    with open(os.path.join(current_app.static_folder or "", "sw.js"), encoding="utf-8") as f:
+        text = f.read()
+    text = (text.replace('"__VERSION__"', json.dumps(version))
+                .replace('["__ASSETS__"]', json.dumps(urls)))
+    resp = Response(text, mimetype="text/javascript")
+    resp.headers["Cache-Control"] = "no-cache"
+    resp.headers["Service-Worker-Allowed"] = "/"
+    return resp
+
+
+@bp.get("/offline")
+def offline() -> Response:
+    """What a page shows when the server cannot be reached (kept by the service worker)."""
+    resp = Response(render_template("offline.html"), mimetype="text/html")
+    resp.headers["Cache-Control"] = "no-cache"
+    return resp

@@ -146,13 +146,14 @@ def screens(browser, live) -> Iterator[Callable[..., Any]]:
     contexts, wires = [], []
 
     def open_page(kind: str, locale: str | None = None) -> Any:
-        lang = {"locale": locale} if locale else {}
+        # the screens ask for the dark room, the pages' default look (test_home.py switches)
+        opts: dict[str, Any] = {"color_scheme": "dark", **({"locale": locale} if locale else {})}
         if kind == "phone":
             ctx = browser.new_context(viewport={"width": 390, "height": 844},
                                       device_scale_factor=2, is_mobile=True, has_touch=True,
-                                      **lang)
+                                      **opts)
         else:
-            ctx = browser.new_context(viewport={"width": 1920, "height": 1080}, **lang)
+            ctx = browser.new_context(viewport={"width": 1920, "height": 1080}, **opts)
         contexts.append(ctx)
         page = ctx.new_page()
         page.set_default_timeout(10_000)

@@ -1,0 +1,168 @@
+"""At home on the table (issue 14): the dark-room and light looks on the TV and a phone, the
+big screen kept awake while the game is in play, and the app installed on a phone (its
+manifest and icons, the service worker that keeps the shell, the "reconnecting" page when
+the server cannot be reached)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .conftest import audit, shot
+from .table import Table
+from .test_flag import WALL, plan
+from .test_looks import SMALL, fits_every_tv, sides_marked, small_targets
+
+THEME = "() => document.documentElement.dataset.theme"
+
+# a stand-in for the Screen Wake Lock that records what the page asks of it
+FAKE_WAKE_LOCK = """(() => {
+  window.__wake = {asked: 0, released: 0};
+  const lock = {request: async type => {
+    window.__wake.asked += 1;
+    const s = new EventTarget();
+    s.type = type; s.released = false; window.__wake.last = s;
+    s.release = async () => {
+      s.released = true; window.__wake.released += 1; s.dispatchEvent(new Event("release")); };
+    return s;
+  }};
+  Object.defineProperty(Navigator.prototype, "wakeLock", {get: () => lock, configurable: true});
+})()"""
+NO_WAKE_LOCK = """Object.defineProperty(Navigator.prototype, "wakeLock",
+                                       {get: () => undefined, configurable: true})"""
+
+
+def switch(page: Any, theme: str) -> None:
+    """One tap on the screen's own control, unless it already shows ``theme``."""
+    if page.evaluate(THEME) != theme:
+        page.get_by_test_id("theme").click()
+    page.wait_for_function(f"() => ({THEME})() === {json.dumps(theme)}")
+
+
+def test_both_looks_fit_every_screen_and_the_tv_stays_awake(screens, live):
+    events = plan()
+    table = Table(screens, live, WALL)
+    tv = table.tv
+    # the look follows the system's until this screen chooses (the fixtures ask for dark)
+    assert tv.evaluate(THEME) == "dark"
+    tv.emulate_media(color_scheme="light")
+    tv.wait_for_function(f"() => ({THEME})() === 'light'")
+    tv.emulate_media(color_scheme="dark")
+    tv.wait_for_function(f"() => ({THEME})() === 'dark'")
+    # the real Screen Wake Lock, held while the game is in play (Chromium grants it on localhost)
+    tv.wait_for_selector("body[data-awake=held]", state="attached")
+    red = table.join("red", "Ann")
+    table.join("blue", "Bob")
+    for d in events[:-1]:
+        table.play(d)                    # to the capture check: reveals, tokens, intel on the board
+    table.sync(tv)
+    table.sync(red)
+    problems: dict[str, Any] = {}
+    for theme in ("light", "dark"):
+        for page in (tv, red):
+            switch(page, theme)
+            if bad := audit(page):
+                problems[f"{theme} {'tv' if page is tv else 'phone'}: axe"] = [
+                    (v["id"], v["impact"], v["help"]) for v in bad]
+            assert sides_marked(page) > 0
+        # the board drawn again in this look's colours
+        cell = tv.evaluate("() => getComputedStyle(document.documentElement)"
+                           ".getPropertyValue('--b-red-cell').trim()")
+        assert tv.locator(f'#board rect[fill="{cell}"]').count() == WALL - 1, (theme, cell)
+        fits_every_tv(tv, f"home-{theme}", problems, looked=True)
+        shot(red, f"home-{theme}-phone-390")
+        red.set_viewport_size(SMALL)
+        shot(red, f"home-{theme}-phone-360", scale="css")
+        if small := small_targets(red):
+            problems[f"{theme} phone at 360: targets below 44 px"] = small
+        red.set_viewport_size({"width": 390, "height": 844})
+    # the choice is this screen's, kept across pages: a reload keeps it
+    switch(tv, "light")
+    tv.reload()
+    tv.wait_for_selector("#board text")
+    assert tv.evaluate(THEME) == "light"
+    assert red.evaluate(THEME) == "dark"
+    assert not problems, json.dumps(problems, indent=1)
+
+    # the end of the game lets the screen sleep again
+    tv.wait_for_selector("body[data-awake=held]", state="attached")
+    table.play(events[-1])
+    table.sync(tv)
+    tv.wait_for_selector("body[data-awake=released]", state="attached")
+    shot(tv, "home-light-tv-winner")
+
+    # a browser without a wake lock (plain http on a LAN address): a polite line instead
+    plain = screens("tv")
+    plain.add_init_script(NO_WAKE_LOCK)
+    plain.goto(f"{live.url}/t/{table.code}")
+    plain.wait_for_selector("#board text")
+    assert plain.locator("#awake-hint").count() == 0        # the game is over: nothing to say
+
+
+def test_the_wake_lock_is_asked_for_in_play_and_a_hint_shown_without_one(screens, live):
+    table = Table(screens, live, WALL)
+    faked = screens("tv")
+    faked.add_init_script(FAKE_WAKE_LOCK)
+    faked.goto(f"{live.url}/t/{table.code}")
+    faked.wait_for_selector("body[data-awake=held]", state="attached")
+    assert faked.evaluate("() => [__wake.asked, __wake.released]") == [1, 0]
+    # the browser lets the lock go while the page is hidden; back in view, the page asks again
+    faked.evaluate("() => __wake.last.release()")
+    faked.wait_for_selector("body[data-awake=released]", state="attached")
+    faked.evaluate("() => document.dispatchEvent(new Event('visibilitychange'))")
+    faked.wait_for_selector("body[data-awake=held]", state="attached")
+    assert faked.evaluate("() => [__wake.asked, __wake.released]") == [2, 1]
+    plain = screens("tv")
+    plain.add_init_script(NO_WAKE_LOCK)
+    plain.goto(f"{live.url}/t/{table.code}")
+    hint = plain.get_by_test_id("awake-hint")
+    hint.wait_for()
+    assert "sleep timer" in hint.inner_text()
+    shot(plain, "home-tv-awake-hint")
+    hint.get_by_role("button").click()
+    assert hint.count() == 0
+    plain.reload()
+    plain.wait_for_selector("body[data-awake=hint]", state="attached")
+    assert plain.locator("#awake-hint").count() == 0        # said once on this screen
+
+
+def test_a_phone_installs_the_app_and_sees_reconnecting_offline(screens, live):
+    table = Table(screens, live, WALL)
+    phone = table.phone()
+    assert phone.locator('link[rel="manifest"]').get_attribute("href") == "/manifest.webmanifest"
+    manifest = phone.evaluate("() => fetch('/manifest.webmanifest').then(r => r.json())")
+    assert manifest["short_name"] and manifest["name"]
+    assert (manifest["start_url"], manifest["display"]) == ("/", "standalone")
+    assert manifest["theme_color"] and manifest["background_color"]
+    sizes = {(i["sizes"], i.get("purpose", "any")) for i in manifest["icons"]}
+    assert {("192x192", "any"), ("512x512", "any"), ("512x512", "maskable")} <= sizes
+    for icon in manifest["icons"]:
+        got = phone.evaluate("""src => new Promise((ok, no) => { const i = new Image();
+            i.onload = () => ok([i.naturalWidth, i.naturalHeight]); i.onerror = no;
+            i.src = src; })""", icon["src"])
+        assert f"{got[0]}x{got[1]}" == icon["sizes"], icon
+
+    # the worker registers, controls the page after a reload, keeps the shell, not the game
+    phone.evaluate("() => navigator.serviceWorker.ready.then(() => true)")
+    phone.reload()
+    phone.wait_for_selector("body[data-version]", state="attached")
+    assert phone.evaluate("() => !!navigator.serviceWorker.controller")
+    kept = phone.evaluate("""async () => { const out = [];
+        for (const k of await caches.keys())
+          for (const r of await (await caches.open(k)).keys()) out.push(new URL(r.url).pathname);
+        return out; }""")
+    assert {"/static/phone.js", "/static/live.js", "/static/phone.css", "/offline"} <= set(kept)
+    assert not [p for p in kept if p.startswith("/api/")], kept
+    table.join("red", "Ann", phone)                      # the live table works through it
+
+    # the server out of reach: a reload shows "reconnecting", not the browser's error page
+    phone.context.set_offline(True)
+    phone.reload()
+    phone.get_by_test_id("offline").wait_for()
+    assert "Reconnecting" in phone.locator("h1").inner_text()
+    shot(phone, "home-phone-offline")
+    # …and it goes back to the table by itself once the server answers again
+    phone.context.set_offline(False)
+    phone.wait_for_function("() => document.getElementById('who')"
+                            " && document.getElementById('who').textContent.includes('Ann')",
+                            timeout=15_000)
