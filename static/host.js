@@ -274,10 +274,14 @@
       <div class="req-actions"><button class="primary" data-undo="yes">${esc(T("Undo it"))}</button><button data-undo="no">${esc(T("Keep it"))}</button></div></div>` : "";
   }
 
+  // one navigation to the rematch, whichever of the answer and the push comes first
+  let leaving = false;
+  const leave = url => { if (!leaving) { leaving = true; location.replace(url); } };
+
   function end(v) {
     const s = v.state, w = v.words, box = $("end");
     // the rematch opened from this screen (it holds the new table's key): go on there
-    if (v.rematch && localStorage.getItem("sl-host-" + v.rematch.code)) { location.replace("/t/" + v.rematch.code); return; }
+    if (v.rematch && localStorage.getItem("sl-host-" + v.rematch.code)) { leave("/t/" + v.rematch.code); return; }
     if (s.phase !== "over") { box.classList.add("hidden"); return; }
     const rows = [[T("IP now"), x => s.ip[x]], [T("identifications"), x => s.stats[x].identified],
       [T("IP from identifying"), x => s.stats[x].ip_identified], [T("IP from abilities"), x => s.stats[x].ip_abilities],
@@ -303,7 +307,7 @@
       const key = Keys.secret();
       b.disabled = true;
       const r = await SL.post("/rematch", {swap: b.dataset.rematch === "swap", host_secret: key});
-      if (r.ok) { localStorage.setItem("sl-host-" + r.data.rematch.code, key); location.href = "/t/" + r.data.rematch.code; }
+      if (r.ok) { localStorage.setItem("sl-host-" + r.data.rematch.code, key); leave("/t/" + r.data.rematch.code); }
       else b.disabled = false;
     }
     if (b.id === "sound") {

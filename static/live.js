@@ -66,8 +66,32 @@ const SL = (() => {
       if (r.data.view) setView(r.data.view);
       if (r.data.me) me = r.data.me;
       if (r.data.connected) onPresence.forEach(f => f(r.data.connected, r.data.watching || 0));
+      link(true);
       return r;
-    } catch (e) { return null; }
+    } catch (e) { link(false); return null; }
+  }
+  // the server out of reach (Wi-Fi gone, laptop asleep): after 3 s a clear line says so,
+  // and goes when the table answers again (the stream and the polling retry by themselves)
+  let downT = null;
+  function link(up) {
+    let b = document.getElementById("link-down");
+    if (up) {
+      clearTimeout(downT); downT = null;
+      if (b) b.hidden = true;
+      document.body.dataset.link = "up";
+      return;
+    }
+    if (downT) return;
+    downT = setTimeout(() => {
+      if (!b) {
+        b = document.createElement("div"); b.id = "link-down"; b.className = "link-down";
+        b.setAttribute("role", "status"); b.dataset.testid = "link-down";
+        b.innerHTML = `<b>${esc(T("Reconnecting…"))}</b> ${esc(T("The server cannot be reached; this screen tries again by itself."))}`;
+        document.body.appendChild(b);
+      }
+      b.hidden = false;
+      document.body.dataset.link = "down";
+    }, 3000);
   }
   function poll() { clearTimeout(pollT); pollT = setTimeout(async () => { await refresh(); poll(); }, 2000); }
   function connect(who) {
@@ -84,7 +108,7 @@ const SL = (() => {
       else if (!view || view.version < d.to) refresh();
     });
     es.addEventListener("presence", e => { const d = JSON.parse(e.data); onPresence.forEach(f => f(d.connected, d.watching || 0)); });
-    es.onopen = () => { clearTimeout(pollT); refresh(); };
+    es.onopen = () => { clearTimeout(pollT); link(true); refresh(); };
     es.onerror = () => poll();      // the browser retries the stream; poll meanwhile
   }
   document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });

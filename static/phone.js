@@ -177,7 +177,7 @@
       localStorage.removeItem(store);
     } else if (watching) localStorage.setItem("sl-watch-" + to, "1");
     else return false;
-    location.replace("/j/" + to);
+    if (!follow.gone) { follow.gone = true; location.replace("/j/" + to); }   // once
     return true;
   }
 

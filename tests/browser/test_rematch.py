@@ -36,6 +36,16 @@ def test_a_watcher_and_a_rematch_that_moves_four_phones(screens, live):
     assert tv.get_by_test_id("watchers").inner_text() == "1 watching"
     assert watcher.locator("#act [data-pick], #act [data-join], #act [data-guess]").count() == 0
     shot(tv, "rematch-tv-watched-1920")
+    # the server drops out of the watcher's reach (its stream breaks, every request fails):
+    # a clear line says it is reconnecting, and goes once the table answers again
+    def cut(route):
+        route.abort()
+    watcher.route("**/api/**", cut)
+    watcher.evaluate("() => SL.connect('watch')")        # the open stream breaks too
+    watcher.get_by_test_id("link-down").wait_for(timeout=15_000)
+    shot(watcher, "rematch-phone-link-down-390")
+    watcher.unroute("**/api/**", cut)
+    watcher.get_by_test_id("link-down").wait_for(state="hidden", timeout=15_000)
 
     # the whole game, then Dirk's phone goes away (asleep, another page)
     table.enter_by_http(list(random_record(random.Random(5), wall_distance=WALL).events))
