@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from .conftest import audit, shot
 from .table import Table
 from .test_flag import WALL, plan
@@ -39,6 +41,7 @@ def switch(page: Any, theme: str) -> None:
     page.wait_for_function(f"() => ({THEME})() === {json.dumps(theme)}")
 
 
+@pytest.mark.looks
 def test_both_looks_fit_every_screen_and_the_tv_stays_awake(screens, live):
     events = plan()
     table = Table(screens, live, WALL)

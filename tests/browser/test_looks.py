@@ -153,6 +153,7 @@ def fits_every_tv(page: Any, name: str, problems: dict[str, Any], looked: bool,
 FITS: dict[str, float] = {}     # the smallest text seen at each TV size, in px
 
 
+@pytest.mark.looks
 @pytest.mark.parametrize("language", ["en", "nl", "fr", "de"])
 def test_the_table_looks_right_and_stays_light(screens, live, language):
     events = plan()
