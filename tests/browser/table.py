@@ -195,8 +195,10 @@ class Table:
         """Enter ``events`` (engine events) as the seated phones and the TV would, over
         HTTP with the keys they keep (for tests about what comes after the taps)."""
         client = self.live.app.test_client()
-        keys = {who: json.loads(p.evaluate(f"() => localStorage.getItem('sl-seat-{self.code}')"))
-                ["secret"] for who, p in self.phones.items()}
+        keys = {}
+        for who, p in self.phones.items():     # a seat's key is kept once its answer is in
+            got = p.wait_for_function("k => localStorage.getItem(k)", arg=f"sl-seat-{self.code}")
+            keys[who] = json.loads(got.json_value())["secret"]
         keys["host"] = self.tv.evaluate(f"() => localStorage.getItem('sl-host-{self.code}')")
         url, sent = f"/api/tables/{self.code}", itertools.count()
         for e in events:

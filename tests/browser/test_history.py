@@ -40,6 +40,8 @@ def test_a_player_is_recognised_and_the_history_shows_the_games(screens, live):
             shot(page, "home-phone-known-390")
         assert page.locator("#name").input_value() == ("Bob" if page is bob else "Ann")
         second.submit(page, "#do-join")
+        page.wait_for_function("n => document.getElementById('who').textContent.includes(n)",
+                               arg="Bob" if page is bob else "Ann")      # the answer is in
         second.phones[side] = page
     me = json.loads(ann.evaluate("() => localStorage.getItem('sl-player')"))
     v = live.app.test_client().get(f"/api/tables/{second.code}/state").get_json()["view"]

@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from companion.web.delta import patch
 from harness.server import Server
 
 URL = os.environ.get("DATABASE_URL", "")
@@ -30,8 +31,9 @@ def stream(server: Server, code: str, since: int) -> http.client.HTTPResponse:
     return r
 
 
-def next_state(resp: http.client.HTTPResponse, timeout: float = 3.0) -> dict:
-    """The next ``state`` message on a stream (presence and comments skipped)."""
+def next_state(resp: http.client.HTTPResponse, view: dict, timeout: float = 3.0) -> dict:
+    """The view after the next change on a stream showing ``view``: a whole ``state``
+    message, or a ``delta`` from ``view``'s version applied to it (presence skipped)."""
     end = time.monotonic() + timeout
     name = None
     while time.monotonic() < end:
@@ -40,6 +42,10 @@ def next_state(resp: http.client.HTTPResponse, timeout: float = 3.0) -> dict:
             name = line[7:].strip()
         elif line.startswith("data: ") and name == "state":
             return json.loads(line[6:])
+        elif line.startswith("data: ") and name == "delta":
+            d = json.loads(line[6:])
+            assert d["from"] == view["version"], (d["from"], view["version"])
+            return patch(view, d["ops"])
         elif line == "\n":
             name = None
     raise AssertionError("no state message in time")
@@ -69,7 +75,7 @@ def test_a_change_made_on_one_process_reaches_the_screens_of_the_other(two):
                         {"version": v, "idempotency_key": "mp-000001", "side": "red",
                          "name": "Ann"})
     assert st == 201
-    view = next_state(on_b)
+    view = next_state(on_b, made["view"])
     assert view["version"] == v + 1 and view["seats"][0]["name"] == "Ann"
     assert time.monotonic() - t0 < 2.0
     assert joined["secret"] not in json.dumps(view)
@@ -80,8 +86,8 @@ def test_a_change_made_on_one_process_reaches_the_screens_of_the_other(two):
                     "event": {"type": "exhaust", "side": "red", "ranks": [3]}},
                    joined["secret"])
     assert st == 201
-    seen = next_state(on_a)
+    seen = next_state(on_a, made["view"])
     while seen["version"] < v + 2:
-        seen = next_state(on_a)
+        seen = next_state(on_a, seen)
     assert seen["state"]["drawn"]["red"] == [3]
-    assert next_state(on_b)["version"] == v + 2
+    assert next_state(on_b, view) == seen           # both processes' screens agree

@@ -24,7 +24,8 @@ def served(app):
     t = threading.Thread(target=server.run, daemon=True)
     t.start()
     yield port
-    server.close()
+    server.task_dispatcher.shutdown(timeout=5)   # its threads first: none writes to a
+    server.close()                               # trigger already closed
     t.join(5)
 
 
