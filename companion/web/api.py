@@ -206,8 +206,7 @@ def join(code: str) -> tuple[Response, int]:
 def rematch(code: str) -> tuple[Response, int]:
     """The next game, same options, everyone seated (``swap``: colours exchanged); the
     host screen sends the new table's host key it made (``host_secret``)."""
-    return _act(code, "rematch", lambda tx, actor: tables.rematch(
-        tx, actor, tx.body.get("swap"), tx.body.get("host_secret")))
+    return _act(code, "rematch", tables.rematch)
 
 
 @bp.get("/tables/<code>/requests")

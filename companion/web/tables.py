@@ -19,7 +19,7 @@ from ..engine import side as side_word
 from .authority import Transaction
 from .cards import learn, played
 from .errors import ApiError
-from .fields import CODE_RE, flag, idempotency_key, name_field, secret_field
+from .fields import CODE_RE, body_field, flag, idempotency_key, name_field, secret_field
 from .lang import revive
 from .limits import TokenBucket
 from .models import (
@@ -412,7 +412,7 @@ def decide_takeover(tx: Transaction, actor: Actor, seat_id: int, approve: Any) -
 
 # --- a rematch (issue 14) -----------------------------------------------------------
 
-def rematch(tx: Transaction, actor: Actor, swap: Any, host_secret: Any) -> None:
+def rematch(tx: Transaction, actor: Actor) -> None:
     """Open the next game with the same options and the same players already seated
     (``swap``: colours exchanged). Each seat's key moves to its new seat, so every phone
     carries on with the key it holds; the old table says where the game went on.
@@ -424,10 +424,8 @@ def rematch(tx: Transaction, actor: Actor, swap: Any, host_secret: Any) -> None:
     if not actor.host:
         raise ApiError(403, Msg("the big screen that opened the table starts a rematch"),
                        code="not_host")
-    if type(swap) is not bool:
-        raise ApiError(400, Msg("the field 'swap' must be true or false"), field="swap",
-                       code="bad_field")
-    own = secret_field({"host_secret": host_secret}, "host_secret")
+    swap = body_field(tx.body, "swap", bool, "true or false")
+    own = secret_field(tx.body, "host_secret")
     if own is None:
         raise ApiError(400, Msg("the field 'host_secret' must be the new table's host key made "
                                 "by this screen"), field="host_secret", code="missing_field")
