@@ -1,7 +1,7 @@
 """``python -m benchmarks.floor_server [spies-lies serve options]``: the companion
-with the floor endpoints (``benchmarks/floor.py``) added, served by waitress
-exactly as ``spies-lies serve`` serves it (same threads, connection limit,
-lookahead and database pool). ``python -m benchmarks server`` starts it.
+with the floor endpoints (``benchmarks/floor.py``) added, served exactly as
+``spies-lies serve`` serves it (:class:`companion.server.Server`: the same loop, threads
+and database pool). ``python -m benchmarks server`` starts it.
 """
 
 from __future__ import annotations
@@ -10,10 +10,9 @@ import sys
 from collections.abc import Sequence
 from contextlib import suppress
 
-from waitress import create_server
-
 from companion.cli import build_parser
-from companion.serve import engine_config, public_url, server_options
+from companion.serve import engine_config, public_url
+from companion.server import Server
 from companion.web import create_app
 
 from . import floor
@@ -25,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.register_blueprint(floor.bp)
     print(f"floor server on http://{args.host}:{args.port}/ ({args.threads} threads)", flush=True)
     with suppress(KeyboardInterrupt):       # Ctrl+C; the benchmark stops it with SIGTERM
-        create_server(app, host=args.host, port=args.port, **server_options(args.threads)).run()
+        Server(app, host=args.host, port=args.port, threads=args.threads).serve_forever()
     return 0
 
 

@@ -102,8 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--allow-host", action="append", metavar="NAME", default=[],
                    help="a further name phones reach this server by (repeatable); the LAN "
                         "addresses, localhost and the --public-url host are always allowed")
-    s.add_argument("--threads", type=int, default=300,
-                   help="worker threads; each open screen holds one (default 300: ~50 tables)")
+    s.add_argument("--threads", type=int, default=32,
+                   help="threads that run requests (default 32); open screens hold none")
     s.set_defaults(func=_serve)
     return p
 

@@ -1,4 +1,4 @@
-"""``spies-lies serve``: the companion on the local network, with waitress.
+"""``spies-lies serve``: the companion on the local network (:mod:`companion.server`).
 
 The address printed (and put in the QR code) is the one phones can open
 (:mod:`companion.address`).
@@ -38,33 +38,13 @@ def qr_ascii(text: str) -> str:
     return buf.getvalue()
 
 
-MAX_BODY = 64 * 1024        # bytes; the app itself refuses a body over 16 KB
-
-
-def server_options(threads: int) -> dict[str, object]:
-    """Waitress settings for a server whose live streams each hold a thread.
-
-    Every open screen (SSE stream) holds one of ``threads`` while it is open;
-    ordinary requests need the rest. Connections are allowed well beyond the
-    threads (a phone also opens short requests beside its stream), and each
-    connection keeps reading while its request runs so a closed stream is
-    noticed at once (``waitress.client_disconnected``) instead of at the next
-    keep-alive.
-    """
-    return {"threads": threads, "connection_limit": max(100, threads * 2),
-            # a body larger than this is refused (413) from its Content-Length, before
-            # it is read: waitress would otherwise read up to 1 GB before the app's limit
-            "max_request_body_size": MAX_BODY,
-            "channel_request_lookahead": 1, "channel_timeout": 120,
-            "ident": "spies-lies"}
-
-
 def engine_config(threads: int) -> dict[str, object]:
     """Database connections for ``threads`` server threads.
 
-    A connection is held only while a request runs (an open stream holds none),
-    but SQLAlchemy's default pool (5 + 10 overflow) made the 16th concurrent
-    request wait up to 30 s for one. Allow one per thread; most stay unopened.
+    A connection is held only while a request runs on one of the server's threads
+    (an open stream holds none), but SQLAlchemy's default pool (5 + 10 overflow) made
+    the 16th concurrent request wait up to 30 s for one. Allow one per thread; most
+    stay unopened.
     """
     import os
     url = os.environ.get("DATABASE_URL", "")
@@ -76,14 +56,13 @@ def engine_config(threads: int) -> dict[str, object]:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from waitress import create_server
-
+    from .server import Server
     from .web import create_app
 
     url = public_url(args)
     app = create_app({"PUBLIC_URL": url, "ALLOWED_HOSTS": list(args.allow_host or ()),
                       **engine_config(args.threads)})
-    server = create_server(app, host=args.host, port=args.port, **server_options(args.threads))
+    server = Server(app, host=args.host, port=args.port, threads=args.threads)
     out = sys.stdout
     out.write("\nSpies & Lies table companion\n\n")
     out.write(f"  Open on the big screen:  {url}/\n")
@@ -97,9 +76,7 @@ def serve(args: argparse.Namespace) -> int:
     out.write("\nPress Ctrl+C to stop.\n")
     out.flush()
     try:
-        server.run()
+        server.serve_forever()
     except KeyboardInterrupt:
         pass
-    finally:
-        server.close()
     return 0

@@ -169,8 +169,9 @@ class Transaction:
                 raise stale
             db.session.flush()
             db.session.refresh(t)
-            body = {**body, "view": public_view(t, self.state)}
-            kept = {k: v for k, v in body.items() if k != "secret"}   # secrets are never stored
+            # the receipt keeps the answer without the view (a retry is answered with the
+            # table's view as it is then) and never a secret
+            kept = {k: v for k, v in body.items() if k != "secret"}
             db.session.add(Receipt(table_id=t.id, key=self.key, status=status,
                                    body=stored(kept), kind=self.kind, actor=self.actor))
             db.session.commit()    # acknowledged only after this returns
@@ -181,11 +182,12 @@ class Transaction:
             db.session.rollback()
             self.receipt = self._stored()
             if self.receipt is not None:
-                self.result = (self.receipt.status, revive(self.receipt.body))
+                status, again = self.receipt.status, revive(self.receipt.body)
+                self.result = (status, {**again, "view": public_view(t)})
                 return
             if isinstance(err, ApiError):
                 raise
             raise stale from None
         if self.state is not None:  # committed: the next request need not replay the game
             keep(t, self.state)
-        self.result = (status, body)
+        self.result = (status, {**body, "view": public_view(t, self.state)})

@@ -11,10 +11,13 @@ operations from :mod:`.delta`; a few hundred bytes), or the whole view when it i
 far behind (``event: state``). Each is encoded and framed *once per base version and
 language in use at the table* (the words are data until then: each screen reads the
 table in its own language); each stream only writes the bytes of its language.
-A channel exists only while a stream of its table is open, and a stream whose phone
-went away is ended within
-half a second (waitress tells us through ``waitress.client_disconnected``), so
-connections that come and go leak neither threads nor memory.
+The delta from the previous view is made by the post that made the change, so
+the streams only write bytes. A channel exists only while a stream of its table is open.
+
+Waiting is the server's business (issue 15): under the companion's own server
+(:mod:`companion.server`) an open stream is a few objects on an event loop, not a
+thread, and a phone that went away is noticed when its socket closes; under a plain
+threaded server (tests, ``flask run``) each stream waits in its thread.
 
 Across processes: with SQLite there is one process and the fan-out stays in
 memory. With PostgreSQL every change is also announced with ``NOTIFY`` (table
@@ -47,6 +50,21 @@ KEPT = 8            # views a channel keeps, to send a screen that fell behind a
 DELTA_MAX = 8192    # a delta longer than this is sent as the whole view instead
 
 
+# called with a channel's key whenever it changes, from any thread: how the companion's
+# server (:mod:`companion.server`) wakes the streams waiting on its event loop
+_wakers: list[Callable[[str], None]] = []
+
+
+def add_waker(wake: Callable[[str], None]) -> None:
+    """Call ``wake(key)`` on every change of a channel (it must be quick and never block)."""
+    _wakers.append(wake)
+
+
+def remove_waker(wake: Callable[[str], None]) -> None:
+    if wake in _wakers:
+        _wakers.remove(wake)
+
+
 class Channel:
     """One table's latest message and who is connected, behind one condition."""
 
@@ -63,14 +81,18 @@ class Channel:
         self.deltas: dict[tuple[int, str], bytes] = {}
         self.ops: dict[int, list[list[Any]]] = {}
         self.presence: dict[str, int] = {}   # seat id -> open streams
+        self.locales: dict[str, int] = {}    # language -> open streams
         self.presence_message = b""
         self.streams = 0                 # subscriptions (guarded by the hub's lock)
 
     def publish(self, version: int, data: str | dict[str, Any]) -> None:
         """Keep ``data`` (a view, or JSON the same in every language) as the latest
-        message if it is not older, and wake the streams."""
+        message if it is not older, and wake the streams. The delta from the previous
+        view is encoded here, once per language in use, by the thread that made the
+        change: the streams only write bytes."""
         with self.cond:
             if version >= self.version and (version > self.version or self.data is None):
+                before = self.version
                 self.version = version
                 self.data = data
                 self.messages, self.deltas, self.ops = {}, {}, {}
@@ -78,8 +100,16 @@ class Channel:
                     self.views[version] = data
                     for old in sorted(self.views)[:-KEPT]:
                         del self.views[old]
-                self.seq += 1
-                self.cond.notify_all()
+                    for locale in [k for k, n in self.locales.items() if n > 0]:
+                        self.message_since(before, locale)
+                self._changed()
+
+    def _changed(self) -> None:
+        """Wake every stream of this channel (hold ``cond``)."""
+        self.seq += 1
+        self.cond.notify_all()
+        for wake in _wakers:
+            wake(self.key)
 
     def message(self, locale: str) -> bytes | None:
         """The latest view as one SSE message in ``locale``, encoded by the first stream
@@ -116,19 +146,20 @@ class Channel:
         names = sorted(k for k, n in self.presence.items() if n > 0)
         data = {"connected": names, "watching": self.presence.get("watch", 0)}
         self.presence_message = f"event: presence\ndata: {json.dumps(data)}\n\n".encode()
-        self.seq += 1
-        self.cond.notify_all()
+        self._changed()
 
-    def join(self, who: str) -> None:
+    def join(self, who: str, locale: str = lang.DEFAULT) -> None:
         with self.cond:
             self.presence[who] = self.presence.get(who, 0) + 1
+            self.locales[locale] = self.locales.get(locale, 0) + 1
             self._presence_changed()
 
-    def leave(self, who: str) -> None:
+    def leave(self, who: str, locale: str = lang.DEFAULT) -> None:
         with self.cond:
             self.presence[who] -= 1
             if self.presence[who] <= 0:
                 del self.presence[who]
+            self.locales[locale] -= 1
             self._presence_changed()
 
 
@@ -177,62 +208,7 @@ class Hub:
             return len(self._channels)
 
 
-class _Watch:
-    """One open stream whose client may go away."""
-
-    __slots__ = ("check", "ch", "gone")
-
-    def __init__(self, check: Callable[[], bool], ch: Channel) -> None:
-        self.check, self.ch, self.gone = check, ch, False
-
-
-class Reaper:
-    """One thread that notices closed clients and wakes their streams (every 0.5 s).
-
-    Without it a stream whose phone left holds its server thread until the next
-    keep-alive write fails (up to 15 s): phones that come and go would starve
-    the server of threads.
-    """
-
-    def __init__(self, every: float = 0.5) -> None:
-        self.every = every
-        self._lock = threading.Lock()
-        self._watched: set[_Watch] = set()
-        self._thread: threading.Thread | None = None
-
-    def watch(self, check: Callable[[], bool] | None, ch: Channel) -> _Watch:
-        w = _Watch(check or (lambda: False), ch)
-        if check is None:
-            return w
-        with self._lock:
-            self._watched.add(w)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="sse-reaper", daemon=True)
-                self._thread.start()
-        return w
-
-    def unwatch(self, w: _Watch) -> None:
-        with self._lock:
-            self._watched.discard(w)
-
-    def _run(self) -> None:
-        while True:
-            time.sleep(self.every)
-            with self._lock:
-                watched = list(self._watched)
-            for w in watched:
-                try:
-                    gone = w.check()
-                except Exception:   # a check must never end the reaper
-                    gone = True
-                if gone:
-                    w.gone = True
-                    with w.ch.cond:
-                        w.ch.cond.notify_all()
-
-
 hub = Hub()
-reaper = Reaper()
 
 
 def publish(view: dict[str, Any]) -> None:
@@ -261,51 +237,98 @@ def delta_for(code: str, since: int, view: dict[str, Any]) -> dict[str, Any] | N
     return {"from": since, "to": view["version"], "ops": ops}
 
 
-def _stream(ch: Channel, who: str, since: int, watch: _Watch,
-            keepalive: float, locale: str) -> Iterator[bytes]:
-    ch.join(who)
+CONNECTED = b": connected\n\n"
+KEEPALIVE = b": keep-alive\n\n"
+
+
+class Subscription:
+    """One open stream: what its screen has been sent, and what it needs next.
+
+    How it waits is the server's business: :func:`blocking` holds a thread on the
+    channel's condition (a plain threaded WSGI server, the test client); the companion's
+    own server (:mod:`companion.server`) waits on its event loop and holds no thread.
+    """
+
+    def __init__(self, ch: Channel, who: str, since: int, locale: str) -> None:
+        self.ch, self.who, self.locale = ch, who, locale
+        self.version = since            # the view this screen shows
+        self.presence = b""             # the presence message it has
+        self.seen = -1                  # the channel's seq it has looked at
+        self.opened = self.closed = False
+
+    def open(self) -> None:
+        """Count the screen as connected (its table's screens see it)."""
+        self.opened = True
+        self.ch.join(self.who, self.locale)
+
+    def pending(self) -> bool:
+        """Whether the channel moved since :meth:`take` last looked (hold ``ch.cond``)."""
+        return self.ch.seq != self.seen
+
+    def take(self) -> list[bytes]:
+        """The messages this screen has not had yet (none: nothing new)."""
+        ch = self.ch
+        with ch.cond:
+            if ch.seq == self.seen:
+                return []
+            self.seen = ch.seq
+            msg = ch.message_since(self.version, self.locale)
+            version, presence = ch.version, ch.presence_message
+        out = []
+        if msg is not None and version > self.version:
+            self.version = version
+            out.append(msg)
+        if presence and presence != self.presence:
+            self.presence = presence
+            out.append(presence)
+        return out
+
+    def close(self) -> None:
+        """The screen went away: it no longer counts, and its channel may go."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.opened:
+            self.ch.leave(self.who, self.locale)
+        hub.unsubscribe(self.ch)
+
+
+def blocking(sub: Subscription, keepalive: float) -> Iterator[bytes]:
+    """The stream for a threaded server: this thread waits on the channel's condition.
+    A client that left is noticed at the next write (the keep-alive at the latest)."""
     try:
-        yield b": connected\n\n"
-        sent_version = since
-        sent_presence = b""
-        seen = -1
-        while not watch.gone:
-            with ch.cond:
-                if ch.seq == seen and not watch.gone:
-                    ch.cond.wait(keepalive)
-                if watch.gone:
-                    return
-                if ch.seq == seen:
-                    msg, v, presence = None, sent_version, None
-                else:
-                    seen = ch.seq
-                    msg = ch.message_since(sent_version, locale)
-                    v, presence = ch.version, ch.presence_message
-            if msg is None and presence is None:
-                yield b": keep-alive\n\n"
-                continue
-            if msg is not None and v > sent_version:
-                sent_version = v
-                yield msg
-            if presence and presence != sent_presence:
-                sent_presence = presence
-                yield presence
+        sub.open()
+        yield CONNECTED
+        while True:
+            with sub.ch.cond:
+                if not sub.pending():
+                    sub.ch.cond.wait(keepalive)
+            out = sub.take()
+            if out:
+                yield from out
+            else:
+                yield KEEPALIVE
     finally:
-        reaper.unwatch(watch)
-        ch.leave(who)
-        hub.unsubscribe(ch)
+        sub.close()
 
 
 def stream_response(ch: Channel, who: str, since: int, locale: str = lang.DEFAULT) -> Response:
     """The SSE response for one subscriber of ``ch`` in ``locale`` (the subscription
-    ends with it)."""
-    watch = reaper.watch(request.environ.get("waitress.client_disconnected"), ch)
-    gen: Iterator[bytes] = _stream(ch, who, since, watch, current_app.config["SSE_KEEPALIVE"],
-                                   locale)
+    ends with it). Under the companion's server the stream is handed to its event loop
+    (``companion.loop`` in the WSGI environment): no thread waits for its messages."""
+    sub = Subscription(ch, who, since, locale)
+    keepalive = current_app.config["SSE_KEEPALIVE"]
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Vary": "Accept-Encoding"}
-    if wants_gzip():                # each message flushed whole; one dictionary per stream
-        gen, headers["Content-Encoding"] = gzip_stream(gen), "gzip"
-    return Response(gen, mimetype="text/event-stream", headers=headers)
+    gz = wants_gzip()           # each message flushed whole; one dictionary per stream
+    if gz:
+        headers["Content-Encoding"] = "gzip"
+    loop = request.environ.get("companion.loop")
+    if loop is not None:
+        loop(sub, keepalive, gz)
+        return Response(iter(()), mimetype="text/event-stream", headers=headers)
+    gen = blocking(sub, keepalive)
+    return Response(gzip_stream(gen) if gz else gen, mimetype="text/event-stream",
+                    headers=headers)
 
 
 @bp.get("/api/tables/<code>/stream")

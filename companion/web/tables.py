@@ -35,7 +35,7 @@ from .models import (
     now,
 )
 from .states import derive
-from .views import seat_dict
+from .views import public_view, seat_dict
 
 EXPIRY_DAYS = 30            # a table untouched this long is expired (TABLE_EXPIRY_DAYS)
 LOOKUP_BURST = 20           # unknown codes a client may try at once (CODE_LOOKUP_BURST)
@@ -373,13 +373,15 @@ def _may_ask(table: Table, client: str) -> None:
     asks.spend(client)
 
 
-def answered_before(receipt: Receipt) -> tuple[int, dict[str, Any]]:
-    """The stored answer of a retried request (secrets are never stored, never remade).
+def answered_before(receipt: Receipt, table: Table) -> tuple[int, dict[str, Any]]:
+    """The answer of a retried request: its stored answer (secrets are never stored, never
+    remade) with the table's view as it is now, so the phone carries on from there.
 
     A retried join whose seat was since taken over or refused is refused: the seat is
     no longer the phone's.
     """
     body: dict[str, Any] = revive(receipt.body)
+    body["view"] = public_view(table)
     if receipt.kind in (None, "seats") and isinstance(body.get("seat"), dict):
         seat = db.session.get(Seat, body["seat"].get("id"))
         if seat is None or seat.status in ("replaced", "declined"):

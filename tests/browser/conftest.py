@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import pathlib
 import shutil
-import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -66,23 +65,22 @@ def browser() -> Iterator[Any]:
 
 
 class Live:
-    """The companion served over real HTTP on loopback, as phones would meet it."""
+    """The companion served over real HTTP on loopback by its own server (the event loop
+    of ``spies-lies serve``), as phones would meet it."""
 
     def __init__(self, tmp_path: pathlib.Path) -> None:
-        from werkzeug.serving import make_server
-
+        from companion.server import Server
         from companion.web import create_app
 
         db_url = os.environ.get("DATABASE_URL") or f"sqlite:///{tmp_path / 'live.sqlite'}"
         self.app = create_app({"SQLALCHEMY_DATABASE_URI": db_url, "SECRET_KEY": "browser-tests"})
-        self.server = make_server("127.0.0.1", 0, self.app, threaded=True)
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        self.server = Server(self.app, threads=8)
+        self.url = f"http://127.0.0.1:{self.server.port}"
         self.app.config["PUBLIC_URL"] = self.url
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.server.start()
 
     def close(self) -> None:
-        self.server.shutdown()
+        self.server.stop()
         from companion.web.models import db
         with self.app.app_context():
             db.session.remove()

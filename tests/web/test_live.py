@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import http.client
 import json
-import threading
 
 import pytest
-from werkzeug.serving import make_server
 
+from companion.server import Server
 from companion.web.delta import patch
 
 
 @pytest.fixture
 def live(app):
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    t = threading.Thread(target=server.serve_forever, daemon=True)
-    t.start()
-    yield server.server_port
-    server.shutdown()
-    t.join(5)
+    """The app behind the companion's own server: streams on its event loop."""
+    server = Server(app, threads=4).start()
+    yield server.port
+    server.stop()
 
 
 def request(port, method, path, body=None, headers=None):
