@@ -13,7 +13,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     b.add_argument("--tables", type=int, default=50, help="tables (server)")
     b.add_argument("--threads", type=int, default=None,
-                   help="server threads (server; default: 5 per table + 32)")
+                   help="server request threads (server; default 32, as spies-lies serve)")
+    b.add_argument("--idle", type=int, default=0,
+                   help="server: connections held open idle or half-sent throughout")
     b.add_argument("--soak", type=float, default=None, metavar="SECONDS",
                    help="server: open and close tables for SECONDS, sample for leaks")
     b.add_argument("--database-url", default=None,

@@ -185,11 +185,12 @@ def _act(code: str, kind: str, action: Callable[[Transaction, tables.Actor], Non
     body = _body()
     actor = tables.Actor() if anonymous else tables.actor_for(table, _secret())
     with Transaction(table, body, kind, actor.key) as tx:
-        if tx.receipt:
-            status, again = tables.answered_before(tx.receipt, table)
-            return jsonify(again), status
-        tables.closed(table)         # a game that went on at a rematch takes no more
-        action(tx, actor)
+        if tx.receipt is None:
+            tables.closed(table)         # a game that went on at a rematch takes no more
+            action(tx, actor)
+    if tx.receipt is not None:           # a retry: the answer its first attempt got
+        status, again = tables.answered_before(tx.receipt, table)
+        return jsonify(again), status
     return _done(tx)
 
 

@@ -13,17 +13,18 @@ import threading
 import weakref
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm.attributes import set_committed_value
 
 from ..engine import Event as GameEvent
 from ..engine import Msg, Phase, RecordError, State, apply
 from .cards import ended_round, learn
 from .errors import ApiError, from_refusal
 from .fields import body_field, idempotency_key
-from .lang import revive, stored
+from .lang import stored
 from .models import Event, Receipt, Table, db, now
-from .states import keep
+from .states import Row, keep, kept_rows
 from .views import public_view
 
 # one lock per table while anyone holds it (weak: a table nobody uses costs nothing)
@@ -54,6 +55,7 @@ class Transaction:
         self.receipt: Receipt | None = None
         self.read_version = 0
         self.state: State | None = None     # the game after this change, when known
+        self.added: list[Row] = []          # the events it adds, as the views read them
         self.result: tuple[int, dict[str, Any]] = (500, {})
 
     def _stored(self) -> Receipt | None:
@@ -68,29 +70,43 @@ class Transaction:
         return r
 
     def __enter__(self) -> Transaction:
+        # The table row was read just before (no second read under the lock): a change
+        # committed meanwhile moved its version, and the compare-and-swap at commit
+        # refuses this request as stale. A retry carries the version its first attempt
+        # saw, so only a request whose version is not the table's looks for its receipt.
         self.lock.acquire()
         try:
-            db.session.refresh(self.table)
             self.read_version = self.table.version
-            self.receipt = self._stored()
-            if self.receipt is None and self.need_version:
+            if not self.need_version:
+                self.receipt = self._stored()
+            else:
                 v = body_field(self.body, "version", int, "the table version the phone last saw")
                 if v != self.table.version:
-                    raise ApiError(409, Msg("the table changed since this screen last updated; "
-                                        "here is the fresh state — check and tap again"),
-                                   field="version", code="stale",
-                                   view=public_view(self.table))
+                    self.receipt = self._stored()
+                    if self.receipt is None:
+                        db.session.refresh(self.table)
+                        raise ApiError(409, Msg("the table changed since this screen last "
+                                                "updated; here is the fresh state — check "
+                                                "and tap again"),
+                                       field="version", code="stale",
+                                       view=public_view(self.table))
         except BaseException:
             db.session.rollback()
             self.lock.release()
             raise
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: Any) -> bool:
         try:
             if exc[0] is not None:
                 db.session.rollback()
                 err = exc[1]
+                if isinstance(err, ApiError) and self.receipt is None:
+                    # a retry that carried the table's version (its phone had caught up) and
+                    # that the action refused: its first answer is the answer
+                    self.receipt = self._stored()
+                    if self.receipt is not None:
+                        return True
                 if isinstance(err, ApiError) and err.code != "stale" and self._moved():
                     # another process changed the table while this request was judged
                     # (its version and its events were read apart): a lost race is
@@ -103,6 +119,7 @@ class Transaction:
                     err.view = public_view(self.table)
         finally:
             self.lock.release()
+        return False
 
     def _moved(self) -> bool:
         """Whether the table's version is no longer the one this request read."""
@@ -129,11 +146,12 @@ class Transaction:
         """
         after = self.apply(state, event)
         learn(ended_round(state, after))   # a card whose round is over: one tap next time
-        last = db.session.scalar(select(Event.seq).where(Event.table_id == self.table.id)
-                                 .order_by(Event.seq.desc()).limit(1))
-        db.session.add(Event(table_id=self.table.id, seq=(last or 0) + 1,
-                             data=json.dumps(event.to_dict()), seat_id=seat_id,
+        data = json.dumps(event.to_dict())
+        last = select(func.coalesce(func.max(Event.seq), 0) + 1).where(
+            Event.table_id == self.table.id).scalar_subquery()    # numbered in the insert
+        db.session.add(Event(table_id=self.table.id, seq=last, data=data, seat_id=seat_id,
                              idempotency_key=None if follows else self.key))
+        self.added.append(Row(data, seat_id))
         self.table.draft = None
         self.state = after
         return after
@@ -167,27 +185,37 @@ class Transaction:
                     .values(**values).execution_options(synchronize_session=False))
             if res.rowcount != 1:      # type: ignore[attr-defined]
                 raise stale
-            db.session.flush()
-            db.session.refresh(t)
+            for name, value in values.items():    # written: the row needs no second write
+                set_committed_value(t, name, value)
             # the receipt keeps the answer without the view (a retry is answered with the
             # table's view as it is then) and never a secret
             kept = {k: v for k, v in body.items() if k != "secret"}
             db.session.add(Receipt(table_id=t.id, key=self.key, status=status,
                                    body=stored(kept), kind=self.kind, actor=self.actor))
-            db.session.commit()    # acknowledged only after this returns
+            _commit_keeping()      # acknowledged only after this returns
         except (IntegrityError, ApiError) as err:
             # the same seq or key written first by another process, or the version moved:
             # if that was this very request (a retry that reached another process while
             # the first was committing), its stored answer is the answer
             db.session.rollback()
             self.receipt = self._stored()
-            if self.receipt is not None:
-                status, again = self.receipt.status, revive(self.receipt.body)
-                self.result = (status, {**again, "view": public_view(t)})
+            if self.receipt is not None:      # answered by the caller, as any retry
                 return
             if isinstance(err, ApiError):
                 raise
             raise stale from None
         if self.state is not None:  # committed: the next request need not replay the game
-            keep(t, self.state)
+            base = kept_rows(t, self.read_version)
+            keep(t, self.state, None if base is None else base + self.added)
         self.result = (status, {**body, "view": public_view(t, self.state)})
+
+
+def _commit_keeping() -> None:
+    """Commit, keeping what the session loaded: the view built next reads the table and
+    its seats as this request left them, without reading them again."""
+    session = db.session()
+    session.expire_on_commit = False
+    try:
+        session.commit()
+    finally:
+        session.expire_on_commit = True

@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -366,6 +365,7 @@ class PgFanout:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self.ready = threading.Event()
+        self.stopped = threading.Event()
 
     def notify(self, code: str, version: int) -> None:
         """Tell the other processes (after the change is committed)."""
@@ -388,20 +388,27 @@ class PgFanout:
                 self._thread.start()
         self.ready.wait(5)
 
+    def stop(self) -> None:
+        """Stop listening (within a second): the app is going away."""
+        self.stopped.set()
+        if self._thread is not None:
+            self._thread.join(5)
+
     def _run(self) -> None:
         import psycopg
         delay = 0.5
-        while True:
+        while not self.stopped.is_set():
             try:
                 with psycopg.connect(self.conninfo, autocommit=True) as conn:
                     conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
                     self.ready.set()
                     delay = 0.5
-                    for n in conn.notifies():
-                        self._changed(n.payload)
+                    while not self.stopped.is_set():
+                        for n in conn.notifies(timeout=1.0):
+                            self._changed(n.payload)
             except Exception:
                 log.warning("live: lost the PostgreSQL listener; reconnecting", exc_info=True)
-                time.sleep(delay)
+                self.stopped.wait(delay)
                 delay = min(delay * 2, 10.0)
 
     def _changed(self, payload: str) -> None:
@@ -418,6 +425,14 @@ class PgFanout:
                 log.warning("live: could not load table %s after a NOTIFY", code, exc_info=True)
             finally:
                 db.session.remove()
+
+
+def close(app: Flask) -> None:
+    """Stop what this app started beside its requests (the PostgreSQL listener): an app
+    made and dropped in one process (tests) leaves nothing behind to read its database."""
+    fanout = app.extensions.get("live_fanout")
+    if fanout is not None:
+        fanout.stop()
 
 
 def init_app(app: Flask) -> None:

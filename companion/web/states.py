@@ -1,7 +1,9 @@
 """A table's game state, derived from its events (never stored as separate truth).
 
 The state is a replay of the events that are not undone, kept in memory per table
-and version so that a post need not replay the game an earlier post already built.
+and version so that a post need not replay the game an earlier post already built,
+with the event rows it was derived from (issue 15: a post's view reads no event it
+did not add).
 """
 
 from __future__ import annotations
@@ -9,16 +11,25 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import select
 
 from ..engine import Options, State, event_from_dict, replay
 from .models import Event, Table, db
 
-# table id -> (code, version, state), least recently used first; the code is checked too,
-# as a rolled-back insert or a fresh database hands the same id to another table
-_cache: OrderedDict[int, tuple[str, int, State]] = OrderedDict()
+
+class Row(NamedTuple):
+    """One event not undone, as the views read it."""
+
+    data: str            # its RECORD.md dict as JSON
+    seat_id: int | None  # who entered it (None: the host screen, or the rules)
+
+
+# table id -> [code, version, state, rows or None], least recently used first; the code is
+# checked too, as a rolled-back insert or a fresh database hands the same id to another
+# table
+_cache: OrderedDict[int, list[Any]] = OrderedDict()
 _cache_lock = threading.Lock()
 CACHE_TABLES = 256          # states kept in memory; an older table is replayed when it acts
 
@@ -30,31 +41,57 @@ def active_events(table: Table) -> list[Event]:
                                    .order_by(Event.seq)))
 
 
-def event_rows(table: Table) -> list[Any]:
-    """(data, seat_id) of the events not undone: plain rows, no ORM objects to build."""
-    return list(db.session.execute(select(Event.data, Event.seat_id)
-                                   .where(Event.table_id == table.id, Event.undone.is_(False))
-                                   .order_by(Event.seq)))
-
-
-def derive(table: Table) -> State:
-    """The state of the game: a replay of the events not undone (cached per version)."""
+def _hit(table: Table, version: int | None = None) -> list[Any] | None:
+    """The cache entry of ``table`` at ``version`` (default: the version it has now)."""
     with _cache_lock:
         hit = _cache.get(table.id)
         if hit is not None:
             _cache.move_to_end(table.id)
-    if hit and hit[0] == table.code and hit[1] == table.version:
-        return hit[2]
-    events = [event_from_dict(json.loads(e.data)) for e in event_rows(table)]
-    state = replay(Options(table.wall_distance), events)
-    keep(table, state)
+    want = table.version if version is None else version
+    if hit is not None and hit[0] == table.code and hit[1] == want:
+        return hit
+    return None
+
+
+def event_rows(table: Table) -> list[Row]:
+    """(data, seat_id) of the events not undone, in order: kept with the state of this
+    version when a post built it, else read (plain rows, no ORM objects to build)."""
+    hit = _hit(table)
+    if hit is not None and hit[3] is not None:
+        rows: list[Row] = hit[3]
+        return rows
+    rows = [Row(d, s) for d, s in db.session.execute(
+        select(Event.data, Event.seat_id)
+        .where(Event.table_id == table.id, Event.undone.is_(False)).order_by(Event.seq))]
+    if hit is not None:
+        hit[3] = rows
+    return rows
+
+
+def kept_rows(table: Table, version: int) -> list[Row] | None:
+    """The rows kept with the state of ``version``, if any (never read from the database)."""
+    hit = _hit(table, version)
+    return None if hit is None else hit[3]
+
+
+def derive(table: Table) -> State:
+    """The state of the game: a replay of the events not undone (cached per version)."""
+    hit = _hit(table)
+    if hit is not None:
+        state: State = hit[2]
+        return state
+    rows = event_rows(table)
+    state = replay(Options(table.wall_distance), [event_from_dict(json.loads(e.data))
+                                                  for e in rows])
+    keep(table, state, rows)
     return state
 
 
-def keep(table: Table, state: State) -> None:
-    """Cache a table's state; beyond ``CACHE_TABLES`` tables the least recent is dropped."""
+def keep(table: Table, state: State, rows: list[Row] | None = None) -> None:
+    """Cache a table's state (and the rows it was derived from, when known); beyond
+    ``CACHE_TABLES`` tables the least recent is dropped."""
     with _cache_lock:
-        _cache[table.id] = (table.code, table.version, state)
+        _cache[table.id] = [table.code, table.version, state, rows]
         _cache.move_to_end(table.id)
         while len(_cache) > CACHE_TABLES:
             _cache.popitem(last=False)

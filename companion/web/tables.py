@@ -139,8 +139,8 @@ def actor_for(table: Table, secret: str | None) -> Actor:
     h = hash_secret(secret)
     if h == table.host_hash:
         return Actor(host=True)
-    seat = db.session.scalar(select(Seat).where(Seat.table_id == table.id,
-                                                Seat.secret_hash == h))
+    # the table's seats are read once (the view needs them too) and searched here
+    seat = next((s for s in table.seats if s.secret_hash == h), None)
     if seat is None:
         raise ApiError(401, Msg("this phone's key does not belong to a seat at this table; join "
                                 "again"),
@@ -325,7 +325,7 @@ def join(tx: Transaction, name: Any, side: Any, part: Any, secret: Any = None,
     seat = Seat(table_id=table.id, side=side, part=part, name=name,
                 secret_hash=hash_secret(secret), status="pending" if taken else "active",
                 last_seen=now(), player_id=who.id if who else None)
-    db.session.add(seat)
+    table.seats.append(seat)        # the view built after the commit lists it
     db.session.flush()
     if taken:
         notice = Msg("{name} asks to take over {seat} from {holder}: the host screen decides",

@@ -80,7 +80,9 @@ class Live:
         self.server.start()
 
     def close(self) -> None:
+        from companion.web import live
         self.server.stop()
+        live.close(self.app)
         from companion.web.models import db
         with self.app.app_context():
             db.session.remove()

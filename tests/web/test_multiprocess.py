@@ -22,9 +22,21 @@ pytestmark = pytest.mark.skipif(not URL.startswith("postgresql"),
                                 reason="needs DATABASE_URL on PostgreSQL")
 
 
+_streams: list[http.client.HTTPConnection] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_streams():
+    yield
+    while _streams:
+        _streams.pop().close()
+
+
 def stream(server: Server, code: str, since: int) -> http.client.HTTPResponse:
-    """An open live stream of ``code`` on ``server``, as the host screen would hold it."""
+    """An open live stream of ``code`` on ``server``, as the host screen would hold it
+    (closed after the test)."""
     c = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    _streams.append(c)
     c.request("GET", f"/api/tables/{code}/stream?since={since}&seat=host")
     r = c.getresponse()
     assert r.status == 200
