@@ -230,17 +230,25 @@ class Run:
     """Shared between drivers: the phase now, and every accepted post."""
 
     mode: str = "idle"
+    every: tuple[float, float] = (1.0, 2.0)    # seconds between a table's posts (human)
     posts: list[Post] = field(default_factory=list)
     refused: int = 0
     games: int = 0
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
-    async def pace(self) -> str:
+    paced: set[int] = field(default_factory=set)   # drivers that posted at a human pace
+
+    async def pace(self, who: object) -> str:
+        """Wait for ``who``'s next post; a driver's first wait at a human pace is spread
+        over the whole interval, so the tables do not all post in the same second."""
         while self.mode == "idle":
             self.wake.clear()
             await self.wake.wait()
         if self.mode == "human":
-            await asyncio.sleep(random.uniform(1.0, 2.0))
+            lo, hi = self.every
+            first = id(who) not in self.paced
+            self.paced.add(id(who))
+            await asyncio.sleep(random.uniform(0.0 if first else lo, hi))
         return self.mode
 
 
@@ -324,7 +332,7 @@ class TableDriver(Driver):
         raise RuntimeError(f"{path} stayed stale")
 
     async def act(self, secret: str | None, path: str, body: dict[str, Any]) -> int:
-        phase = await self.run.pace()
+        phase = await self.run.pace(self)
         st, _ = await self._post(secret, path, body, phase)
         return st
 
@@ -364,7 +372,7 @@ class FloorDriver(Driver):
 
     async def play(self) -> None:
         while True:
-            phase = await self.run.pace()
+            phase = await self.run.pace(self)
             sent = time.perf_counter()
             st, data = await self.conn.request("POST", f"/_floor/{self.n}", {})
             assert st == 200, data
@@ -499,25 +507,26 @@ async def idle_sockets(port: int, n: int) -> list[asyncio.StreamWriter]:
 
 
 async def bench(port: int, proc: Proc, tables: int, seconds: float,
-                burst: float, idle: int = 0) -> list[Phase]:
+                burst: float, idle: int = 0, pace: tuple[float, float] = (1.0, 2.0)
+                ) -> list[Phase]:
     idlers = await idle_sockets(port, idle)
     if idle:
         print(f"  ({idle} idle or half-sent connections held open throughout)", flush=True)
     try:
-        return await _bench(port, proc, tables, seconds, burst)
+        return await _bench(port, proc, tables, seconds, burst, pace)
     finally:
         for w in idlers:
             w.close()
 
 
 async def _bench(port: int, proc: Proc, tables: int, seconds: float,
-                 burst: float) -> list[Phase]:
+                 burst: float, pace: tuple[float, float]) -> list[Phase]:
     # the floor first, then the tables; never both at once (same threads)
-    run = Run()
+    run = Run(every=pace)
     out = await phases(proc, run, "floor", [FloorDriver(port, run, n) for n in range(tables)],
                        seconds, burst)
     await asyncio.sleep(1.5)
-    run = Run()
+    run = Run(every=pace)
     out += await phases(proc, run, "ours", [TableDriver(port, run, seed)
                                             for seed in range(tables)], seconds, burst)
     print(f"  (games finished: {run.games}; stale posts retried: {run.refused})")
@@ -598,6 +607,8 @@ def main(args: argparse.Namespace) -> int:
     tables = args.tables
     threads = getattr(args, "threads", None) or 32
     idle = getattr(args, "idle", 0) or 0
+    lo, _, hi = (getattr(args, "pace", None) or "1-2").partition("-")
+    pace = (float(lo), float(hi or lo))
     database_url = getattr(args, "database_url", None)
     soak_seconds = getattr(args, "soak", None)
     seconds = max(args.seconds, 5.0)
@@ -614,9 +625,10 @@ def main(args: argparse.Namespace) -> int:
         if soak_seconds:
             print(f"soak: {soak_seconds:.0f} s of tables opening, playing and closing")
             return asyncio.run(soak(srv.port, proc, tables, soak_seconds))
-        print(f"phases: human pace (a post per table every 1-2 s) {seconds:.0f} s, "
+        print(f"phases: human pace (a post per table every {pace[0]:g}-{pace[1]:g} s, "
+              f"~{tables * 2 / (pace[0] + pace[1]):.0f} posts/s in all) {seconds:.0f} s, "
               f"burst (back-to-back) {burst:.0f} s; latency = post sent -> all 5 screens have it")
-        results = asyncio.run(bench(srv.port, proc, tables, seconds, burst, idle))
+        results = asyncio.run(bench(srv.port, proc, tables, seconds, burst, idle, pace))
     by = {(p.kind, p.name): p for p in results}
     ours, floor = by[("ours", "human")], by[("floor", "human")]
     ratio = pct(ours.latencies, 95) / pct(floor.latencies, 95)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import threading
 import weakref
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Table as SATable
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -26,6 +27,11 @@ from .lang import stored
 from .models import Event, Receipt, Table, db, now
 from .states import Row, keep, kept_rows
 from .views import public_view
+
+# the tables themselves, for plain SQL statements
+TABLE: SATable = cast(SATable, Table.__table__)
+EVENT: SATable = cast(SATable, Event.__table__)
+RECEIPT: SATable = cast(SATable, Receipt.__table__)
 
 # one lock per table while anyone holds it (weak: a table nobody uses costs nothing)
 _locks: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
@@ -56,6 +62,7 @@ class Transaction:
         self.read_version = 0
         self.state: State | None = None     # the game after this change, when known
         self.added: list[Row] = []          # the events it adds, as the views read them
+        self.keys: list[str | None] = []    # ... and their idempotency keys
         self.result: tuple[int, dict[str, Any]] = (500, {})
 
     def _stored(self) -> Receipt | None:
@@ -146,12 +153,8 @@ class Transaction:
         """
         after = self.apply(state, event)
         learn(ended_round(state, after))   # a card whose round is over: one tap next time
-        data = json.dumps(event.to_dict())
-        last = select(func.coalesce(func.max(Event.seq), 0) + 1).where(
-            Event.table_id == self.table.id).scalar_subquery()    # numbered in the insert
-        db.session.add(Event(table_id=self.table.id, seq=last, data=data, seat_id=seat_id,
-                             idempotency_key=None if follows else self.key))
-        self.added.append(Row(data, seat_id))
+        self.added.append(Row(json.dumps(event.to_dict()), seat_id))
+        self.keys.append(None if follows else self.key)
         self.table.draft = None
         self.state = after
         return after
@@ -178,20 +181,29 @@ class Transaction:
         # and is refused, whatever lock this process holds.
         stale = ApiError(409, Msg("the table changed at the same moment; here is the fresh "
                               "state — check and tap again"), field="version", code="stale")
+        # The rows are written with plain SQL statements (no unit of work to run for
+        # them): the table's row, each event numbered inside its insert, the receipt.
         try:
             with db.session.no_autoflush:
                 res = db.session.execute(
-                    update(Table).where(Table.id == t.id, Table.version == t.version)
-                    .values(**values).execution_options(synchronize_session=False))
-            if res.rowcount != 1:      # type: ignore[attr-defined]
-                raise stale
-            for name, value in values.items():    # written: the row needs no second write
-                set_committed_value(t, name, value)
-            # the receipt keeps the answer without the view (a retry is answered with the
-            # table's view as it is then) and never a secret
-            kept = {k: v for k, v in body.items() if k != "secret"}
-            db.session.add(Receipt(table_id=t.id, key=self.key, status=status,
-                                   body=stored(kept), kind=self.kind, actor=self.actor))
+                    update(TABLE).where(TABLE.c.id == t.id, TABLE.c.version == t.version)
+                    .values(**values))
+                if res.rowcount != 1:      # type: ignore[attr-defined]
+                    raise stale
+                for name, value in values.items():    # written: no second write of the row
+                    set_committed_value(t, name, value)
+                for row, key in zip(self.added, self.keys, strict=True):
+                    seq = select(func.coalesce(func.max(EVENT.c.seq), 0) + 1).where(
+                        EVENT.c.table_id == t.id).scalar_subquery()
+                    db.session.execute(insert(EVENT).values(
+                        table_id=t.id, seq=seq, data=row.data, seat_id=row.seat_id,
+                        idempotency_key=key, undone=False, created=now()))
+                # the receipt keeps the answer without the view (a retry is answered with
+                # the table's view as it is then) and never a secret
+                kept = {k: v for k, v in body.items() if k != "secret"}
+                db.session.execute(insert(RECEIPT).values(
+                    table_id=t.id, key=self.key, status=status, body=stored(kept),
+                    kind=self.kind, actor=self.actor, created=now()))
             _commit_keeping()      # acknowledged only after this returns
         except (IntegrityError, ApiError) as err:
             # the same seq or key written first by another process, or the version moved:

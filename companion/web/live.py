@@ -45,7 +45,8 @@ from .views import public_view
 bp = Blueprint("live", __name__)
 log = logging.getLogger(__name__)
 NOTIFY_CHANNEL = "spies_lies_change"
-KEPT = 8            # views a channel keeps, to send a screen that fell behind a delta
+KEPT = 3            # views a channel keeps, to send a screen that fell behind a delta
+                    # (a late view is ~100 KB in memory: 400 tables x 3 stay well in RSS)
 DELTA_MAX = 8192    # a delta longer than this is sent as the whole view instead
 
 

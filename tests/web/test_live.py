@@ -9,6 +9,7 @@ import pytest
 
 from companion.server import Server
 from companion.web.delta import patch
+from companion.web.live import KEPT
 
 
 @pytest.fixture
@@ -121,6 +122,10 @@ def test_a_screen_that_missed_versions_catches_up_exactly(live):
         resp = c.getresponse()
         assert read_event(resp) == (None, "connected")
         name, data = read_event(resp)
+        if v - old["version"] >= KEPT:       # older than the views the channel keeps
+            assert name == "state" and json.loads(data) == fresh
+            c.close()
+            continue
         assert name == "delta", (behind, name)
         d = json.loads(data)
         assert (d["from"], d["to"]) == (old["version"], v)
