@@ -69,6 +69,7 @@ from .state import (
     REVEALS_PER_ROUND,
     ROUND_END,
     SETUP,
+    TURNS,
     State,
 )
 from .words import Msg
@@ -94,7 +95,7 @@ def apply(state: State, event: Event) -> State:
     the event's index and the reason when the event does not fit.
     """
     s = state.copy()
-    _step(s, event)
+    _steps(s, (event,))
     return s
 
 
@@ -106,36 +107,36 @@ def replay(record: Record | Options | None = None, events: Iterable[Event] | Non
     else:
         options, events = record, events or ()
     s = State(options)
-    for e in events:
-        _step(s, e)
+    _steps(s, events)
     return s
 
 
-def _step(s: State, e: Event) -> None:
-    index = s.event_count
+def _steps(s: State, events: Iterable[Event]) -> None:
+    """Apply ``events`` in turn to ``s``; a refusal names the index of the event refused."""
     try:
-        if s.phase == OVER:
-            raise GameOver(Msg("the game is over ({end}); nothing more can be recorded",
-                               end=_describe_end(s)))
-        match e:                              # the most frequent first
-            case Reveal():
-                _reveal(s, e)
-            case Exhaust():
-                _exhaust(s, e)
-            case Tokens():
-                _tokens(s, e)
-            case Intel():
-                _intel(s, e)
-            case Start():
-                _start(s, e)
-            case Check():
-                _check(s, e)
-            case _:
-                raise IllegalEvent(Msg("{kind} is not an event of this game",
-                                       kind=type(e).__name__))
+        for e in events:
+            if s.phase == OVER:
+                raise GameOver(Msg("the game is over ({end}); nothing more can be recorded",
+                                   end=_describe_end(s)))
+            match e:                          # the most frequent first
+                case Reveal():
+                    _reveal(s, e)
+                case Exhaust():
+                    _exhaust(s, e)
+                case Tokens():
+                    _tokens(s, e)
+                case Intel():
+                    _intel(s, e)
+                case Start():
+                    _start(s, e)
+                case Check():
+                    _check(s, e)
+                case _:
+                    raise IllegalEvent(Msg("{kind} is not an event of this game",
+                                           kind=type(e).__name__))
+            s.event_count += 1
     except RecordError as err:
-        raise err.at(index) from None
-    s.event_count = index + 1
+        raise err.at(s.event_count) from None   # not counted: the index of the refused one
 
 
 def _describe_end(s: State) -> Msg:
@@ -310,11 +311,9 @@ def _r60_incorrect_order(s: State, owner: Side, out: _Out) -> None:
 
 def _reveal(s: State, e: Reveal) -> None:
     """R20-R24: resolve one reveal; the first step that applies decides the outcome."""
-    nxt = s.next_reveal()
-    if nxt is None:
+    if s.phase != MISSION:
         raise OutOfTurn(Msg("no reveal is due now: {expecting}", expecting=_expecting(s)))
-    guesser, mission = nxt
-    owner = other(guesser)
+    guesser, owner, mission = TURNS[s.starter or RED][s.round_reveals]   # R13
     if e.guesser != guesser or e.mission != mission:
         raise OutOfTurn(Msg("it is {guesser}'s turn to guess {owner}'s mission {mission} "
                             "(R13), not {sent}'s on mission {sent_mission}", guesser=guesser,

@@ -35,9 +35,18 @@ PHASES = tuple(Phase)
 # and a module constant is read ~10 times faster than ``Phase.MISSION`` (Python 3.11).
 SETUP, INTEL, MISSION, ROUND_END, CAPTURE_CHECK, OVER = PHASES
 EFFECTS = ("scout", "spy", "miner", "bomb")
+STATS = ("identified", "ip_identified", "ip_abilities", "ip_deception", "infiltrations",
+         "da_steps", "activated")
 DIRECTION = {Side.RED: 1, Side.BLUE: -1}  # red pushes the DA up, toward blue's fort (R1)
 DAYS = 3
 REVEALS_PER_ROUND = 8
+# R13: the reveals of a round in order, by the side that starts it: the guesser,
+# whose card is turned up, and on which mission (1, 1, 2, 2, ... 4, 4).
+TURNS: dict[Side, tuple[tuple[Side, Side, int], ...]] = {
+    starter: tuple((starter, other(starter), k // 2 + 1) if k % 2 == 0
+                   else (other(starter), starter, k // 2 + 1)
+                   for k in range(REVEALS_PER_ROUND))
+    for starter in SIDES}
 
 Stats = dict[str, int]
 
@@ -89,14 +98,13 @@ class State:
         self.outcome: Outcome | None = None
         self.capturer: Side | None = None
         self.reveals: tuple[RevealResult, ...] = ()
-        self.stats: dict[Side, Stats] = {
-            s: {"identified": 0, "ip_identified": 0, "ip_abilities": 0, "ip_deception": 0,
-                "infiltrations": 0, "da_steps": 0, "activated": 0} for s in SIDES}
+        self.stats: dict[Side, Stats] = {RED: dict.fromkeys(STATS, 0),
+                                         BLUE: dict.fromkeys(STATS, 0)}
 
     def new_round(self) -> None:
         """R15: clear what lasts one round (revealed cards, effects, R60 and R47 marks)."""
         self.revealed = {RED: {}, BLUE: {}}         # owner's cards: mission -> rank
-        self.effects = {s: dict.fromkeys(EFFECTS, False) for s in SIDES}
+        self.effects = {RED: dict.fromkeys(EFFECTS, False), BLUE: dict.fromkeys(EFFECTS, False)}
         self.broken = {RED: False, BLUE: False}     # R60 fired for that side
         self.double = {RED: False, BLUE: False}     # R47: that side has two drawn
         self.da_moved = {RED: 0, BLUE: 0}           # actual DA steps this round (R60)
@@ -149,9 +157,8 @@ class State:
         """R13: the (guesser, mission) of the coming reveal in the mission phase."""
         if self.phase != MISSION:
             return None
-        k = self.round_reveals
-        starter = self.starter or RED
-        return (starter if k % 2 == 0 else other(starter)), k // 2 + 1
+        guesser, _, mission = TURNS[self.starter or RED][self.round_reveals]
+        return guesser, mission
 
     def hand_ranks(self, side: Side) -> list[int]:
         """Ranks ``side`` could still turn up this round (not revealed, not exhausted)."""
