@@ -103,8 +103,10 @@ def compare(texts: list[str], against: str, seconds: float, rounds: int) -> int:
         return 2
     print(f"\nA = this checkout ({ROOT}), B = {other}: {rounds} rounds, A and B in turn, "
           f"each a fresh process timing the same {len(texts)} games for {seconds:.1f} s")
-    times: dict[str, dict[str, list[float]]] = {
-        "A": {"from_json_us": [], "replay_us": []}, "B": {"from_json_us": [], "replay_us": []}}
+    load = os.getloadavg()
+    print(f"  load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    keys = ("from_json_us", "from_json_cpu_us", "replay_us", "replay_cpu_us")
+    times: dict[str, dict[str, list[float]]] = {who: {k: [] for k in keys} for who in "AB"}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(texts, f)
     try:
@@ -117,13 +119,19 @@ def compare(texts: list[str], against: str, seconds: float, rounds: int) -> int:
     finally:
         os.unlink(f.name)
     for key, what in (("from_json_us", "full game from record JSON (parse + replay)"),
-                      ("replay_us", "full game replayed (held events)")):
+                      ("from_json_cpu_us", "the same in CPU time"),
+                      ("replay_us", "full game replayed (held events)"),
+                      ("replay_cpu_us", "the same in CPU time")):
         a, b = statistics.median(times["A"][key]), statistics.median(times["B"][key])
         print(f"  {what}:")
         for who, med in (("A", a), ("B", b)):
             v = times[who][key]
             print(f"    {who}: median {med:7.1f} us per game  (min {min(v):.1f}, max {max(v):.1f})")
-        print(f"    B / A = {b / a:.2f} x")
+        # each round's B / A, its two timings taken back to back: a burst of load
+        # from elsewhere spoils one round, not the median of the rounds
+        ratios = sorted(tb / ta for ta, tb in zip(times["A"][key], times["B"][key], strict=True))
+        print(f"    B / A = {b / a:.2f} x (medians); per round: median "
+              f"{statistics.median(ratios):.2f} x, min {ratios[0]:.2f}, max {ratios[-1]:.2f}")
     load = os.getloadavg()
     print(f"  load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     return 0

@@ -18,9 +18,9 @@ find the Captain.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .errors import GameOver, IllegalEvent, OutOfTurn, RecordError
 from .events import (
@@ -118,22 +118,11 @@ def _steps(s: State, events: Iterable[Event]) -> None:
             if s.phase == OVER:
                 raise GameOver(Msg("the game is over ({end}); nothing more can be recorded",
                                    end=_describe_end(s)))
-            match e:                          # the most frequent first
-                case Reveal():
-                    _reveal(s, e)
-                case Exhaust():
-                    _exhaust(s, e)
-                case Tokens():
-                    _tokens(s, e)
-                case Intel():
-                    _intel(s, e)
-                case Start():
-                    _start(s, e)
-                case Check():
-                    _check(s, e)
-                case _:
-                    raise IllegalEvent(Msg("{kind} is not an event of this game",
-                                           kind=type(e).__name__))
+            rules = _RULES.get(type(e))
+            if rules is None:
+                raise IllegalEvent(Msg("{kind} is not an event of this game",
+                                       kind=type(e).__name__))
+            rules(s, e)
             s.event_count += 1
     except RecordError as err:
         raise err.at(s.event_count) from None   # not counted: the index of the refused one
@@ -229,6 +218,8 @@ _Out = list[Effect]   # what one reveal did, in order (for the screens and the n
 # Effects are frozen values from small sets (a side and a few small numbers), so
 # the four that most reveals make are made once each and then shared.
 _ip_gain = cache(IpGain)
+_IP_STAT = {"identified": "ip_identified", "abilities": "ip_abilities",
+            "deception": "ip_deception"}   # the stat each source of IP adds to
 _infiltrate = cache(Infiltrate)
 _da_move = cache(DaMove)
 _round_effect = cache(RoundEffect)
@@ -241,7 +232,7 @@ def _gain(s: State, side: Side, n: int, out: _Out, source: str, rollover: bool =
         return
     ip = s.ip[side] + n
     out.append(_ip_gain(side, n, source, carried))
-    s.stats[side]["ip_" + source] += n
+    s.stats[side][_IP_STAT[source]] += n
     if ip < 10:
         s.ip[side] = ip
         return
@@ -341,7 +332,7 @@ def _reveal(s: State, e: Reveal) -> None:
     outcome: RevealOutcome
     if s.broken[owner]:
         outcome, rule = "identified", "R60"
-    elif _order_broken(revealed.items(), mission, rank):
+    elif revealed and _order_broken(revealed.items(), mission, rank):
         _r60_incorrect_order(s, owner, out)
         outcome, rule = "identified", "R60"
     elif rank != 4 and (mission in (s.tokens[owner] or ())) != (rank in (s.intel or ())):
@@ -475,7 +466,6 @@ def activate(state: State, side: Side, rank: int,
 
 def _activate(s: State, side: Side, rank: int, choice: _Choice | None, out: _Out) -> None:
     """R40-R49: the ability of ``side``'s soldier ``rank``."""
-    enemy = other(side)
     if rank == 1:                             # R40 Spy
         _gain(s, side, 1, out, "abilities")
         if s.outcome:
@@ -505,7 +495,8 @@ def _activate(s: State, side: Side, rank: int, choice: _Choice | None, out: _Out
             return
         used = choice.rank
         out.append(UseExhausted(side, used))
-        if (used == 10 and s.effects[enemy]["spy"]) or (used == 7 and s.effects[enemy]["miner"]):
+        enemy_effects = s.effects[other(side)]
+        if (used == 10 and enemy_effects["spy"]) or (used == 7 and enemy_effects["miner"]):
             out.append(Fizzle(side, used, "R40" if used == 10 else "R42"))
             return
         _activate(s, side, used, _Choice(choice.then) if choice.then else None, out)
@@ -524,6 +515,7 @@ def _activate(s: State, side: Side, rank: int, choice: _Choice | None, out: _Out
             _gain(s, side, 5, out, "abilities")
             if s.outcome:
                 return
+            enemy = other(side)
             drained = min(5, s.ip[enemy])
             s.ip[enemy] -= drained
             out.append(Drain(enemy, drained))
@@ -576,3 +568,10 @@ def _r72_end_of_day_three(s: State) -> None:
         s.outcome = Outcome(RED if red > blue else BLUE, Reason.IP)
     else:
         s.outcome = Outcome(None, Reason.DRAW)
+
+
+# Each event type to the function with its rules (one look-up per event, where a
+# chain of isinstance checks cost up to six).
+_RULES: dict[type[Event], Callable[[State, Any], None]] = {
+    Reveal: _reveal, Exhaust: _exhaust, Tokens: _tokens, Intel: _intel, Start: _start,
+    Check: _check}

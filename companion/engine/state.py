@@ -51,10 +51,6 @@ TURNS: dict[Side, tuple[tuple[Side, Side, int], ...]] = {
 Stats = dict[str, int]
 
 
-def _per_side(value: int) -> dict[Side, int]:
-    return {RED: value, BLUE: value}
-
-
 class State:
     """The whole public state of one game after some events.
 
@@ -77,9 +73,9 @@ class State:
         self.event_count: int = 0                 # how many events are applied
         self.day: int = 1
         self.phase: Phase = SETUP
-        self.ip: dict[Side, int] = _per_side(0)
+        self.ip: dict[Side, int] = {RED: 0, BLUE: 0}
         self.da: int = 0
-        self.dt: dict[Side, int] = _per_side(1)
+        self.dt: dict[Side, int] = {RED: 1, BLUE: 1}
         self.supply: int = 2
         self.exhausted: dict[Side, tuple[int, ...]] = {RED: (), BLUE: ()}
         self.drawn: dict[Side, tuple[int, ...] | None] = {RED: None, BLUE: None}
