@@ -245,26 +245,21 @@ def _gain(s: State, side: Side, n: int, out: _Out, source: str, rollover: bool =
 
 
 def _move_da(s: State, side: Side, steps: int, out: _Out, source: str) -> None:
-    """R32, R70: move the DA step by step toward ``side``'s enemy fort."""
+    """R32, R70: move the DA toward ``side``'s enemy fort. It stops at the enemy wall;
+    a move that starts there takes the flag."""
     if s.outcome:
         return
     d = DIRECTION[side]
     wall = d * s.wall
-    moved = 0
-    for _ in range(steps):
-        if s.da == wall:
-            s.da = d * (s.wall + 1)
-            s.outcome, s.capturer = Outcome(side, Reason.FLAG), side
-            s.phase = CAPTURE_CHECK
-            out.append(_da_move(side, moved, wall, source))
-            out.append(FlagCaptured(side))
-            s.da_moved[side] += moved
-            s.stats[side]["da_steps"] += moved
-            return
-        s.da += d
-        moved += 1
-        if s.da == wall:
-            break
+    if steps > 0 and s.da == wall:                  # R70: past the wall, the flag
+        s.da = d * (s.wall + 1)
+        s.outcome, s.capturer = Outcome(side, Reason.FLAG), side
+        s.phase = CAPTURE_CHECK
+        out.append(_da_move(side, 0, wall, source))
+        out.append(FlagCaptured(side))
+        return
+    moved = min(steps, (wall - s.da) * d)           # steps left to the wall
+    s.da += d * moved
     s.da_moved[side] += moved
     s.stats[side]["da_steps"] += moved
     out.append(_da_move(side, moved, s.da, source, steps))
@@ -406,7 +401,6 @@ def _parse_choice(s: State, owner: Side, rank: int, choice: str | None) -> _Choi
                                    choice=_show(choice)))
         return _Choice(choice)
     usable = s.exhausted[owner]
-    options = ["ip"] + [f"use:{r}" if r != 10 else "use:10:ip / use:10:drain" for r in usable]
     if choice == "ip":
         return _Choice("ip")
     parts = choice.split(":") if isinstance(choice, str) else []
@@ -423,6 +417,7 @@ def _parse_choice(s: State, owner: Side, rank: int, choice: str | None) -> _Choi
             return _Choice("use", 10)     # R45: it fizzles (R40), so its choice is not needed
         if n != 10 and len(parts) == 2:
             return _Choice("use", n)
+    options = ["ip"] + [f"use:{r}" if r != 10 else "use:10:ip / use:10:drain" for r in usable]
     raise IllegalEvent(Msg("{side}'s Captain was activated: its owner must choose one of "
                            "{options} (R45), not {choice}", side=owner,
                            options=", ".join(options), choice=_show(choice)))
