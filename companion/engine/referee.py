@@ -366,7 +366,7 @@ def _reveal(s: State, e: Reveal) -> None:
     s.reveals += (RevealResult(   # by position, in the order of its fields (cheaper)
         index, s.day, guesser, owner, mission, e.guess, rank, e.deception,
         e.choice if choice else None, outcome, rule,
-        dict(s.ip), s.da, {"red": dt[RED], "blue": dt[BLUE], "supply": s.supply},
+        s.ip.copy(), s.da, {"red": dt[RED], "blue": dt[BLUE], "supply": s.supply},
         tuple(out)),)
 
     if s.outcome:

@@ -37,6 +37,8 @@ SETUP, INTEL, MISSION, ROUND_END, CAPTURE_CHECK, OVER = PHASES
 EFFECTS = ("scout", "spy", "miner", "bomb")
 STATS = ("identified", "ip_identified", "ip_abilities", "ip_deception", "infiltrations",
          "da_steps", "activated")
+_NO_EFFECTS = dict.fromkeys(EFFECTS, False)   # copied for each side and round (cheaper)
+_NO_STATS = dict.fromkeys(STATS, 0)
 DIRECTION = {Side.RED: 1, Side.BLUE: -1}  # red pushes the DA up, toward blue's fort (R1)
 DAYS = 3
 REVEALS_PER_ROUND = 8
@@ -94,13 +96,12 @@ class State:
         self.outcome: Outcome | None = None
         self.capturer: Side | None = None
         self.reveals: tuple[RevealResult, ...] = ()
-        self.stats: dict[Side, Stats] = {RED: dict.fromkeys(STATS, 0),
-                                         BLUE: dict.fromkeys(STATS, 0)}
+        self.stats: dict[Side, Stats] = {RED: _NO_STATS.copy(), BLUE: _NO_STATS.copy()}
 
     def new_round(self) -> None:
         """R15: clear what lasts one round (revealed cards, effects, R60 and R47 marks)."""
         self.revealed = {RED: {}, BLUE: {}}         # owner's cards: mission -> rank
-        self.effects = {RED: dict.fromkeys(EFFECTS, False), BLUE: dict.fromkeys(EFFECTS, False)}
+        self.effects = {RED: _NO_EFFECTS.copy(), BLUE: _NO_EFFECTS.copy()}
         self.broken = {RED: False, BLUE: False}     # R60 fired for that side
         self.double = {RED: False, BLUE: False}     # R47: that side has two drawn
         self.da_moved = {RED: 0, BLUE: 0}           # actual DA steps this round (R60)
