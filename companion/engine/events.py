@@ -388,9 +388,10 @@ class Record:
         raw = d.get("events")
         if not isinstance(raw, list):
             raise BadRecord(Msg("'events' must be a list"))
-        try:
-            events = tuple(map(event_from_dict, raw))
-        except RecordError:
+        try:       # nearly always dicts with a known type: each to its reader at once
+            events = tuple([_READERS[e["type"]](e) if type(e) is dict else event_from_dict(e)
+                            for e in raw])
+        except (RecordError, KeyError, TypeError):
             for i, e in enumerate(raw):       # read them again one by one to name the bad one
                 try:
                     event_from_dict(e)
