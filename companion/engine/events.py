@@ -61,7 +61,7 @@ def other(side: str) -> Side:
 
 def _as_side(v: str) -> Side:
     """``v`` as a :class:`Side` (an event built in Python may be given "red")."""
-    return v if type(v) is Side else Side(v)   # (inlined in Reveal, the most frequent)
+    return v if type(v) is Side else Side(v)   # (inlined in the most frequent events)
 
 
 # --- field readers: each raises MalformedEvent naming the key ---------------
@@ -130,7 +130,7 @@ class Exhaust:
 
     def __init__(self, side: Side, ranks: tuple[int, ...]) -> None:
         d = self.__dict__
-        d["side"], d["ranks"] = _as_side(side), ranks
+        d["side"], d["ranks"] = side if type(side) is Side else Side(side), ranks
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON dict of RECORD.md."""
@@ -172,7 +172,7 @@ class Tokens:
 
     def __init__(self, side: Side, missions: tuple[int, ...]) -> None:
         d = self.__dict__
-        d["side"], d["missions"] = _as_side(side), missions
+        d["side"], d["missions"] = side if type(side) is Side else Side(side), missions
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON dict of RECORD.md."""

@@ -118,10 +118,11 @@ def _steps(s: State, events: Iterable[Event]) -> None:
             if s.phase == OVER:
                 raise GameOver(Msg("the game is over ({end}); nothing more can be recorded",
                                    end=_describe_end(s)))
-            rules = _RULES.get(type(e))
-            if rules is None:
+            try:
+                rules = _RULES[type(e)]
+            except KeyError:
                 raise IllegalEvent(Msg("{kind} is not an event of this game",
-                                       kind=type(e).__name__))
+                                       kind=type(e).__name__)) from None
             rules(s, e)
             s.event_count += 1
     except RecordError as err:
