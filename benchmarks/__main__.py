@@ -22,6 +22,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="server: open and close tables for SECONDS, sample for leaks")
     b.add_argument("--database-url", default=None,
                    help="server: run on this database (e.g. PostgreSQL) instead of SQLite")
+    b.add_argument("--against", default=None, metavar="PATH",
+                   help="engine: also time the checkout at PATH (A B A B…) and print the ratio")
+    b.add_argument("--rounds", type=int, default=7,
+                   help="engine --against: timings of each checkout (default 7)")
     return b
 
 
@@ -29,7 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.what == "engine":
         from .engine import run
-        return run(seconds=args.seconds)
+        return run(seconds=args.seconds, against=args.against, rounds=args.rounds)
     if args.what == "server":
         from . import server
         return server.main(args)

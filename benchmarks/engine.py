@@ -1,14 +1,30 @@
-"""``python -m benchmarks engine``: full games derived per second, and one event's cost."""
+"""``python -m benchmarks engine``: full games derived per second, and one event's cost.
+
+``--against PATH`` also times another checkout's referee (e.g. a worktree of an
+older commit) on the same records: both run as child processes in turn, A B A B…,
+so the noise of a shared machine falls on both alike; the medians and their ratio
+are printed.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import pathlib
 import random
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 
 from companion.engine.events import Record
 from companion.engine.referee import apply, replay
 from companion.engine.simulate import random_record
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+WORKER = pathlib.Path(__file__).with_name("replay_worker.py")
 
 
 def _rate(fn: Callable[[], None], seconds: float) -> tuple[int, float]:
@@ -22,10 +38,16 @@ def _rate(fn: Callable[[], None], seconds: float) -> tuple[int, float]:
             return n, time.perf_counter() - start
 
 
-def run(seconds: float = 2.0, games: int = 200) -> int:
-    """Print the figures of ``spies-lies bench engine``; the exit code (0)."""
+def _line(what: str, n: int, t: float, unit: str) -> None:
+    print(f"  {what:<45} {n / t:10.0f} {unit}/s  {t / n * 1e6:8.1f} us per {unit[:-1]}")
+
+
+def run(seconds: float = 2.0, games: int = 200, against: str | None = None,
+        rounds: int = 7) -> int:
+    """Print the figures of ``python -m benchmarks engine``; the exit code (0)."""
     rng = random.Random(2026)
     records: list[Record] = [random_record(rng) for _ in range(games)]
+    texts = [r.to_json() for r in records]
     n_events = sum(len(r.events) for r in records)
     print(f"engine benchmark: {games} random legal games, {n_events / games:.1f} events each "
           f"on average ({seconds:.1f} s per figure)")
@@ -35,8 +57,12 @@ def run(seconds: float = 2.0, games: int = 200) -> int:
     def one_game() -> None:
         replay(records[next(it) % games])
 
-    n, t = _rate(one_game, seconds)
-    print(f"  full game replayed:     {n / t:10.0f} games/s   {t / n * 1e6:8.1f} us per game")
+    _line("full game replayed (held events)", *_rate(one_game, seconds), "games")
+
+    def from_json() -> None:
+        replay(Record.from_dict(json.loads(texts[next(it) % games])))
+
+    _line("full game from record JSON (parse + replay)", *_rate(from_json, seconds), "games")
 
     # one event applied to a held state (what the web layer does on each tap)
     pairs = []
@@ -51,6 +77,61 @@ def run(seconds: float = 2.0, games: int = 200) -> int:
         s, e = pairs[next(k) % len(pairs)]
         apply(s, e)
 
-    n, t = _rate(one_event, seconds)
-    print(f"  one event applied:      {n / t:10.0f} events/s  {t / n * 1e6:8.1f} us per event")
+    _line("one event applied", *_rate(one_event, seconds), "events")
+    if against is not None:
+        return compare(texts, against, seconds, rounds)
+    return 0
+
+
+def _child(root: pathlib.Path, path: str, seconds: float) -> dict[str, float | str]:
+    """One timing by the worker with ``root``'s engine on the path."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    out = subprocess.run([sys.executable, str(WORKER), path, str(seconds)], env=env,
+                         check=True, capture_output=True, text=True).stdout
+    result: dict[str, float | str] = json.loads(out)
+    engine = pathlib.Path(str(result["engine"])).resolve()
+    if not engine.is_relative_to(root):
+        raise SystemExit(f"error: the worker imported {engine}, not the engine of {root}")
+    return result
+
+
+def compare(texts: list[str], against: str, seconds: float, rounds: int) -> int:
+    """Time this checkout (A) and ``against`` (B) in turn, ``rounds`` times each."""
+    other = pathlib.Path(against).resolve()
+    if not (other / "companion" / "engine").is_dir():
+        print(f"error: {against} is not a checkout of the companion", file=sys.stderr)
+        return 2
+    print(f"\nA = this checkout ({ROOT}), B = {other}: {rounds} rounds, A and B in turn, "
+          f"each a fresh process timing the same {len(texts)} games for {seconds:.1f} s")
+    load = os.getloadavg()
+    print(f"  load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    keys = ("from_json_us", "from_json_cpu_us", "replay_us", "replay_cpu_us")
+    times: dict[str, dict[str, list[float]]] = {who: {k: [] for k in keys} for who in "AB"}
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(texts, f)
+    try:
+        for i in range(rounds):
+            order = ("A", "B") if i % 2 == 0 else ("B", "A")   # neither always goes first
+            for who in order:
+                r = _child(ROOT if who == "A" else other, f.name, seconds)
+                for key, values in times[who].items():
+                    values.append(float(r[key]))
+    finally:
+        os.unlink(f.name)
+    for key, what in (("from_json_us", "full game from record JSON (parse + replay)"),
+                      ("from_json_cpu_us", "the same in CPU time"),
+                      ("replay_us", "full game replayed (held events)"),
+                      ("replay_cpu_us", "the same in CPU time")):
+        a, b = statistics.median(times["A"][key]), statistics.median(times["B"][key])
+        print(f"  {what}:")
+        for who, med in (("A", a), ("B", b)):
+            v = times[who][key]
+            print(f"    {who}: median {med:7.1f} us per game  (min {min(v):.1f}, max {max(v):.1f})")
+        # each round's B / A, its two timings taken back to back: a burst of load
+        # from elsewhere spoils one round, not the median of the rounds
+        ratios = sorted(tb / ta for ta, tb in zip(times["A"][key], times["B"][key], strict=True))
+        print(f"    B / A = {b / a:.2f} x (medians); per round: median "
+              f"{statistics.median(ratios):.2f} x, min {ratios[0]:.2f}, max {ratios[-1]:.2f}")
+    load = os.getloadavg()
+    print(f"  load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     return 0

@@ -18,12 +18,15 @@ find the Captain.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import NamedTuple
+from collections.abc import Callable, Iterable
+from functools import cache
+from typing import Any, NamedTuple
 
 from .errors import GameOver, IllegalEvent, OutOfTurn, RecordError
 from .events import (
+    BLUE,
     RANK_NAMES,
+    RED,
     Check,
     Event,
     Exhaust,
@@ -56,7 +59,19 @@ from .results import (
     TokenGained,
     UseExhausted,
 )
-from .state import DAYS, DIRECTION, REVEALS_PER_ROUND, Phase, State
+from .state import (
+    CAPTURE_CHECK,
+    DAYS,
+    DIRECTION,
+    INTEL,
+    MISSION,
+    OVER,
+    REVEALS_PER_ROUND,
+    ROUND_END,
+    SETUP,
+    TURNS,
+    State,
+)
 from .words import Msg
 from .words import rank as rank_word
 from .words import side as side_word
@@ -80,7 +95,7 @@ def apply(state: State, event: Event) -> State:
     the event's index and the reason when the event does not fit.
     """
     s = state.copy()
-    _step(s, event)
+    _steps(s, (event,))
     return s
 
 
@@ -92,36 +107,26 @@ def replay(record: Record | Options | None = None, events: Iterable[Event] | Non
     else:
         options, events = record, events or ()
     s = State(options)
-    for e in events:
-        _step(s, e)
+    _steps(s, events)
     return s
 
 
-def _step(s: State, e: Event) -> None:
-    index = s.event_count
+def _steps(s: State, events: Iterable[Event]) -> None:
+    """Apply ``events`` in turn to ``s``; a refusal names the index of the event refused."""
     try:
-        if s.phase == Phase.OVER:
-            raise GameOver(Msg("the game is over ({end}); nothing more can be recorded",
-                               end=_describe_end(s)))
-        match e:
-            case Exhaust():
-                _exhaust(s, e)
-            case Intel():
-                _intel(s, e)
-            case Tokens():
-                _tokens(s, e)
-            case Start():
-                _start(s, e)
-            case Reveal():
-                _reveal(s, e)
-            case Check():
-                _check(s, e)
-            case _:
+        for e in events:
+            if s.phase == OVER:
+                raise GameOver(Msg("the game is over ({end}); nothing more can be recorded",
+                                   end=_describe_end(s)))
+            try:
+                rules = _RULES[type(e)]
+            except KeyError:
                 raise IllegalEvent(Msg("{kind} is not an event of this game",
-                                       kind=type(e).__name__))
+                                       kind=type(e).__name__)) from None
+            rules(s, e)
+            s.event_count += 1
     except RecordError as err:
-        raise err.at(index) from None
-    s.event_count = index + 1
+        raise err.at(s.event_count) from None   # not counted: the index of the refused one
 
 
 def _describe_end(s: State) -> Msg:
@@ -139,12 +144,12 @@ def _expecting(s: State) -> Msg | str:
 
 def _exhaust(s: State, e: Exhaust) -> None:
     """R3, R15, R47: the exhausted soldier(s) drawn for the coming round."""
-    if s.phase not in (Phase.SETUP, Phase.ROUND_END):
+    if s.phase not in (SETUP, ROUND_END):
         raise OutOfTurn(Msg("no exhaustion draw is due now: {expecting}",
                             expecting=_expecting(s)))
     if s.drawn[e.side] is not None:
         raise OutOfTurn(Msg("{side}'s exhausted soldiers are already recorded", side=e.side))
-    if s.phase == Phase.SETUP:
+    if s.phase == SETUP:
         if len(e.ranks) != 1:
             raise IllegalEvent(Msg("before day 1 each side has exactly one exhausted soldier "
                                    "(R3), not {n}", n=len(e.ranks)))
@@ -163,30 +168,30 @@ def _exhaust(s: State, e: Exhaust) -> None:
                                        "the draw is from {ranks}", side=e.side,
                                        name=_name(r), r=r, ranks=str(sorted(deployed))))
     s.drawn[e.side] = e.ranks
-    red, blue = s.drawn[Side.RED], s.drawn[Side.BLUE]
+    red, blue = s.drawn[RED], s.drawn[BLUE]
     if red is not None and blue is not None:
-        s.exhausted = {Side.RED: red, Side.BLUE: blue}
-        s.drawn = {Side.RED: None, Side.BLUE: None}
-        if s.phase == Phase.ROUND_END:
+        s.exhausted = {RED: red, BLUE: blue}
+        s.drawn = {RED: None, BLUE: None}
+        if s.phase == ROUND_END:
             s.day += 1
             s.old_intel = s.old_intel + ((s.intel,) if s.intel else ())
             s.intel = None
-            s.tokens = {Side.RED: None, Side.BLUE: None}
+            s.tokens = {RED: None, BLUE: None}
             s.last_starter, s.starter = s.starter, None
             s.new_round()
-        s.phase = Phase.INTEL
+        s.phase = INTEL
 
 
 def _intel(s: State, e: Intel) -> None:
     """R11: the intel card of the round."""
-    if s.phase != Phase.INTEL or s.intel is not None:
+    if s.phase != INTEL or s.intel is not None:
         raise OutOfTurn(Msg("no intel card is due now: {expecting}", expecting=_expecting(s)))
     s.intel = e.ranks
 
 
 def _tokens(s: State, e: Tokens) -> None:
     """R11: the public placement of one side's intel tokens."""
-    if s.phase != Phase.INTEL or s.intel is None:
+    if s.phase != INTEL or s.intel is None:
         raise OutOfTurn(Msg("intel tokens come after the intel card: {expecting}",
                             expecting=_expecting(s)))
     if s.tokens[e.side] is not None:
@@ -196,7 +201,7 @@ def _tokens(s: State, e: Tokens) -> None:
 
 def _start(s: State, e: Start) -> None:
     """R12: the starting side; rounds 2 and 3 alternate."""
-    if s.phase != Phase.INTEL or s.intel is None or None in s.tokens.values():
+    if s.phase != INTEL or s.intel is None or None in s.tokens.values():
         raise OutOfTurn(Msg("the starting side comes after the intel card and both sides' "
                             "tokens: {expecting}", expecting=_expecting(s)))
     if s.last_starter is not None and e.side == s.last_starter:
@@ -204,12 +209,29 @@ def _start(s: State, e: Start) -> None:
                                side=e.side, before=s.day - 1, other=other(e.side),
                                day=s.day))
     s.starter = e.side
-    s.phase = Phase.MISSION
+    s.phase = MISSION
 
 
 # --- scoring and the double agent (R30-R33) ----------------------------------------
 
 _Out = list[Effect]   # what one reveal did, in order (for the screens and the narration)
+
+# Effects are frozen values from small sets (a side and a few small numbers), so
+# each is made once and then shared (a frozen dataclass takes ~0.4 us to make).
+_ip_gain = cache(IpGain)
+_infiltrate = cache(Infiltrate)
+_da_move = cache(DaMove)
+_round_effect = cache(RoundEffect)
+_flag_captured = cache(FlagCaptured)
+_order_broken_effect = cache(OrderBroken)
+_double_damage = cache(DoubleDamage)
+_deception_pays = cache(DeceptionPays)
+_token_gained = cache(TokenGained)
+_use_exhausted = cache(UseExhausted)
+_fizzle = cache(Fizzle)
+_drain = cache(Drain)
+_IP_STAT = {"identified": "ip_identified", "abilities": "ip_abilities",
+            "deception": "ip_deception"}   # the stat each source of IP adds to
 
 
 def _gain(s: State, side: Side, n: int, out: _Out, source: str, rollover: bool = False,
@@ -218,43 +240,39 @@ def _gain(s: State, side: Side, n: int, out: _Out, source: str, rollover: bool =
     if s.outcome or n <= 0:
         return
     ip = s.ip[side] + n
-    out.append(IpGain(side, n, source, carried))
-    s.stats[side]["ip_" + source] += n
+    out.append(_ip_gain(side, n, source, carried))
+    s.stats[side][_IP_STAT[source]] += n
     if ip < 10:
         s.ip[side] = ip
         return
     s.ip[side] = 0
     s.stats[side]["infiltrations"] += 1
-    out.append(Infiltrate(side, ip - 10, rollover))
+    out.append(_infiltrate(side, ip - 10, rollover))
     _move_da(s, side, s.day, out, "infiltration")
     if rollover and ip > 10:
         _gain(s, side, ip - 10, out, source, rollover=True, carried=True)
 
 
 def _move_da(s: State, side: Side, steps: int, out: _Out, source: str) -> None:
-    """R32, R70: move the DA step by step toward ``side``'s enemy fort."""
+    """R32, R70: move the DA toward ``side``'s enemy fort. It stops at the enemy wall;
+    a move that starts there takes the flag."""
     if s.outcome:
         return
     d = DIRECTION[side]
     wall = d * s.wall
-    moved = 0
-    for _ in range(steps):
-        if s.da == wall:
-            s.da = d * (s.wall + 1)
-            s.outcome, s.capturer = Outcome(side, Reason.FLAG), side
-            s.phase = Phase.CAPTURE_CHECK
-            out.append(DaMove(side, moved, wall, source))
-            out.append(FlagCaptured(side))
-            s.da_moved[side] += moved
-            s.stats[side]["da_steps"] += moved
-            return
-        s.da += d
-        moved += 1
-        if s.da == wall:
-            break
+    if steps > 0 and s.da == wall:                  # R70: past the wall, the flag
+        s.da = d * (s.wall + 1)
+        s.outcome, s.capturer = Outcome(side, Reason.FLAG), side
+        s.phase = CAPTURE_CHECK
+        out.append(_da_move(side, 0, wall, source))
+        out.append(_flag_captured(side))
+        return
+    left = (wall - s.da) * d                        # steps left to the wall
+    moved = steps if steps < left else left
+    s.da += d * moved
     s.da_moved[side] += moved
     s.stats[side]["da_steps"] += moved
-    out.append(DaMove(side, moved, s.da, source, asked=steps))
+    out.append(_da_move(side, moved, s.da, source, steps))
 
 
 def _order_broken(earlier: Iterable[tuple[int, int]], mission: int, rank: int) -> bool:
@@ -282,25 +300,24 @@ def _r60_incorrect_order(s: State, owner: Side, out: _Out) -> None:
     lost = s.ip[owner]
     s.ip[owner] = 0
     s.broken[owner] = True
-    out.append(OrderBroken(owner, undone, lost, da))
+    out.append(_order_broken_effect(owner, undone, lost, da))
 
 
 # --- a reveal (R13, R14, R20-R24, R50, R60, R61) -----------------------------------
 
 def _reveal(s: State, e: Reveal) -> None:
     """R20-R24: resolve one reveal; the first step that applies decides the outcome."""
-    nxt = s.next_reveal()
-    if nxt is None:
+    if s.phase != MISSION:
         raise OutOfTurn(Msg("no reveal is due now: {expecting}", expecting=_expecting(s)))
-    guesser, mission = nxt
-    owner = other(guesser)
-    if (e.guesser, e.mission) != (guesser, mission):
+    guesser, owner, mission = TURNS[s.starter or RED][s.round_reveals]   # R13
+    if e.guesser != guesser or e.mission != mission:
         raise OutOfTurn(Msg("it is {guesser}'s turn to guess {owner}'s mission {mission} "
                             "(R13), not {sent}'s on mission {sent_mission}", guesser=guesser,
                             owner=owner, mission=mission, sent=e.guesser,
                             sent_mission=e.mission))
     rank = e.actual
-    if rank in s.revealed[owner].values():
+    revealed = s.revealed[owner]              # the owner's cards turned up this round
+    if rank in revealed.values():
         raise IllegalEvent(Msg("{side}'s {name} ({r}) was already revealed this round",
                                side=owner, name=_name(rank), r=rank))
     if rank in s.exhausted[owner]:
@@ -313,25 +330,25 @@ def _reveal(s: State, e: Reveal) -> None:
     index = s.event_count
     if e.deception:
         s.dt[owner] -= 1                      # R14, R51: spent whatever happens
-    bomb = s.effects[guesser]["bomb"]
-    s.effects[guesser]["bomb"] = False        # R46: the next reveal uses the effect up
-    tokened = mission in (s.tokens[owner] or ())
+    effects = s.effects[guesser]              # the guesser's round effects (R40-R46)
+    bomb = effects["bomb"]
+    effects["bomb"] = False                   # R46: the next reveal uses the effect up
 
     outcome: RevealOutcome
     if s.broken[owner]:
         outcome, rule = "identified", "R60"
-    elif _order_broken(s.revealed[owner].items(), mission, rank):
+    elif revealed and _order_broken(revealed.items(), mission, rank):
         _r60_incorrect_order(s, owner, out)
         outcome, rule = "identified", "R60"
-    elif rank != 4 and tokened != (rank in (s.intel or ())):
-        outcome, rule = "identified", "R61"
+    elif rank != 4 and (mission in (s.tokens[owner] or ())) != (rank in (s.intel or ())):
+        outcome, rule = "identified", "R61"   # a token where the card is not on the intel
     elif e.guess == rank:
         outcome, rule = "identified", "R30"
     elif bomb:
         outcome, rule = "neutralised", "R46"
-    elif rank == 10 and s.effects[guesser]["spy"]:
+    elif rank == 10 and effects["spy"]:
         outcome, rule = "neutralised", "R40"
-    elif rank == 7 and s.effects[guesser]["miner"]:
+    elif rank == 7 and effects["miner"]:
         outcome, rule = "neutralised", "R42"
     else:
         outcome, rule = "activated", "R24"
@@ -340,28 +357,27 @@ def _reveal(s: State, e: Reveal) -> None:
     if outcome == "activated" and rank in (6, 10):
         choice = _parse_choice(s, owner, rank, e.choice)
 
-    s.revealed[owner][mission] = rank
+    revealed[mission] = rank
     s.round_reveals += 1
 
     if outcome == "identified":
         _r30_identify(s, guesser, out)
         if bomb:
             s.double[owner] = True            # R47
-            out.append(DoubleDamage(owner))
+            out.append(_double_damage(owner))
     elif outcome == "activated":
         s.stats[owner]["activated"] += 1
         _activate(s, owner, rank, choice, out)
         if e.deception and not s.outcome:
-            out.append(DeceptionPays(owner))  # R50
+            out.append(_deception_pays(owner))  # R50
             _gain(s, owner, 4, out, "deception")
 
-    s.reveals = s.reveals + (RevealResult(
-        index=index, day=s.day, guesser=guesser, owner=owner, mission=mission,
-        guess=e.guess, actual=rank, deception=e.deception,
-        choice=e.choice if choice else None, outcome=outcome, rule=rule,
-        ip=dict(s.ip), da=s.da,
-        dt={"red": s.dt[Side.RED], "blue": s.dt[Side.BLUE], "supply": s.supply},
-        effects=tuple(out)),)
+    dt = s.dt
+    s.reveals += (RevealResult(   # by position, in the order of its fields (cheaper)
+        index, s.day, guesser, owner, mission, e.guess, rank, e.deception,
+        e.choice if choice else None, outcome, rule,
+        s.ip.copy(), s.da, {"red": dt[RED], "blue": dt[BLUE], "supply": s.supply},
+        tuple(out)),)
 
     if s.outcome:
         return                               # R70: the game stops at once
@@ -369,7 +385,7 @@ def _reveal(s: State, e: Reveal) -> None:
         if s.day == DAYS:
             _r72_end_of_day_three(s)
         else:
-            s.phase = Phase.ROUND_END
+            s.phase = ROUND_END
 
 
 def _r30_identify(s: State, guesser: Side, out: _Out) -> None:
@@ -395,7 +411,6 @@ def _parse_choice(s: State, owner: Side, rank: int, choice: str | None) -> _Choi
                                    choice=_show(choice)))
         return _Choice(choice)
     usable = s.exhausted[owner]
-    options = ["ip"] + [f"use:{r}" if r != 10 else "use:10:ip / use:10:drain" for r in usable]
     if choice == "ip":
         return _Choice("ip")
     parts = choice.split(":") if isinstance(choice, str) else []
@@ -412,6 +427,7 @@ def _parse_choice(s: State, owner: Side, rank: int, choice: str | None) -> _Choi
             return _Choice("use", 10)     # R45: it fizzles (R40), so its choice is not needed
         if n != 10 and len(parts) == 2:
             return _Choice("use", n)
+    options = ["ip"] + [f"use:{r}" if r != 10 else "use:10:ip / use:10:drain" for r in usable]
     raise IllegalEvent(Msg("{side}'s Captain was activated: its owner must choose one of "
                            "{options} (R45), not {choice}", side=owner,
                            options=", ".join(options), choice=_show(choice)))
@@ -438,7 +454,7 @@ def activate(state: State, side: Side, rank: int,
 
     >>> import json
     >>> from companion.engine import new_game
-    >>> after, effects = activate(new_game(), Side.BLUE, 9)
+    >>> after, effects = activate(new_game(), BLUE, 9)
     >>> after.da, [json.dumps(e.to_dict()) for e in effects]
     (-2, ['{"kind": "da", "side": "blue", "steps": 2, "asked": 2, "to": -2, "source": "General"}'])
     """
@@ -455,7 +471,6 @@ def activate(state: State, side: Side, rank: int,
 
 def _activate(s: State, side: Side, rank: int, choice: _Choice | None, out: _Out) -> None:
     """R40-R49: the ability of ``side``'s soldier ``rank``."""
-    enemy = other(side)
     if rank == 1:                             # R40 Spy
         _gain(s, side, 1, out, "abilities")
         if s.outcome:
@@ -463,17 +478,17 @@ def _activate(s: State, side: Side, rank: int, choice: _Choice | None, out: _Out
         if s.dt[side] < 2 and s.supply > 0:   # R51
             s.dt[side] += 1
             s.supply -= 1
-            out.append(TokenGained(side, 1))
+            out.append(_token_gained(side, 1))
         s.effects[side]["spy"] = True
-        out.append(RoundEffect(side, "spy"))
+        out.append(_round_effect(side, "spy"))
     elif rank == 2:                           # R41 Scout
         _gain(s, side, 2, out, "abilities")
         s.effects[side]["scout"] = True
-        out.append(RoundEffect(side, "scout"))
+        out.append(_round_effect(side, "scout"))
     elif rank == 3:                           # R42 Miner
         _gain(s, side, 3, out, "abilities")
         s.effects[side]["miner"] = True
-        out.append(RoundEffect(side, "miner"))
+        out.append(_round_effect(side, "miner"))
     elif rank == 4:                           # R43 Sergeant
         _gain(s, side, 4, out, "abilities")
     elif rank == 5:                           # R44 Lieutenant
@@ -484,14 +499,15 @@ def _activate(s: State, side: Side, rank: int, choice: _Choice | None, out: _Out
             _gain(s, side, 6, out, "abilities")
             return
         used = choice.rank
-        out.append(UseExhausted(side, used))
-        if (used == 10 and s.effects[enemy]["spy"]) or (used == 7 and s.effects[enemy]["miner"]):
-            out.append(Fizzle(side, used, "R40" if used == 10 else "R42"))
+        out.append(_use_exhausted(side, used))
+        enemy_effects = s.effects[other(side)]
+        if (used == 10 and enemy_effects["spy"]) or (used == 7 and enemy_effects["miner"]):
+            out.append(_fizzle(side, used, "R40" if used == 10 else "R42"))
             return
         _activate(s, side, used, _Choice(choice.then) if choice.then else None, out)
     elif rank == 7:                           # R46 Bomb
         s.effects[side]["bomb"] = True
-        out.append(RoundEffect(side, "bomb"))
+        out.append(_round_effect(side, "bomb"))
     elif rank == 8:                           # R48 Colonel
         _gain(s, side, 8, out, "abilities", rollover=True)
     elif rank == 9:                           # General: two steps, as R44 does one
@@ -504,16 +520,17 @@ def _activate(s: State, side: Side, rank: int, choice: _Choice | None, out: _Out
             _gain(s, side, 5, out, "abilities")
             if s.outcome:
                 return
+            enemy = other(side)
             drained = min(5, s.ip[enemy])
             s.ip[enemy] -= drained
-            out.append(Drain(enemy, drained))
+            out.append(_drain(enemy, drained))
 
 
 # --- end of the game (R70-R72) -----------------------------------------------------
 
 def _check(s: State, e: Check) -> None:
     """R71: the capturer's face-down cards; a broken order cancels the flag."""
-    if s.phase != Phase.CAPTURE_CHECK:
+    if s.phase != CAPTURE_CHECK:
         raise OutOfTurn(Msg("a capture check comes only right after a flag capture: "
                             "{expecting}", expecting=_expecting(s)))
     side = s.capturer
@@ -541,18 +558,25 @@ def _check(s: State, e: Check) -> None:
     ranks = [r for _, r in four if r != 4]
     if any(a >= b for a, b in zip(ranks, ranks[1:], strict=False)):
         s.outcome = Outcome(other(side), Reason.FLAG_CANCELLED)
-    s.phase = Phase.OVER
+    s.phase = OVER
 
 
 def _r72_end_of_day_three(s: State) -> None:
     """R72: territory decides; at the centre, IP; equal IP is a draw."""
-    s.phase = Phase.OVER
-    red, blue = s.ip[Side.RED], s.ip[Side.BLUE]
+    s.phase = OVER
+    red, blue = s.ip[RED], s.ip[BLUE]
     if s.da > 0:
-        s.outcome = Outcome(Side.RED, Reason.TERRITORY)
+        s.outcome = Outcome(RED, Reason.TERRITORY)
     elif s.da < 0:
-        s.outcome = Outcome(Side.BLUE, Reason.TERRITORY)
+        s.outcome = Outcome(BLUE, Reason.TERRITORY)
     elif red != blue:
-        s.outcome = Outcome(Side.RED if red > blue else Side.BLUE, Reason.IP)
+        s.outcome = Outcome(RED if red > blue else BLUE, Reason.IP)
     else:
         s.outcome = Outcome(None, Reason.DRAW)
+
+
+# Each event type to the function with its rules (one look-up per event, where a
+# chain of isinstance checks cost up to six).
+_RULES: dict[type[Event], Callable[[State, Any], None]] = {
+    Reveal: _reveal, Exhaust: _exhaust, Tokens: _tokens, Intel: _intel, Start: _start,
+    Check: _check}
