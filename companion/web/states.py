@@ -31,7 +31,7 @@ class Row(NamedTuple):
 # table
 _cache: OrderedDict[int, list[Any]] = OrderedDict()
 _cache_lock = threading.Lock()
-CACHE_TABLES = 256          # states kept in memory; an older table is replayed when it acts
+CACHE_TABLES = 1024         # states kept in memory (a café: 400 tables); older ones are replayed
 
 
 def active_events(table: Table) -> list[Event]:
