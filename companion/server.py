@@ -127,7 +127,16 @@ class _Handler(WSGIHandler):  # type: ignore[misc]
     def handle(self) -> None:
         with suppress(OSError):
             self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        # a connection silent this long (no request, or half of one; a stream whose
+        # client stopped reading) is closed: idle sockets cannot pile up for ever
+        self.socket.settimeout(getattr(self.server, "idle", IDLE))
         super().handle()
+
+    def _handle_client_error(self, ex: BaseException) -> Any:
+        """A connection that went silent is closed without a word (nor a log line)."""
+        if isinstance(ex, TimeoutError):
+            return None
+        return super()._handle_client_error(ex)
 
     def get_environ(self) -> dict[str, Any]:
         env: dict[str, Any] = super().get_environ()
@@ -185,6 +194,7 @@ class Server:
         listener = gsocket.socket(fileno=self.listener.detach())    # this loop's socket
         self.wsgi = WSGIServer(listener, self._app, spawn=Pool(self.connections),
                                handler_class=_Handler, log=None, error_log=log)
+        self.wsgi.idle = self.idle
         done = Event()
         self._stop = hub.loop.async_(ref=False)
         self._stop.start(done.set)

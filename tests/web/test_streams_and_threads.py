@@ -104,3 +104,26 @@ def test_idle_sockets_stop_nothing(served):
     finally:
         for s in idle + slow:
             s.close()
+
+
+def test_a_silent_connection_is_closed_but_a_quiet_stream_stays(app):
+    server = Server(app, threads=2, idle=0.5).start()
+    try:
+        port = server.port
+        _, made, _ = post(port, "/api/tables", {})
+        code, v = made["code"], made["view"]["version"]
+        silent = socket.create_connection(("127.0.0.1", port), timeout=10)
+        stream = open_stream(port, code)
+        got = read_until(stream, b'"version": 1')
+        t0 = time.monotonic()
+        assert silent.recv(1) == b"" and time.monotonic() - t0 < 5    # closed by the server
+        silent.close()
+        time.sleep(1.0)              # the stream was quiet twice as long as ``idle``
+        st, _, _ = post(port, f"/api/tables/{code}/seats",
+                        {"version": v, "idempotency_key": "quiet-0001", "side": "red",
+                         "name": "Ann"})
+        assert st == 201
+        assert b"Ann sits down" in read_until(stream, b'"to": 2', got)
+        stream.close()
+    finally:
+        server.stop()
