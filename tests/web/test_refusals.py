@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
+import sqlalchemy as sa
+
 from .conftest import ORIGIN, sit
 
 
@@ -133,6 +137,28 @@ def test_a_retry_returns_the_first_answer_and_applies_once(table):
     assert r1.get_json() == r2.get_json()
     rec = red.client.get(f"/api/tables/{red.code}/record").get_json()
     assert len(rec["events"]) == 1
+
+
+def test_a_receipt_keeps_the_answer_not_the_view_and_a_retry_gets_the_view_of_now(table, app):
+    """Issue 15: the receipt is small (no ~19 KB view in it); a retry after the table moved
+    on gets its first answer and the view as it is now, so the phone carries on from there."""
+    from companion.web.models import Receipt, db
+    host, red, blue = seated(table)
+    red.refresh()
+    v = red.version
+    body = {"event": {"type": "exhaust", "side": "red", "ranks": [4]}}
+    first = red.post("/events", body, key="small-receipt-1", fresh=False).get_json()
+    blue.event({"type": "exhaust", "side": "blue", "ranks": [7]})     # the table moves on
+    red.version = v
+    again = red.post("/events", body, key="small-receipt-1", fresh=False)
+    assert again.status_code == 201
+    d = again.get_json()
+    assert d["event"] == first["event"] and d["text"] == first["text"]
+    assert d["view"]["version"] == first["view"]["version"] + 1        # the view of now
+    assert d["view"]["state"]["exhausted"] == {"red": [4], "blue": [7]}
+    with app.app_context():
+        stored = db.session.scalar(sa.select(Receipt.body).where(Receipt.key == "small-receipt-1"))
+    assert "view" not in json.loads(stored) and len(stored) < 2000
 
 
 def test_reveal_steps_out_of_order_and_impossible_cards(table):
