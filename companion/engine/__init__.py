@@ -26,6 +26,7 @@ module may use ``words`` (which uses none).
 (True, True, True)
 """
 
+from collections.abc import Sequence
 from typing import Any
 
 from .draft import Draft
@@ -75,15 +76,23 @@ __all__ = [
 ]
 
 
-def replay_output(state: State, words: bool = False) -> dict[str, Any]:
+def replay_output(state: State, words: bool = False,
+                  told: Sequence[dict[str, Any] | None] = ()) -> dict[str, Any]:
     """The JSON object ``spies-lies replay`` prints: RECORD.md's keys and more.
 
     With ``words`` the narration, the end and the next step's text are :class:`Msg`
-    values (for a screen to put into its own language), not English text.
+    values (for a screen to put into its own language), not English text. ``told``:
+    reveals of this very game already output, by index (``None``: not this one), taken
+    as they are instead of narrated again.
     """
     d = state.to_dict()
-    for r in d["reveals"]:
-        r["narration"] = reveal_words(r) if words else narrate_reveal(r)
+    reveals = d["reveals"]
+    for i, r in enumerate(reveals):
+        old = told[i] if i < len(told) else None
+        if old is not None:
+            reveals[i] = old
+        else:
+            r["narration"] = reveal_words(r) if words else narrate_reveal(r)
     exp = expected(state)
     d["next"] = exp.to_dict()
     if words:

@@ -7,7 +7,9 @@ The view is the same for every viewer; who a secret belongs to is sent apart
 from __future__ import annotations
 
 import json
-from typing import Any
+import threading
+from collections import OrderedDict
+from typing import Any, NamedTuple
 
 from ..engine import (
     N_,
@@ -329,19 +331,65 @@ def deduction_view(state: State) -> dict[str, Any] | None:
     return {"side": other(guesser), "mission": mission, **d.to_dict()}
 
 
+class _Said(NamedTuple):
+    """What the last view of one table said: its reveals (the referee's own objects and
+    their output) and its log (the event rows, their entries, the seats' names)."""
+
+    code: str
+    results: list[Any]
+    reveals: list[dict[str, Any]]
+    rows: list[Any]
+    log: list[dict[str, Any]]
+    names: dict[int, str]
+
+
+# table id -> what its last view said, least recently used first (issue 15: a post's view
+# narrates only its new reveal and writes only its new log lines; the rest are the same
+# objects as in the view before, which also makes the delta between the two quick to find)
+_said: OrderedDict[int, _Said] = OrderedDict()
+_said_lock = threading.Lock()
+SAID_TABLES = 1024
+
+
+def _recall(table: Table) -> _Said | None:
+    with _said_lock:
+        said = _said.get(table.id)
+        if said is not None:
+            _said.move_to_end(table.id)
+    return said if said is not None and said.code == table.code else None
+
+
+def _remember(table: Table, said: _Said) -> None:
+    with _said_lock:
+        _said[table.id] = said
+        _said.move_to_end(table.id)
+        while len(_said) > SAID_TABLES:
+            _said.popitem(last=False)
+
+
 def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
     """Everything any screen may see: no secrets, the same for every viewer."""
     state = state or derive(table)
-    out = replay_output(state, words=True)
+    said = _recall(table) or _Said(table.code, [], [], [], [], {})
+    # a reveal is the referee's immutable result: the same object, the same words
+    n = len(said.results)
+    same = [said.reveals[i] if i < n and said.results[i] is r else None
+            for i, r in enumerate(state.reveals)]
+    out = replay_output(state, words=True, told=same)
     rows = event_rows(table)
     reveal_text = {r["index"]: r["narration"] for r in out["reveals"]}
     names = {s.id: s.name for s in table.seats}
     log = []
     for i, row in enumerate(rows):
+        old = said.log[i] if i < len(said.rows) and said.rows[i] is row else None
+        text = reveal_text.get(i)
+        if old is not None and names == said.names and (text is None or old["text"] is text):
+            log.append(old)          # the same row, the same words, the same names
+            continue
         d = json.loads(row.data)
-        log.append({"index": i, "type": d["type"],
-                    "text": reveal_text.get(i) or event_text(d),
+        log.append({"index": i, "type": d["type"], "text": text or event_text(d),
                     "by": names.get(row.seat_id) if row.seat_id else None})
+    _remember(table, _Said(table.code, list(state.reveals), out["reveals"], rows, log, names))
     seen: list[list[int]] = []
     for card in [*out["old_intel"], *([out["intel"]] if out["intel"] else [])]:
         if card not in seen:

@@ -1,0 +1,85 @@
+"""Issue 15: a post's view reuses what the view before it said (the narration of earlier
+reveals, the earlier log lines) instead of building them again. Whatever was reused, the
+view must be exactly the one built from nothing: checked after every event of random
+games, across an undo and a seat taken over by a new phone."""
+
+from __future__ import annotations
+
+import random
+
+from companion.engine import Reveal
+from companion.engine.simulate import random_record
+from companion.web import lang, states, views
+from companion.web.tables import load
+
+from .conftest import enter, sit
+
+
+def fresh_view(app, code: str) -> str:
+    """The view built with nothing remembered (no state, no earlier words)."""
+    with app.test_request_context():
+        saved_states, saved_said = dict(states._cache), dict(views._said)
+        states._cache.clear()
+        views._said.clear()
+        try:
+            return lang.dumps(views.public_view(load(code)), "fr")
+        finally:
+            states._cache.update(saved_states)
+            views._said.update(saved_said)
+
+
+def kept_view(app, code: str) -> str:
+    with app.test_request_context():
+        return lang.dumps(views.public_view(load(code)), "fr")
+
+
+def test_a_view_built_from_the_last_one_is_the_view_built_from_nothing(table, app):
+    for seed in (3, 11):
+        rec = random_record(random.Random(seed), wall_distance=3)
+        host = table(wall_distance=3)
+        seats = {"red": sit(host, "red", "Ann"), "blue": sit(host, "blue", "Bob")}
+        checked = 0
+
+        def seen(event, view, code=host.code):
+            nonlocal checked
+            assert kept_view(app, code) == fresh_view(app, code)
+            checked += 1
+
+        half = len(rec.events) // 2
+        enter(host, seats, rec.events[:half], seen)
+        host.undo()                               # the last event taken back ...
+        assert kept_view(app, host.code) == fresh_view(app, host.code)
+        annie = sit(host, "red", "Annie")         # ... a new phone takes over red's seat
+        r = host.post(f"/seats/{annie.seat['id']}/decision", {"approve": True})
+        assert r.status_code == 200, r.get_json()
+        seats["red"] = annie
+        enter(host, seats, rec.events[half - 1:], seen)   # ... and the game goes on
+        assert kept_view(app, host.code) == fresh_view(app, host.code)
+        assert checked == len(rec.events) + 1
+
+
+def test_a_reveal_undone_and_told_otherwise_is_narrated_again(table, app):
+    """The words of a reveal are reused only for the very same reveal: one undone and
+    entered again with another guess gets its own words."""
+    for seed in range(40):
+        rec = random_record(random.Random(seed), wall_distance=3)
+        at = next((i for i, e in enumerate(rec.events) if isinstance(e, Reveal)
+                   and e.guess not in (None, e.actual) and not e.deception), None)
+        if at is not None:
+            break
+    assert at is not None
+    host = table(wall_distance=3)
+    seats = {"red": sit(host, "red", "Ann"), "blue": sit(host, "blue", "Bob")}
+    enter(host, seats, rec.events[:at + 1])
+    wrong = kept_view(app, host.code)
+    last_seen = dict(views._said)         # what this process said with the wrong guess
+    host.undo()
+    right = rec.events[at]
+    assert isinstance(right, Reveal)
+    enter(host, seats, [Reveal(right.guesser, right.mission, right.actual, right.actual)])
+    assert kept_view(app, host.code) == fresh_view(app, host.code) != wrong
+    # as if another process had taken the reveal back and entered it again: this one
+    # last said the wrong guess's words, and must not reuse them for the right guess
+    views._said.update(last_seen)
+    states._cache.clear()
+    assert kept_view(app, host.code) == fresh_view(app, host.code) != wrong
