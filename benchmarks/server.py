@@ -1,7 +1,7 @@
 """``python -m benchmarks server``: how soon a tap shows on every screen of its table.
 
 Starts the production server with the floor endpoints added
-(``python -m benchmarks.floor_server``: the companion's app and waitress with the
+(``python -m benchmarks.floor_server``: the companion's app and its own server with the
 options of ``spies-lies serve``) on loopback with a fresh SQLite database (or
 ``--database-url``), opens T tables with 4 phones (team play) and the host screen each,
 all five connected to the
