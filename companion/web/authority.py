@@ -61,8 +61,8 @@ class Transaction:
         self.receipt: Receipt | None = None
         self.read_version = 0
         self.state: State | None = None     # the game after this change, when known
-        self.added: list[Row] = []          # the events it adds, as the views read them
-        self.keys: list[str | None] = []    # ... and their idempotency keys
+        # the events it adds, as the views read them, each with its idempotency key
+        self.added: list[tuple[Row, str | None]] = []
         self.result: tuple[int, dict[str, Any]] = (500, {})
 
     def _stored(self) -> Receipt | None:
@@ -153,8 +153,8 @@ class Transaction:
         """
         after = self.apply(state, event)
         learn(ended_round(state, after))   # a card whose round is over: one tap next time
-        self.added.append(Row(json.dumps(event.to_dict()), seat_id))
-        self.keys.append(None if follows else self.key)
+        self.added.append((Row(json.dumps(event.to_dict()), seat_id),
+                           None if follows else self.key))
         self.table.draft = None
         self.state = after
         return after
@@ -192,7 +192,7 @@ class Transaction:
                     raise stale
                 for name, value in values.items():    # written: no second write of the row
                     set_committed_value(t, name, value)
-                for row, key in zip(self.added, self.keys, strict=True):
+                for row, key in self.added:
                     seq = select(func.coalesce(func.max(EVENT.c.seq), 0) + 1).where(
                         EVENT.c.table_id == t.id).scalar_subquery()
                     db.session.execute(insert(EVENT).values(
@@ -218,7 +218,7 @@ class Transaction:
             raise stale from None
         if self.state is not None:  # committed: the next request need not replay the game
             base = kept_rows(t, self.read_version)
-            keep(t, self.state, None if base is None else base + self.added)
+            keep(t, self.state, None if base is None else base + [r for r, _ in self.added])
         self.result = (status, {**body, "view": public_view(t, self.state)})
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from sqlalchemy import select
 
@@ -26,12 +26,37 @@ class Row(NamedTuple):
     seat_id: int | None  # who entered it (None: the host screen, or the rules)
 
 
-# table id -> [code, version, state, rows or None], least recently used first; the code is
-# checked too, as a rolled-back insert or a fresh database hands the same id to another
-# table
-_cache: OrderedDict[int, list[Any]] = OrderedDict()
-_cache_lock = threading.Lock()
+V = TypeVar("V")
+
+
+class Recent(OrderedDict[int, V], Generic[V]):
+    """What this process keeps per table id for at most ``size`` tables, the least
+    recently used dropped first (read and written from any thread)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+        self.lock = threading.Lock()
+
+    def recall(self, key: int) -> V | None:
+        with self.lock:
+            value = self.get(key)
+            if value is not None:
+                self.move_to_end(key)
+            return value
+
+    def keep(self, key: int, value: V) -> None:
+        with self.lock:
+            self[key] = value
+            self.move_to_end(key)
+            while len(self) > self.size:
+                self.popitem(last=False)
+
+
 CACHE_TABLES = 1024         # states kept in memory (a café: 400 tables); older ones are replayed
+# table id -> [code, version, state, rows or None]; the code is checked too, as a
+# rolled-back insert or a fresh database hands the same id to another table
+_cache: Recent[list[Any]] = Recent(CACHE_TABLES)
 
 
 def active_events(table: Table) -> list[Event]:
@@ -43,10 +68,7 @@ def active_events(table: Table) -> list[Event]:
 
 def _hit(table: Table, version: int | None = None) -> list[Any] | None:
     """The cache entry of ``table`` at ``version`` (default: the version it has now)."""
-    with _cache_lock:
-        hit = _cache.get(table.id)
-        if hit is not None:
-            _cache.move_to_end(table.id)
+    hit = _cache.recall(table.id)
     want = table.version if version is None else version
     if hit is not None and hit[0] == table.code and hit[1] == want:
         return hit
@@ -90,8 +112,4 @@ def derive(table: Table) -> State:
 def keep(table: Table, state: State, rows: list[Row] | None = None) -> None:
     """Cache a table's state (and the rows it was derived from, when known); beyond
     ``CACHE_TABLES`` tables the least recent is dropped."""
-    with _cache_lock:
-        _cache[table.id] = [table.code, table.version, state, rows]
-        _cache.move_to_end(table.id)
-        while len(_cache) > CACHE_TABLES:
-            _cache.popitem(last=False)
+    _cache.keep(table.id, [table.code, table.version, state, rows])

@@ -7,8 +7,6 @@ The view is the same for every viewer; who a secret belongs to is sent apart
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from typing import Any, NamedTuple
 
 from ..engine import (
@@ -30,7 +28,7 @@ from ..engine import (
 from ..engine.deduce import deduce_side
 from .cards import known
 from .models import Seat, Table
-from .states import derive, event_rows
+from .states import Recent, derive, event_rows
 
 
 def event_text(d: dict[str, Any]) -> Msg | str:
@@ -346,31 +344,15 @@ class _Said(NamedTuple):
 # table id -> what its last view said, least recently used first (issue 15: a post's view
 # narrates only its new reveal and writes only its new log lines; the rest are the same
 # objects as in the view before, which also makes the delta between the two quick to find)
-_said: OrderedDict[int, _Said] = OrderedDict()
-_said_lock = threading.Lock()
-SAID_TABLES = 1024
-
-
-def _recall(table: Table) -> _Said | None:
-    with _said_lock:
-        said = _said.get(table.id)
-        if said is not None:
-            _said.move_to_end(table.id)
-    return said if said is not None and said.code == table.code else None
-
-
-def _remember(table: Table, said: _Said) -> None:
-    with _said_lock:
-        _said[table.id] = said
-        _said.move_to_end(table.id)
-        while len(_said) > SAID_TABLES:
-            _said.popitem(last=False)
+_said: Recent[_Said] = Recent(1024)
 
 
 def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
     """Everything any screen may see: no secrets, the same for every viewer."""
     state = state or derive(table)
-    said = _recall(table) or _Said(table.code, [], [], [], [], {})
+    said = _said.recall(table.id)
+    if said is None or said.code != table.code:
+        said = _Said(table.code, [], [], [], [], {})
     # a reveal is the referee's immutable result: the same object, the same words
     n = len(said.results)
     same = [said.reveals[i] if i < n and said.results[i] is r else None
@@ -380,16 +362,18 @@ def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
     reveal_text = {r["index"]: r["narration"] for r in out["reveals"]}
     names = {s.id: s.name for s in table.seats}
     log = []
+    same_names = names == said.names
     for i, row in enumerate(rows):
-        old = said.log[i] if i < len(said.rows) and said.rows[i] is row else None
+        old = said.log[i] if same_names and i < len(said.rows) and said.rows[i] is row else None
         text = reveal_text.get(i)
-        if old is not None and names == said.names and (text is None or old["text"] is text):
+        if old is not None and (text is None or old["text"] is text):
             log.append(old)          # the same row, the same words, the same names
             continue
         d = json.loads(row.data)
         log.append({"index": i, "type": d["type"], "text": text or event_text(d),
                     "by": names.get(row.seat_id) if row.seat_id else None})
-    _remember(table, _Said(table.code, list(state.reveals), out["reveals"], rows, log, names))
+    _said.keep(table.id, _Said(table.code, list(state.reveals), out["reveals"], rows, log,
+                               names))
     seen: list[list[int]] = []
     for card in [*out["old_intel"], *([out["intel"]] if out["intel"] else [])]:
         if card not in seen:

@@ -31,6 +31,13 @@ def request(port, method, path, body=None, headers=None):
     return r.status, data
 
 
+def open_stream(port, path):
+    """A live stream opened as a screen opens it: (its connection, its response)."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    c.request("GET", path)
+    return c, c.getresponse()
+
+
 def read_event(resp):
     """Read one SSE message: (event name, data) or (None, comment)."""
     name, data = None, []
@@ -53,9 +60,7 @@ def test_a_stream_delivers_a_seat_joining_and_an_event(live):
     port = live
     status, made = request(port, "POST", "/api/tables", {"wall_distance": 4})
     code, v = made["code"], made["view"]["version"]
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-    c.request("GET", f"/api/tables/{code}/stream?since={v}&seat=host")
-    resp = c.getresponse()
+    c, resp = open_stream(port, f"/api/tables/{code}/stream?since={v}&seat=host")
     assert resp.status == 200
     assert resp.headers["Content-Type"].startswith("text/event-stream")
     assert resp.headers["Cache-Control"] == "no-cache"
@@ -96,9 +101,7 @@ def test_a_screen_that_missed_versions_catches_up_exactly(live):
     port = live
     _, made = request(port, "POST", "/api/tables", {"wall_distance": 3})
     code, v0 = made["code"], made["view"]["version"]
-    watcher = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-    watcher.request("GET", f"/api/tables/{code}/stream?since={v0}&seat=host")
-    first = watcher.getresponse()
+    watcher, first = open_stream(port, f"/api/tables/{code}/stream?since={v0}&seat=host")
     assert read_event(first)[0] is None and read_event(first)[0] == "presence"
     views, secrets, v = [made["view"]], {}, v0
     for i, (side, name) in enumerate((("red", "Ann"), ("blue", "Bob"))):
@@ -117,9 +120,7 @@ def test_a_screen_that_missed_versions_catches_up_exactly(live):
     fresh = request(port, "GET", f"/api/tables/{code}/state")[1]["view"]
     assert fresh["version"] == v == v0 + 4
     for behind, old in enumerate(views[:-1]):
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-        c.request("GET", f"/api/tables/{code}/stream?since={old['version']}")
-        resp = c.getresponse()
+        c, resp = open_stream(port, f"/api/tables/{code}/stream?since={old['version']}")
         assert read_event(resp) == (None, "connected")
         name, data = read_event(resp)
         if v - old["version"] >= KEPT:       # older than the views the channel keeps
@@ -132,9 +133,7 @@ def test_a_screen_that_missed_versions_catches_up_exactly(live):
         assert patch(old, d["ops"]) == fresh
         c.close()
     # a version this process no longer keeps (or never saw): the whole view
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-    c.request("GET", f"/api/tables/{code}/stream?since={v0 - 1}")
-    resp = c.getresponse()
+    c, resp = open_stream(port, f"/api/tables/{code}/stream?since={v0 - 1}")
     assert read_event(resp) == (None, "connected")
     name, data = read_event(resp)
     assert name == "state" and json.loads(data) == fresh
@@ -162,9 +161,7 @@ def test_a_screen_that_slept_catches_up(live):
     request(port, "POST", f"/api/tables/{code}/seats",
             {"version": v, "idempotency_key": "live-0003", "side": "blue", "name": "Bob"})
     # reconnecting with an old version gets the current view at once
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-    c.request("GET", f"/api/tables/{code}/stream?since={v}")
-    resp = c.getresponse()
+    c, resp = open_stream(port, f"/api/tables/{code}/stream?since={v}")
     assert read_event(resp) == (None, "connected")
     name, data = read_event(resp)
     assert name == "state" and json.loads(data)["version"] == v + 1
