@@ -4,6 +4,7 @@
 - ``spies-lies deduce FILE``: per side, the line-ups still consistent with the
   public information of the round in play (``companion/engine/deduce.py``).
 - ``spies-lies serve``: the table companion on the LAN.
+- ``spies-lies keeper``: the keeper link again (who may delete games, issue 20).
 - ``spies-lies bench``: says that the benchmarks moved (``python -m benchmarks``).
 """
 
@@ -75,6 +76,11 @@ def _serve(args: argparse.Namespace) -> int:
     return serve(args)
 
 
+def _keeper(args: argparse.Namespace) -> int:
+    from .serve import keeper
+    return keeper(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="spies-lies", description="Spies & Lies table companion")
     sub = p.add_subparsers(dest="command", required=True)
@@ -104,7 +110,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "addresses, localhost and the --public-url host are always allowed")
     s.add_argument("--threads", type=int, default=32,
                    help="threads that run requests (default 32); open screens hold none")
+    s.add_argument("--trust-proxy", type=int, default=0, metavar="N",
+                   help="behind N reverse proxies: take the client's address, scheme and "
+                        "host from their X-Forwarded-* headers (default 0: ignore them)")
     s.set_defaults(func=_serve)
+
+    k = sub.add_parser("keeper", help="print the keeper link (for this machine's browser: it "
+                                      "may delete games and forget players)")
+    k.add_argument("--host", default="127.0.0.1", help=argparse.SUPPRESS)
+    k.add_argument("--port", type=int, default=8000, help="the port the companion serves on")
+    k.set_defaults(func=_keeper)
     return p
 
 

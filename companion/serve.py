@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from .address import base_url
 
@@ -25,6 +26,22 @@ def public_url(args: argparse.Namespace) -> str:
     if loopback_only(args) and not args.public_url:
         return f"http://127.0.0.1:{args.port}"
     return base_url(args.public_url, f"http://127.0.0.1:{args.port}")
+
+
+def own_url(args: argparse.Namespace) -> str:
+    """The address of this server for a browser on this machine."""
+    host = str(getattr(args, "host", "0.0.0.0"))
+    if host in ("0.0.0.0", "::", "") or loopback_only(args):
+        host = "127.0.0.1"
+    return f"http://{f'[{host}]' if ':' in host else host}:{args.port}"
+
+
+def keeper(args: argparse.Namespace) -> int:
+    """``spies-lies keeper``: print the keeper link again (the key in the instance folder)."""
+    from .web import instance_folder
+    from .web.keeper import keeper_key, link
+    sys.stdout.write(link(own_url(args), keeper_key(instance_folder())) + "\n")
+    return 0
 
 
 def qr_ascii(text: str) -> str:
@@ -58,15 +75,20 @@ def engine_config(threads: int) -> dict[str, object]:
 def serve(args: argparse.Namespace) -> int:
     from .server import Server
     from .web import create_app
+    from .web.keeper import keeper_key, link
 
     url = public_url(args)
     app = create_app({"PUBLIC_URL": url, "ALLOWED_HOSTS": list(args.allow_host or ()),
+                      "TRUST_PROXY": getattr(args, "trust_proxy", 0) or 0,
                       **engine_config(args.threads)})
     server = Server(app, host=args.host, port=args.port, threads=args.threads)
     out = sys.stdout
     out.write("\nSpies & Lies table companion\n\n")
     out.write(f"  Open on the big screen:  {url}/\n")
     out.write(f"  On this machine:         http://127.0.0.1:{args.port}/\n")
+    out.write(f"  Keeper link (in this machine's browser only: it may delete games and forget\n"
+              f"  players; the key is in {app.instance_path}/keeper_key):\n"
+              f"    {link(own_url(args), keeper_key(Path(app.instance_path)))}\n")
     if loopback_only(args) and not args.public_url:
         out.write(f"  Listening on {args.host} only: phones on the network cannot join.\n"
                   "  Start without --host (or with --host 0.0.0.0) to let them in.\n\n")

@@ -1,10 +1,11 @@
 /* The history pages: delete a game or forget a player, after one confirming tap.
-   The buttons show only where the server would allow it: on the computer that serves
-   the companion, on the screen that hosted that game (its host key), on the player's
-   own phone (its player key). */
+   The buttons show only where the server would allow it (issue 20: a key, never an
+   address): on the keeper's screen (the keeper key, from the link the server printed),
+   on the screen that hosted that game (its host key), on the player's own phone (its
+   player key). */
 "use strict";
 (() => {
-  const local = document.body.dataset.local === "1";
+  const keeper = localStorage.getItem("sl-keeper");
   let me = null;
   try { me = JSON.parse(localStorage.getItem("sl-player") || "null"); } catch (e) { /* none */ }
 
@@ -34,10 +35,10 @@
 
   document.querySelectorAll("[data-del]").forEach(b => {
     const code = b.dataset.del, host = localStorage.getItem("sl-host-" + code);
-    if (!local && !host) return;
+    if (!keeper && !host) return;
     b.classList.remove("hidden");
     b.addEventListener("click", () => confirmIn(b, T("Delete the game of table {code} for good?", {code}), T("Delete"), async () => {
-      const r = await post(`/api/history/${code}/delete`, host);
+      const r = await post(`/api/history/${code}/delete`, keeper || host);
       if (r.ok) b.closest("li").remove();
       return r;
     }));
@@ -45,15 +46,26 @@
 
   document.querySelectorAll("[data-del-player]").forEach(b => {
     const id = +b.dataset.delPlayer, mine = me && me.id === id ? me.key : null;
-    if (!local && !mine) return;
+    if (!keeper && !mine) return;
     b.classList.remove("hidden");
     b.addEventListener("click", () => confirmIn(b, T("Forget this player in every game here? Their name is removed."), T("Forget"), async () => {
-      const r = await post(`/api/players/${id}/delete`, mine);
+      const r = await post(`/api/players/${id}/delete`, keeper || mine);
       if (r.ok) {
-        if (mine) localStorage.removeItem("sl-player");
+        if (mine && (!keeper || me.id === id)) localStorage.removeItem("sl-player");
         location.href = "/stats";
       }
       return r;
     }));
   });
+
+  // the keeper clears out every game opened from a saved record, in one action
+  const imported = document.querySelector("[data-del-imported]");
+  if (imported && keeper) {
+    imported.classList.remove("hidden");
+    imported.addEventListener("click", () => confirmIn(imported, T("Delete every imported game for good?"), T("Delete"), async () => {
+      const r = await post("/api/history/imported/delete", keeper);
+      if (r.ok) location.reload();
+      return r;
+    }));
+  }
 })();

@@ -48,6 +48,17 @@ def _pages_folder(name: str) -> str:
     return str(inside if inside.is_dir() else PACKAGE.parent / name)
 
 
+def instance_folder(instance_path: str | None = None) -> Path:
+    """The instance folder :func:`create_app` uses (``instance_path``, else
+    ``$SPIES_LIES_INSTANCE``, else Flask's default), made if missing."""
+    instance_path = instance_path or os.environ.get("SPIES_LIES_INSTANCE")
+    app = Flask(__name__, instance_relative_config=True,
+                instance_path=os.path.abspath(instance_path) if instance_path else None)
+    folder = Path(app.instance_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def create_app(test_config: Mapping[str, Any] | None = None,
                instance_path: str | None = None) -> Flask:
     """Build the application; the database is brought up to date before it serves.
@@ -67,10 +78,14 @@ def create_app(test_config: Mapping[str, Any] | None = None,
         or f"sqlite:///{instance / 'companion.sqlite'}",
         MAX_CONTENT_LENGTH=16 * 1024,
         PUBLIC_URL=None,                 # set by ``spies-lies serve``
+        TRUST_PROXY=0,                   # reverse-proxy hops whose forwarded headers count
         SSE_KEEPALIVE=15.0,
         JSON_SORT_KEYS=False,
         BABEL_TRANSLATION_DIRECTORIES=str(lang.TRANSLATIONS),
     )
+    # SPIES_LIES_<KEY> in the environment sets a config key (JSON values parsed), e.g.
+    # SPIES_LIES_RATE_LIMITS='{"tables": "100 per hour"}' (companion/web/limits.py)
+    app.config.from_prefixed_env("SPIES_LIES")
     if test_config is not None:
         app.config.from_mapping(test_config)
     if not app.config.get("SECRET_KEY"):
@@ -86,7 +101,8 @@ def create_app(test_config: Mapping[str, Any] | None = None,
             install(db.engine)         # writers queue in-process; WAL
         upgrade(directory=str(MIGRATIONS))
 
-    from . import api, compress, edges, live, pages
+    from . import api, compress, edges, keeper, limits, live, pages
+    keeper.init_app(app)
     # gettext catalogs through Flask-Babel: the pages' `_()`, the locale per request
     # (the screen's own choice, else its browser's languages)
     babel.init_app(app, locale_selector=pages.screen_language)
@@ -97,4 +113,5 @@ def create_app(test_config: Mapping[str, Any] | None = None,
     live.init_app(app)
     compress.init_app(app)
     edges.init_app(app)
+    limits.init_app(app, exempt=api.is_keeper)
     return app

@@ -19,9 +19,9 @@ from werkzeug.exceptions import HTTPException
 
 from ..engine import SIDES, Msg, Options, Side, ability_preview
 from ..engine import rank as rank_word
-from . import actions, history, live, tables
+from . import actions, history, keeper, live, tables
 from .authority import Transaction
-from .edges import check_origin, is_local
+from .edges import check_origin, client
 from .errors import ApiError
 from .fields import clean_text, name_field
 from .lang import current, say
@@ -79,7 +79,12 @@ def _secret() -> str | None:
 
 def _load(code: str, allow_expired: bool = False) -> Table:
     """The table of ``code``; this client pays for unknown codes (no guessing)."""
-    return tables.load(code, request.remote_addr or "unknown", allow_expired=allow_expired)
+    return tables.load(code, client(), allow_expired=allow_expired)
+
+
+def is_keeper() -> bool:
+    """Whether this request's bearer is the keeper key (:mod:`.keeper`)."""
+    return keeper.is_keeper(_secret())
 
 
 def _body() -> dict[str, Any]:
@@ -124,25 +129,29 @@ def _done(tx: Transaction) -> tuple[Response, int]:
     return jsonify(body), status
 
 
-def _opened(table: Table, secret: str | None) -> tuple[Response, int]:
+def _opened(opened: tables.Opened) -> tuple[Response, int]:
     """The answer to an opened table: its code, its view, and the host secret the
-    server made (only the first time, and only when the page sent none of its own)."""
-    out: dict[str, Any] = {"code": table.code, "view": public_view(table)}
-    if secret is not None:
-        out["host_secret"] = secret
-    return jsonify(out), 201
+    server made (only the first time, and only when the page sent none of its own);
+    ``existing`` (200): the same finished game was already here."""
+    out: dict[str, Any] = {"code": opened.table.code, "view": public_view(opened.table)}
+    if opened.secret is not None:
+        out["host_secret"] = opened.secret
+    if opened.existing:
+        out["existing"] = True
+    return jsonify(out), 200 if opened.existing else 201
 
 
 @bp.post("/tables")
 def create_table() -> tuple[Response, int]:
     """Open a new table; the answer carries the host screen's secret, once."""
-    return _opened(*tables.open_table(_body()))
+    return _opened(tables.open_table(_body()))
 
 
 @bp.post("/tables/import")
 def import_record() -> tuple[Response, int]:
-    """Open a table from a game record, only if the referee replays it (else nothing)."""
-    return _opened(*tables.open_table(_body(), imported=True))
+    """Open a table from a game record, only if the referee replays it (else nothing);
+    a finished game already here is answered as it is (200, ``existing``)."""
+    return _opened(tables.open_table(_body(), imported=True))
 
 
 @bp.get("/openapi.json")
@@ -200,7 +209,7 @@ def join(code: str) -> tuple[Response, int]:
     for its seat (``secret``; without one the server makes it and sends it once)."""
     return _act(code, "seats", lambda tx, actor: tables.join(
         tx, tx.body.get("name"), tx.body.get("side"), tx.body.get("part"), tx.body.get("secret"),
-        request.remote_addr or "unknown", tx.body.get("player")), anonymous=True)
+        client(), tx.body.get("player")), anonymous=True)
 
 
 @bp.post("/tables/<code>/rematch")
@@ -309,19 +318,37 @@ def player_rename() -> Response:
     return jsonify(history.rename(body.get("player"), name_field(body)))
 
 
+@bp.post("/keeper")
+def keeper_check() -> Response:
+    """Whether the bearer is the keeper key (the keeper link's page asks before the
+    screen keeps it); 403 when it is not."""
+    _body()
+    if not is_keeper():
+        raise ApiError(403, Msg("this is not the keeper key of this server; open the keeper "
+                                "link that spies-lies serve printed"), code="not_keeper")
+    return jsonify({"keeper": True})
+
+
+@bp.post("/history/imported/delete")
+def history_delete_imported() -> Response:
+    """Delete every game opened from a saved record, in one action: the keeper only."""
+    _body()
+    return jsonify({"deleted": history.delete_imported(is_keeper())})
+
+
 @bp.post("/history/<code>/delete")
 def history_delete(code: str) -> Response:
     """Delete a finished game: from the screen that hosted it (its host key as the
-    bearer) or from the computer that serves the companion."""
+    bearer) or by the keeper (the keeper key as the bearer)."""
     _body()
-    history.delete_game(code, is_local(), _secret())
+    history.delete_game(code, is_keeper(), _secret())
     return jsonify({"deleted": code.upper()})
 
 
 @bp.post("/players/<int:player_id>/delete")
 def player_delete(player_id: int) -> Response:
-    """Forget a player: from their own phone (the player key as the bearer) or from the
-    computer that serves the companion."""
+    """Forget a player: from their own phone (the player key as the bearer) or by the
+    keeper (the keeper key as the bearer)."""
     _body()
-    history.delete_player(player_id, is_local(), _secret())
+    history.delete_player(player_id, is_keeper(), _secret())
     return jsonify({"deleted": player_id})

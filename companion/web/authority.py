@@ -172,6 +172,8 @@ class Transaction:
         if self.state is not None:     # the history lists a game from the moment it ends
             over = self.state.phase == Phase.OVER
             values["finished"] = (t.finished or now()) if over else None
+        if values["finished"] is None and t.digest is not None:
+            values["digest"] = None           # an end undone: no longer that finished game
         if not keep_notice:     # a notice is kept as its message (each screen reads it)
             values["notice"] = (json.dumps(notice.to_dict()) if isinstance(notice, Msg)
                                 else notice) if bump else t.notice

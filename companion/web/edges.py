@@ -1,10 +1,15 @@
 """The edges of the server: which names it answers to, which pages may post to it,
 and the security headers of every answer.
 
-- Host: a request must name this server the way players reach it (its LAN
-  addresses, localhost, the ``--public-url`` host, names given with
-  ``--allow-host``): a DNS-rebinding page in a player's browser, which reaches the
-  server under its own name, is refused (421).
+- Host: a request must name this server the way players reach it: an IP address of
+  this machine (loopback 127.0.0.0/8 and ::1, its LAN addresses), ``localhost``, the
+  machine's names, the ``--public-url`` host, names given with ``--allow-host`` —
+  each an exact match, never a prefix (issue 20: ``127.rebind.example`` is a name, not
+  an address). A DNS-rebinding page in a player's browser, which reaches the server
+  under its own name, is refused (421).
+- Behind a reverse proxy (``--trust-proxy N``, ``TRUST_PROXY``): the client's address,
+  scheme and host come from the forwarded headers of ``N`` trusted hops (werkzeug's
+  ``ProxyFix``); without it those headers are ignored.
 - Origin: a state-changing request must come from a page of this server, scheme
   included.
 - Every answer forbids framing, sniffing and referrers, and allows scripts, styles,
@@ -13,11 +18,13 @@ and the security headers of every answer.
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, current_app, request
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..address import interface_addresses
 from ..engine import Msg
@@ -32,7 +39,7 @@ HEADERS = {
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
 }
-LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+LOCAL_NAMES = frozenset({"localhost"})
 
 
 def _hostname(netloc: str) -> str:
@@ -56,13 +63,28 @@ def allowed_hosts(app: Flask) -> frozenset[str]:
     return frozenset(names)
 
 
+def is_loopback_address(host: str) -> bool:
+    """Whether ``host`` is written as a loopback IP address (127.0.0.0/8, ::1): an
+    address, parsed as one, never a name that merely starts like one.
+
+    >>> [is_loopback_address(h) for h in ("127.0.0.1", "127.3.2.1", "::1", "localhost")]
+    [True, True, True, False]
+    >>> [is_loopback_address(h) for h in ("127.rebind.example", "127.1", "127.0.0.1.nip.io")]
+    [False, False, False]
+    """
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def check_host() -> None:
     """Refuse a request whose Host header names another server (DNS rebinding)."""
     names = current_app.extensions.get("companion.hosts")
     if names is None:
         names = current_app.extensions["companion.hosts"] = allowed_hosts(current_app)
     host = _hostname(request.host)
-    if host not in names and not host.startswith("127."):
+    if host not in names and not is_loopback_address(host):
         raise ApiError(421, Msg("this server does not answer to the name {host}; open the "
                                 "address shown on the big screen (or start the server with "
                                 "--allow-host NAME)", host=repr(host[:60])), code="unknown_host")
@@ -105,12 +127,17 @@ def add_headers(resp: Response) -> Response:
 
 
 def init_app(app: Flask) -> None:
-    """Check the Host of every request and add the security headers to every answer."""
+    """Check the Host of every request and add the security headers to every answer;
+    behind ``TRUST_PROXY`` hops, read the client from their forwarded headers."""
+    hops = int(app.config.get("TRUST_PROXY") or 0)
+    if hops > 0:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops,  # type: ignore[method-assign]
+                                x_host=hops, x_port=hops)
     app.before_request(check_host)
     app.after_request(add_headers)
 
 
-def is_local() -> bool:
-    """Whether the request comes from the machine that serves the companion (the laptop
-    beside the table): it may delete games and players from the history (issue 14)."""
-    return (request.remote_addr or "") in ("127.0.0.1", "::1")
+def client() -> str:
+    """The client as this server sees it: the peer's address, or behind trusted proxies
+    the address they forwarded. Rate limits and caps are kept per client."""
+    return request.remote_addr or "unknown"

@@ -2,9 +2,10 @@
 
 A game is listed from the moment the referee ends it (``table.finished``); what it says
 is derived from its events like every view. A player is who a phone remembers
-(``tables.remember``). Deleting asks who may: the server's own machine (the laptop that
-serves the table), the screen that hosted that game (its host key), or, for a player,
-that player's own phone (its player key).
+(``tables.remember``). Deleting asks who may (issue 20: a key, never an address): the
+keeper (:mod:`.keeper`: any game, any player, every imported game at once), the screen
+that hosted that game (its host key), or, for a player, that player's own phone (its
+player key).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ def game(table: Table) -> dict[str, Any]:
     assert table.finished is not None
     return {"code": table.code, "finished": table.finished.isoformat(timespec="minutes"),
             "teams": table.teams, "wall_distance": table.wall_distance,
+            "imported": table.imported,
             "sides": _sides(table), "winner": out["winner"], "reason": out["reason"],
             "end": out["end"], "days": out["day"], "ip": out["ip"],
             "out": {k: out[k] for k in ("winner", "reason", "day", "reveals", "stats")}}
@@ -108,28 +110,45 @@ def _by_key(key: Any) -> Player:
     return who
 
 
-def delete_game(code: str, local: bool, host_key: str | None) -> None:
-    """Delete a finished game and its events (from the server's machine or the screen
-    that hosted it)."""
-    table = db.session.scalar(select(Table).where(Table.code == code.upper()))
-    if table is None or table.finished is None:
-        raise ApiError(404, Msg("no finished game with this code"), code="not_found")
-    if not (local or (host_key and hash_secret(host_key) == table.host_hash)):
-        raise ApiError(403, Msg("a game is deleted from the screen that hosted it or from the "
-                                "computer that serves the companion"), code="not_host")
+def _drop(table: Table) -> None:
+    """A table and everything of it, in the caller's transaction."""
     for model in (Event, Receipt):
         db.session.execute(delete(model).where(model.table_id == table.id))
     db.session.delete(table)              # its seats go with it
+
+
+def delete_game(code: str, keeper: bool, host_key: str | None) -> None:
+    """Delete a finished game and its events (by the keeper or the screen that hosted it)."""
+    table = db.session.scalar(select(Table).where(Table.code == code.upper()))
+    if table is None or table.finished is None:
+        raise ApiError(404, Msg("no finished game with this code"), code="not_found")
+    if not (keeper or (host_key and hash_secret(host_key) == table.host_hash)):
+        raise ApiError(403, Msg("a game is deleted from the screen that hosted it or by the "
+                                "keeper of the group's games"), code="not_host")
+    _drop(table)
     db.session.commit()
 
 
-def delete_player(player_id: int, local: bool, key: str | None) -> None:
-    """Forget a player (from the server's machine or the player's own phone): their
-    seats in old games keep no name and no link to them."""
+def delete_imported(keeper: bool) -> int:
+    """Delete every table opened from a saved record (the keeper only, in one action);
+    how many went."""
+    if not keeper:
+        raise ApiError(403, Msg("only the keeper of the group's games can delete every imported "
+                                "game"), code="not_keeper")
+    found = list(db.session.scalars(select(Table).where(Table.imported.is_(True))))
+    for table in found:
+        _drop(table)
+    db.session.commit()
+    return len(found)
+
+
+def delete_player(player_id: int, keeper: bool, key: str | None) -> None:
+    """Forget a player (by the keeper or the player's own phone): their seats in old
+    games keep no name and no link to them."""
     who = _player(player_id)
-    if not (local or (key and hash_secret(key) == who.key_hash)):
-        raise ApiError(403, Msg("a player is forgotten from their own phone or from the "
-                                "computer that serves the companion"), code="not_host")
+    if not (keeper or (key and hash_secret(key) == who.key_hash)):
+        raise ApiError(403, Msg("a player is forgotten from their own phone or by the keeper "
+                                "of the group's games"), code="not_host")
     db.session.execute(update(Seat).where(Seat.player_id == who.id)
                        .values(player_id=None, name="(forgotten)"))
     db.session.delete(who)

@@ -1,58 +1,188 @@
-"""Per-client limits: a small in-memory token bucket per remote address.
+"""Per-client limits (issue 20), declared with Flask-Limiter and the ``limits`` package it
+is built on, in memory, per client as the server sees it (:func:`edges.client`: the
+peer's address, or behind ``--trust-proxy`` hops the forwarded one).
 
-Table codes are short so people can type them; a code look-up that finds no
-table costs a token, so nobody can find a table by trying codes one after the
-other. Tokens come back slowly; a client with none left is refused every
-look-up (found or not) until one has come back.
+What is limited, and why (each figure is a config key of ``RATE_LIMITS``; a real group
+never meets them):
+
+- ``tables``, ``imports``: opening a table or importing a saved game, per client and
+  for all clients together. A group that reopens its saved games one by one stays far
+  below; a script that opens thousands is told to wait (429 with ``Retry-After``). The
+  keeper's screen is exempt.
+- ``players``: new remembered players (a phone makes one once), per client and in total.
+- ``seat_asks``: asking to take over a taken seat, per client.
+- ``codes``: table codes that do not exist. A code that is found costs nothing, and a
+  client is refused only for its *own* misses: a client that tried too many wrong codes
+  is refused every look-up, found or not, so trying cannot tell a hit from a miss.
+  All clients' misses together have a budget too (``codes_all``), but it stops only the
+  clients that themselves missed at least ``codes_clean`` times lately: a phone that
+  types a right code is never refused because other clients guessed wrong.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
+from collections.abc import Callable, Iterable
+from functools import partial
+from typing import Any
+
+from flask import Flask, current_app
+from flask_limiter import Limiter, RequestLimit
+from limits import RateLimitItem, parse_many
+from limits.strategies import RateLimiter
+
+from ..engine import Msg
+from .edges import client
+from .errors import ApiError
+
+LIMITS = {
+    "tables": "10 per minute; 60 per hour",           # per client
+    "tables_all": "600 per hour",                      # all clients together
+    "imports": "20 per minute; 120 per hour",
+    "imports_all": "1000 per hour",
+    "players": "20 per hour",
+    "players_all": "300 per hour",
+    "seat_asks": "3 per minute",
+    "codes": "10 per minute; 60 per hour",
+    "codes_all": "600 per hour",
+    "codes_clean": "3 per 10 minutes",    # fewer misses than this: never stopped by codes_all
+}
+EVERYONE = "*"          # the key of a budget all clients share
 
 
-def _now() -> float:
-    """The buckets' clock (tests move it by hand)."""
-    return time.monotonic()
+def limit(name: str) -> str:
+    """The limit ``name`` in force (``RATE_LIMITS`` in the config overrides)."""
+    own: dict[str, str] = current_app.config.get("RATE_LIMITS") or {}
+    return own.get(name, LIMITS[name])
 
 
-class TokenBucket:
-    """``capacity`` tokens per key, ``rate`` tokens back per second."""
+def _items(name: str) -> list[RateLimitItem]:
+    return parse_many(limit(name))
 
-    def __init__(self, capacity: float, rate: float, max_keys: int = 10_000) -> None:
-        self.capacity = float(capacity)
-        self.rate = float(rate)
-        self.max_keys = max_keys
+
+def _limiter() -> Limiter:
+    found: Limiter = current_app.extensions["companion.limiter"]
+    return found
+
+
+def _strategy() -> RateLimiter:
+    strategy: RateLimiter = _limiter().limiter
+    return strategy
+
+
+def _wait(items: Iterable[RateLimitItem], *keys: str) -> int:
+    """Seconds until every one of ``items`` allows one more hit for ``keys`` (0: now)."""
+    strategy, wait = _strategy(), 0.0
+    for item in items:
+        if not strategy.test(item, *keys):
+            reset, _ = strategy.get_window_stats(item, *keys)
+            wait = max(wait, reset - time.time(), 1)
+    return math.ceil(wait)
+
+
+def _hit(items: Iterable[RateLimitItem], *keys: str) -> None:
+    strategy = _strategy()
+    for item in items:
+        strategy.hit(item, *keys)
+
+
+def too_many(msg: Msg, secs: int) -> ApiError:
+    return ApiError(429, msg, code="rate_limited", retry_after=max(1, secs))
+
+
+def spend(name: str, refusal: Callable[[int], Msg], who: str | None = None) -> None:
+    """Count one more ``name`` for this client (and for everyone, when ``name_all`` is a
+    limit), or refuse with 429 (``refusal(seconds)`` says why) when either is spent."""
+    who = who or client()
+    wait = _wait(_items(name), name, who)
+    everyone = f"{name}_all" in LIMITS
+    if everyone:
+        wait = max(wait, _wait(_items(f"{name}_all"), name, EVERYONE))
+    if wait:
+        raise too_many(refusal(wait), wait)
+    _hit(_items(name), name, who)
+    if everyone:
+        _hit(_items(f"{name}_all"), name, EVERYONE)
+
+
+# --- table codes ----------------------------------------------------------------------
+
+class Misses:
+    """When each client last tried a code that does not exist: the fast path of every
+    look-up (a client that never missed is asked nothing more), bounded in size."""
+
+    def __init__(self, keep: float = 3600.0, max_keys: int = 20_000) -> None:
+        self.keep, self.max_keys = keep, max_keys
         self._lock = threading.Lock()
-        self._buckets: dict[str, tuple[float, float]] = {}   # key -> (tokens, at)
+        self._last: dict[str, float] = {}
 
-    def _level(self, key: str, at: float) -> float:
-        tokens, then = self._buckets.get(key, (self.capacity, at))
-        return min(self.capacity, tokens + (at - then) * self.rate)
+    def recent(self, who: str) -> bool:
+        at = self._last.get(who)
+        return at is not None and time.time() - at < self.keep
 
-    def blocked(self, key: str) -> float:
-        """Seconds until ``key`` has a token again (0 when it has one now)."""
-        at = _now()
+    def add(self, who: str) -> None:
         with self._lock:
-            level = self._level(key, at)
-        return 0.0 if level >= 1 else (1 - level) / self.rate
+            if len(self._last) >= self.max_keys:
+                cut = time.time() - self.keep
+                self._last = {k: t for k, t in self._last.items() if t >= cut}
+                while len(self._last) >= self.max_keys:      # all recent: forget the oldest
+                    del self._last[min(self._last, key=self._last.__getitem__)]
+            self._last[who] = time.time()
 
-    def spend(self, key: str) -> None:
-        """Take one token from ``key`` (never below zero)."""
-        at = _now()
-        with self._lock:
-            if len(self._buckets) >= self.max_keys:
-                self._prune(at)
-            self._buckets[key] = (max(0.0, self._level(key, at) - 1), at)
 
-    def _prune(self, at: float) -> None:
-        full = [k for k in self._buckets if self._level(k, at) >= self.capacity]
-        for k in full:
-            del self._buckets[k]
-        while len(self._buckets) >= self.max_keys:            # all busy: forget the oldest
-            del self._buckets[min(self._buckets, key=lambda k: self._buckets[k][1])]
+def _misses() -> Misses:
+    found: Misses = current_app.extensions["companion.misses"]
+    return found
 
-    def reset(self) -> None:
-        with self._lock:
-            self._buckets.clear()
+
+def code_wait(who: str) -> int:
+    """Seconds this client must wait before looking a table code up (0: now)."""
+    if not _misses().recent(who):
+        return 0
+    wait = _wait(_items("codes"), "codes", who)
+    if not wait and _wait(_items("codes_clean"), "codes_clean", who):
+        wait = _wait(_items("codes_all"), "codes", EVERYONE)
+    return wait
+
+
+def code_missed(who: str) -> None:
+    """This client tried a code that does not exist."""
+    _misses().add(who)
+    _hit(_items("codes"), "codes", who)
+    _hit(_items("codes_all"), "codes", EVERYONE)
+    _hit(_items("codes_clean"), "codes_clean", who)
+
+
+# --- the routes' limits ----------------------------------------------------------------
+
+ROUTES = {"api.create_table": "tables", "api.import_record": "imports"}
+
+
+def _route_limits(app: Flask, limiter: Limiter, exempt: Callable[[], bool]) -> None:
+    """Wrap each limited view in its per-client and all-clients limits (read from the
+    app's config at each request)."""
+    for endpoint, name in ROUTES.items():
+        view: Any = app.view_functions[endpoint]
+        view = limiter.limit(partial(limit, name), exempt_when=exempt)(view)
+        view = limiter.shared_limit(partial(limit, f"{name}_all"), scope=f"{name}_all",
+                                    key_func=lambda: EVERYONE, exempt_when=exempt)(view)
+        app.view_functions[endpoint] = view
+
+
+def _breached(limit: RequestLimit) -> Any:
+    """A route's limit reached: the app's own 429, with the seconds to wait."""
+    secs = max(1, math.ceil(limit.reset_at - time.time()))
+    raise too_many(Msg("too many tables were opened or imported from here lately; wait {n} "
+                       "seconds and try again", n=secs), secs)
+
+
+def init_app(app: Flask, exempt: Callable[[], bool]) -> None:
+    """This app's limiter (its own memory: apps made in one process share nothing) and
+    the routes' limits; ``exempt``: whether the request comes from the keeper."""
+    limiter = Limiter(client, app=app, storage_uri="memory://", strategy="moving-window",
+                      headers_enabled=False, on_breach=_breached)
+    app.extensions["companion.limiter"] = limiter
+    app.extensions["companion.misses"] = Misses()
+    _route_limits(app, limiter, exempt)

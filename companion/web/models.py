@@ -70,6 +70,12 @@ class Table(Base):
     # JSON: where the group plays on after this game (issue 14): {"code", "swap", "seats":
     # {old seat id: new seat}}; a table with a rematch takes no more changes
     rematch: Mapped[str | None] = mapped_column(Text)
+    # opened from a saved record (issue 20): the history says so, the keeper can clear
+    # them out in one action, and no intel card is learnt from it
+    imported: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # a finished game's content (SHA-256 of its record: options and events), set when an
+    # import needs it: the same record imported again is the same game (issue 20)
+    digest: Mapped[str | None] = mapped_column(String(64), index=True)
     # the idempotency key of the request that opened (or imported) the table
     create_key: Mapped[str | None] = mapped_column(String(64), unique=True, index=True)
 

@@ -21,7 +21,8 @@ ERRORS = {
     422: "this idempotency key was already used for another kind of request or by "
          "another screen",
     413: "the request body is larger than 16 KB",
-    429: "too many unknown table codes tried from this client (see Retry-After)",
+    429: "too many unknown table codes, tables, imports, new players or seat requests from "
+         "this client, or from all clients together (see Retry-After)",
 }
 
 
@@ -172,7 +173,8 @@ def document() -> dict[str, Any]:
                                       "opt in to the deduction aid on the guess step"},
                         "first_game": FIRST_GAME,
                         "idempotency_key": _ref("IdempotencyKey")}}}}},
-                "responses": {"201": table_created, **_errors(400, 403, 409, 413, 421)}}},
+                "responses": {"201": table_created,
+                              **_errors(400, 403, 409, 413, 421, 429)}}},
             "/api/tables/import": {"post": {
                 "summary": "open a table from a game record, only if the referee replays it",
                 "requestBody": {"required": True, "content": {"application/json": {"schema": {
@@ -183,7 +185,10 @@ def document() -> dict[str, Any]:
                         "first_game": FIRST_GAME,
                         "host_secret": own_secret,
                         "idempotency_key": _ref("IdempotencyKey")}}}}},
-                "responses": {"201": table_created, **_errors(400, 403, 409, 413, 421)}}},
+                "responses": {"201": table_created,
+                              "200": {**table_created, "description": "the same finished game "
+                                      "was already here (`existing`): that table, no secret"},
+                              **_errors(400, 403, 409, 413, 421, 429)}}},
             "/api/tables/{code}/state": {"get": {
                 "summary": "the public view (with since=V: only whether it moved past V)",
                 "parameters": [CODE, {"name": "since", "in": "query", "required": False,
@@ -283,9 +288,24 @@ def document() -> dict[str, Any]:
                 "responses": {"200": _json({"type": "object", "required": ["games"],
                                             "properties": {"games": {"type": "array"}}},
                                            "the history")}}},
+            "/api/keeper": {"post": {
+                "summary": "whether the bearer is this server's keeper key (403 if not)",
+                "security": [{"seat": []}],
+                "requestBody": {"required": True, "content": {"application/json": {
+                    "schema": {"type": "object"}}}},
+                "responses": {"200": _json({"type": "object"}, "the keeper"),
+                              **_errors(400, 403, 413, 421)}}},
+            "/api/history/imported/delete": {"post": {
+                "summary": "delete every game opened from a saved record (the keeper key as "
+                           "the bearer)",
+                "security": [{"seat": []}, {}],
+                "requestBody": {"required": True, "content": {"application/json": {
+                    "schema": {"type": "object"}}}},
+                "responses": {"200": _json({"type": "object"}, "how many were deleted"),
+                              **_errors(400, 403, 413, 421)}}},
             "/api/history/{code}/delete": {"post": {
                 "summary": "delete a finished game: from the screen that hosted it (its "
-                           "host secret as the bearer) or from the serving computer",
+                           "host secret as the bearer) or by the keeper (the keeper key)",
                 "parameters": [CODE], "security": [{"seat": []}, {}],
                 "requestBody": {"required": True, "content": {"application/json": {
                     "schema": {"type": "object"}}}},
@@ -309,7 +329,7 @@ def document() -> dict[str, Any]:
                               **_errors(400, 403, 404, 413, 421)}}},
             "/api/players/{player_id}/delete": {"post": {
                 "summary": "forget a player: from their own phone (the player key as the "
-                           "bearer) or from the serving computer",
+                           "bearer) or by the keeper (the keeper key)",
                 "parameters": [PLAYER_ID], "security": [{"seat": []}, {}],
                 "requestBody": {"required": True, "content": {"application/json": {
                     "schema": {"type": "object"}}}},

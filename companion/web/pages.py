@@ -9,6 +9,7 @@ import hashlib
 import io
 import json
 import os
+import re
 from typing import Any
 
 import qrcode
@@ -19,7 +20,7 @@ from .. import helptext
 from ..address import base_url
 from ..engine import rank as rank_word
 from . import history, lang
-from .edges import is_local
+from .edges import client
 from .tables import load
 
 bp = Blueprint("pages", __name__)
@@ -47,13 +48,25 @@ def _language() -> dict[str, Any]:
 @bp.get("/lang/<code>")
 def choose_language(code: str) -> Any:
     """Switch this screen's language (one tap) and go back to the page it came from."""
-    back = request.args.get("next") or "/"
-    if not back.startswith("/") or back.startswith("//") or "\\" in back:
-        back = "/"                            # only a page of this server
-    resp = redirect(back, 303)
+    resp = redirect(local_path(request.args.get("next")), 303)
     if code in lang.LOCALES:
         resp.set_cookie(lang.COOKIE, code, max_age=YEAR, samesite="Lax", path="/")
     return resp
+
+
+LOCAL_PATH = re.compile(r"/(?![/\\])[!-~]*")     # printable ASCII, no space, not // or /\
+
+
+def local_path(asked: str | None) -> str:
+    r"""``asked`` when it is a path on this server, else ``/`` (issue 20: no scheme, no
+    ``//`` or ``/\``, no space or control character a browser would drop to make one).
+
+    >>> [local_path(p) for p in ("/t/ABCDE?x=1", "//evil.example", "/\t/evil.example")]
+    ['/t/ABCDE?x=1', '/', '/']
+    >>> [local_path(p) for p in ("/\\evil.example", "https://evil.example", "/a\nb", None)]
+    ['/', '/', '/', '/']
+    """
+    return asked if asked and LOCAL_PATH.fullmatch(asked) else "/"
 
 
 def public_url() -> str:
@@ -62,7 +75,7 @@ def public_url() -> str:
 
 
 def _load(code: str) -> Any:
-    return load(code, request.remote_addr or "unknown")
+    return load(code, client())
 
 
 def join_url(code: str) -> str:
@@ -163,7 +176,7 @@ def _qr(url: str) -> Response:
 def history_page() -> str:
     """The finished games, newest first, each with its story and its record."""
     games = lang.say(history.listing(history.finished_games()), lang.current())
-    return render_template("history.html", games=games, local=is_local())
+    return render_template("history.html", games=games)
 
 
 @bp.get("/stats")
@@ -179,9 +192,16 @@ def stats_page() -> str:
 @bp.get("/stats/players/<int:player_id>")
 def player_page(player_id: int) -> str:
     """One player's statistics and head-to-head records."""
-    return render_template("player.html", p=history.player(player_id), local=is_local(),
+    return render_template("player.html", p=history.player(player_id),
                            rank_names={r: lang.say(rank_word(r), lang.current())
                                        for r in range(1, 11)})
+
+
+@bp.get("/keeper")
+def keeper_page() -> str:
+    """The keeper link's page (issue 20): the screen that opens it keeps the keeper key
+    (from the link's fragment, never sent to the server but by the page's own check)."""
+    return render_template("keeper.html")
 
 
 # --- the installable app ---------------------------------------------------------------

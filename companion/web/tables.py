@@ -4,8 +4,8 @@ holds which seat, and the secrets that prove it (kept only as hashes).
 
 from __future__ import annotations
 
+import hashlib
 import json
-import math
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -14,14 +14,13 @@ from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from ..engine import SIDES, Msg, Phase, Record, RecordError, State, replay
+from ..engine import SIDES, Msg, Options, Phase, Record, RecordError, State, replay
 from ..engine import side as side_word
+from . import limits
 from .authority import Transaction
-from .cards import learn, played
 from .errors import ApiError
 from .fields import CODE_RE, body_field, flag, idempotency_key, name_field, secret_field
 from .lang import revive
-from .limits import TokenBucket
 from .models import (
     Event,
     Player,
@@ -34,18 +33,11 @@ from .models import (
     new_secret,
     now,
 )
-from .states import derive
+from .states import active_events, derive
 from .views import public_view, seat_dict
 
 EXPIRY_DAYS = 30            # a table untouched this long is expired (TABLE_EXPIRY_DAYS)
-LOOKUP_BURST = 20           # unknown codes a client may try at once (CODE_LOOKUP_BURST)
-LOOKUP_REFILL = 3.0         # seconds until it may try one more (CODE_LOOKUP_REFILL)
-LOOKUP_ALL_BURST = 200      # unknown codes all clients together may try at once
-LOOKUP_ALL_REFILL = 0.25    # seconds until all together may try one more
 PENDING_MAX = 8             # phones that may wait at once for the host to let them in
-ASK_BURST = 3               # seat requests one client may make at once (SEAT_ASK_BURST)
-ASK_REFILL = 20.0           # seconds until it may ask once more (SEAT_ASK_REFILL)
-EVERYONE = "*"              # the key of the budget all clients share
 
 
 @dataclass
@@ -79,27 +71,6 @@ class Actor:
 
 # --- looking a table up ----------------------------------------------------------
 
-def _bucket(name: str, burst: float, refill: float) -> TokenBucket:
-    """This app's token bucket ``name`` (made on first use; config may set its figures)."""
-    bucket: TokenBucket | None = current_app.extensions.get(f"companion.{name}")
-    if bucket is None:
-        cfg = name.upper()
-        every = float(current_app.config.get(f"{cfg}_REFILL", refill))
-        bucket = TokenBucket(current_app.config.get(f"{cfg}_BURST", burst), 1.0 / every)
-        current_app.extensions[f"companion.{name}"] = bucket
-    return bucket
-
-
-def _lookup_bucket() -> TokenBucket:
-    """Code look-ups per client."""
-    return _bucket("code_lookup", LOOKUP_BURST, LOOKUP_REFILL)
-
-
-def _lookup_budget() -> TokenBucket:
-    """Code look-ups of all clients together: many addresses cannot guess codes either."""
-    return _bucket("code_lookup_all", LOOKUP_ALL_BURST, LOOKUP_ALL_REFILL)
-
-
 def expired(table: Table) -> bool:
     """A table nobody has changed for ``TABLE_EXPIRY_DAYS`` (30) days is over for good."""
     days = current_app.config.get("TABLE_EXPIRY_DAYS", EXPIRY_DAYS)
@@ -107,21 +78,18 @@ def expired(table: Table) -> bool:
 
 
 def load(code: str, client: str = "local", allow_expired: bool = False) -> Table:
-    """The table with this code; unknown codes cost ``client`` a token (no guessing)."""
-    bucket, budget = _lookup_bucket(), _lookup_budget()
-    wait = max(bucket.blocked(client), budget.blocked(EVERYONE))
+    """The table with this code; an unknown code counts against ``client``, which is
+    refused every look-up once it tried too many (:mod:`.limits`: no guessing)."""
+    wait = limits.code_wait(client)
     if wait:
-        secs = max(1, math.ceil(wait))
-        raise ApiError(429, Msg("too many table codes that do not exist were tried from this "
-                                "device; wait {n} seconds and check the code on the big screen",
-                                n=secs),
-                       code="rate_limited", retry_after=secs)
+        raise limits.too_many(Msg("too many table codes that do not exist were tried from this "
+                                  "device; wait {n} seconds and check the code on the big "
+                                  "screen", n=wait), wait)
     table = None
     if CODE_RE.match(code):
         table = db.session.scalar(select(Table).where(Table.code == code.upper()))
     if table is None:
-        bucket.spend(client)
-        budget.spend(EVERYONE)
+        limits.code_missed(client)
         raise ApiError(404, Msg("there is no table with the code {code}; check the code on the "
                                 "big screen", code=repr(code.upper()[:12])), code="not_found")
     if not allow_expired and expired(table):
@@ -181,25 +149,43 @@ def who(actor: Actor) -> dict[str, Any]:
 
 # --- opening a table ---------------------------------------------------------------
 
-def open_table(body: dict[str, Any], imported: bool = False) -> tuple[Table, str | None]:
-    """A new table (``imported``: from a record, only if the referee replays it) and the
-    host secret the server made for it (``None`` when the page sent its own, ``host_secret``).
+@dataclass
+class Opened:
+    """A table a request opened: ``secret``, the host key the server made for it (``None``
+    when the page sent its own, ``host_secret``, or for a table opened before);
+    ``existing``: the same finished game was already here (an import of its record)."""
+
+    table: Table
+    secret: str | None = None
+    existing: bool = False
+
+
+def open_table(body: dict[str, Any], imported: bool = False) -> Opened:
+    """A new table (``imported``: from a record, only if the referee replays it).
 
     A retried request (same ``idempotency_key``) gets the table it opened the first time,
-    and no secret: a retry never makes a new one.
+    and no secret: a retry never makes a new one. A finished game's record imported again
+    is the same game (by content, issue 20): the table that holds it is answered, nothing
+    new is opened. No intel card is learnt from an import: the cards offered at the intel
+    step come from rounds played live here (:mod:`.cards`).
     """
     key = idempotency_key(body, required=False)
     own = secret_field(body, "host_secret")
     again = _created_before(key)
     if again is not None:
-        return again, None
+        return Opened(again)
     events: list[dict[str, Any]] = []
     end: State | None = None
     teams = flag(body, "teams")
+    same: str | None = None
     if imported:
         rec, end = _record_from(body)
         events = [e.to_dict() for e in rec.events]
-        learn(played(end))              # the group's cards, for the next game's intel step
+        if end.phase == Phase.OVER:
+            same = digest(rec.options, events)
+            known = same_game(same)
+            if known is not None:
+                return Opened(known, existing=True)
         wall = rec.options.wall_distance
         notice = json.dumps(Msg("Game imported: {n} events", n=len(events)).to_dict())
         teams = teams or rec.options.teams          # a saved team game opens as one
@@ -211,8 +197,33 @@ def open_table(body: dict[str, Any], imported: bool = False) -> tuple[Table, str
     deduction = flag(body, "deduction")
     table = Table(wall_distance=wall, teams=teams, deduction=deduction,
                   first_game=flag(body, "first_game"), version=1 + len(events), notice=notice,
-                  finished=now() if end is not None and end.phase == Phase.OVER else None)
-    return _insert_table(table, key, events, own)
+                  finished=now() if end is not None and end.phase == Phase.OVER else None,
+                  imported=imported, digest=same)
+    made, secret = _insert_table(table, key, events, own)
+    return Opened(made, secret)
+
+
+def digest(options: Options, events: list[dict[str, Any]]) -> str:
+    """What a game is, by content: the SHA-256 of its record's options and events (each
+    event as the referee writes it back, so the same game always gives the same digest).
+    """
+    text = json.dumps({"options": options.to_dict(), "events": events}, sort_keys=True,
+                      separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def same_game(found: str) -> Table | None:
+    """The finished game whose record has the digest ``found``, if this server holds it.
+    Finished games without a digest yet (played live here) get theirs first, once."""
+    for t in db.session.scalars(select(Table).where(Table.finished.is_not(None),
+                                                    Table.digest.is_(None))):
+        t.digest = digest(Options(t.wall_distance, t.teams),
+                          [json.loads(r.data) for r in active_events(t)])
+    db.session.commit()
+    table: Table | None = db.session.scalar(
+        select(Table).where(Table.digest == found, Table.finished.is_not(None))
+        .order_by(Table.id).limit(1))
+    return table
 
 
 def _record_from(body: dict[str, Any]) -> tuple[Record, State]:
@@ -349,6 +360,8 @@ def remember(key: Any, name: str) -> Player | None:
     h = hash_secret(own)
     who: Player | None = db.session.scalar(select(Player).where(Player.key_hash == h))
     if who is None:
+        limits.spend("players", lambda n: Msg("too many new players were made from here "
+                                              "lately; wait {n} seconds and join again", n=n))
         who = Player(key_hash=h, name=name, last_seen=now())
         db.session.add(who)
     else:
@@ -363,14 +376,8 @@ def _may_ask(table: Table, client: str) -> None:
         raise ApiError(429, Msg("{n} phones are already waiting for the host screen to decide; "
                                 "ask again once it has", n=PENDING_MAX), code="too_many_requests",
                        retry_after=30)
-    asks = _bucket("seat_ask", ASK_BURST, ASK_REFILL)
-    wait = asks.blocked(client)
-    if wait:
-        secs = max(1, math.ceil(wait))
-        raise ApiError(429, Msg("this device asked for a seat too often; wait {n} seconds",
-                                n=secs),
-                       code="rate_limited", retry_after=secs)
-    asks.spend(client)
+    limits.spend("seat_asks", lambda n: Msg("this device asked for a seat too often; wait {n} "
+                                            "seconds", n=n), client)
 
 
 def answered_before(receipt: Receipt, table: Table) -> tuple[int, dict[str, Any]]:

@@ -7,6 +7,7 @@ the phones made (the taps of a whole game are covered by test_game)."""
 from __future__ import annotations
 
 import json
+import pathlib
 import random
 
 from companion.engine.simulate import random_record
@@ -69,6 +70,16 @@ def test_a_player_is_recognised_and_the_history_shows_the_games(screens, live):
     ann.goto(f"{live.url}/stats/players/{me['id']}")
     shot(ann, "home-player-phone-390")
 
+    # the TV is no one in particular (issue 20): no delete button until it opens the
+    # keeper link the server printed
+    tv.goto(live.url + "/history")
+    tv.wait_for_selector("[data-del]", state="attached")
+    assert tv.locator(f'[data-del="{first.code}"]').is_hidden()
+    key = (pathlib.Path(live.app.instance_path) / "keeper_key").read_text().strip()
+    tv.goto(f"{live.url}/keeper#key={key}")
+    tv.wait_for_selector("body[data-keeper='1']")
+    assert "#" not in tv.url                   # the key leaves the address bar at once
+    shot(tv, "home-keeper-tv-1920")
     tv.goto(live.url + "/history")
     tv.locator(f'[data-del="{first.code}"]').click()
     shot(tv, "home-history-confirm-tv-1920")

@@ -39,6 +39,14 @@ def app(tmp_path):
 
 
 @pytest.fixture
+def keeper_key(app):
+    """The keeper key of the app's instance folder (issue 20), as the serve command
+    prints it in the keeper link."""
+    from pathlib import Path
+    return (Path(app.instance_path) / "keeper_key").read_text().strip()
+
+
+@pytest.fixture
 def client(app):
     return app.test_client()
 

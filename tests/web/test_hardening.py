@@ -143,7 +143,7 @@ def test_a_retry_that_reaches_another_process_gets_the_first_answer(table, app, 
 # --- seat requests cannot stall a table; codes cannot be guessed from many addresses -----
 
 def test_seat_requests_are_capped_and_never_move_the_version(table, app):
-    app.config["SEAT_ASK_BURST"] = 100
+    app.config["RATE_LIMITS"] = {"seat_asks": "100 per minute"}
     host = table()
     red = sit(host, "red", "Ann")
     v = red.refresh()["version"]
@@ -164,12 +164,22 @@ def test_one_device_may_ask_for_a_taken_seat_only_so_often(table):
     assert codes[:3] == [201, 201, 201] and codes[3:] == [429, 429]
 
 
-def test_code_guessing_has_a_budget_for_all_addresses_together(client, app):
-    app.config["CODE_LOOKUP_ALL_BURST"] = 10
-    statuses = [client.get(f"/api/tables/ZZZ{i:02d}/state",
-                           environ_base={"REMOTE_ADDR": f"10.9.{i}.1"}).status_code
-                for i in range(14)]
-    assert statuses[:10] == [404] * 10 and statuses[10:] == [429] * 4
+def test_code_guessing_has_a_budget_for_all_addresses_together(table, client, app):
+    """All clients' misses share a budget (issue 20), which stops only the clients that
+    themselves missed three times lately: a right code typed by anyone else still opens."""
+    app.config["RATE_LIMITS"] = {"codes_all": "10 per hour"}
+    host = table()
+
+    def get(code, addr):
+        return client.get(f"/api/tables/{code}/state",
+                          environ_base={"REMOTE_ADDR": addr}).status_code
+    # five addresses miss three codes each: the shared budget of ten is spent meanwhile
+    assert [get(f"ZZ{i}{j}Z", f"10.9.{i}.1") for i in range(5) for j in range(3)] == [404] * 15
+    # one that missed three times is stopped now, even for the right code ...
+    assert get("ZZZZZ", "10.9.0.1") == 429 and get(host.code, "10.9.0.1") == 429
+    # ... one that missed less, and anyone who never missed, is not
+    assert get("ZZ00Y", "10.9.7.1") == 404 and get(host.code, "10.9.7.1") == 200
+    assert get(host.code, "10.9.99.1") == 200
 
 
 # --- the edges of the server ------------------------------------------------------------

@@ -30,7 +30,7 @@ def played(table, seed: int, red: tuple[str, str], blue: tuple[str, str]):
     return host, seats, replay_output(replay(Record.from_dict(saved)))
 
 
-def test_players_history_and_statistics(table, client):
+def test_players_history_and_statistics(table, client, keeper_key):
     host1, seats1, out1 = played(table, 1, ("Ann", ANN), ("Bob", BOB))
     ann = seats1["red"].seat["player"]
     bob = seats1["blue"].seat["player"]
@@ -96,7 +96,7 @@ def test_players_history_and_statistics(table, client):
     assert [g["code"] for g in client.get("/api/history").get_json()["games"]] == [host2.code]
 
     # deleting: a phone on the Wi-Fi without the host key is refused; the hosting screen
-    # (its key) may; the serving laptop (loopback) may too
+    # (its key) may; so may the keeper (its key, issue 20), from any address
     def delete(path, key=None, env=LAN):
         h = {"Origin": ORIGIN, **({"Authorization": f"Bearer {key}"} if key else {})}
         return client.post(path, json={}, headers=h, environ_base=env)
@@ -109,5 +109,7 @@ def test_players_history_and_statistics(table, client):
     assert delete(f"/api/players/{bob}/delete", key=ANN).status_code == 403
     assert delete(f"/api/players/{bob}/delete", key=BOB).status_code == 200
     assert client.get(f"/api/players/{bob}/stats").status_code == 404
-    assert delete(f"/api/players/{ann}/delete", env={}).status_code == 200
+    # the serving laptop (loopback) is no one in particular without the keeper key
+    assert delete(f"/api/players/{ann}/delete", env={}).status_code == 403
+    assert delete(f"/api/players/{ann}/delete", key=keeper_key, env={}).status_code == 200
     assert client.get("/api/stats").get_json()["players"] == []

@@ -168,6 +168,7 @@ FIGURES = {"records": 0, "refused": 0, "accepted": 0}
 @given(st.integers(0, len(BASES) - 1), st.integers(0, 2**32 - 1), st.integers(1, 4))
 def test_corrupted_records_never_crash_import_or_replay(app, client, base, seed, times):
     rng = random.Random(seed)
+    app.config["RATE_LIMITS"] = {"imports": "100000 per minute"}    # thousands on purpose
     d = BASES[base]
     for _ in range(times):
         d = corrupt(d, rng)
@@ -184,12 +185,13 @@ def test_corrupted_records_never_crash_import_or_replay(app, client, base, seed,
         return
     r = client.post("/api/tables/import", data=body,
                     headers={"Origin": ORIGIN, "Content-Type": "application/json"})
-    assert r.status_code in (201, 400, 413), r.get_data(as_text=True)
+    assert r.status_code in (200, 201, 400, 413), r.get_data(as_text=True)
     with app.app_context():
         after = db.session.scalar(sa.select(sa.func.count(Table.id)))
-    if r.status_code == 201:
+    if r.status_code in (200, 201):       # 200: the same finished game was already here
         FIGURES["accepted"] += 1
-        assert expected is not None and after == before + 1
+        assert expected is not None and after == before + (r.status_code == 201)
+        assert r.get_json().get("existing", False) == (r.status_code == 200)
         got = r.get_json()["view"]["state"]
         assert {k: got[k] for k in ("phase", "winner", "ip", "da")} == \
             {k: expected[k] for k in ("phase", "winner", "ip", "da")}

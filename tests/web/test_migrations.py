@@ -26,7 +26,10 @@ def test_each_migration_goes_down_and_up_again_keeping_the_tables(app, client):
                     headers={"Origin": ORIGIN})
     code = r.get_json()["code"]
     with app.app_context():
+        assert _revision() == "0009" and {"imported", "digest"} <= _columns("table")
+        downgrade(directory=str(MIGRATIONS), revision="0008")
         assert _revision() == "0008" and "rematch" in _columns("table")
+        assert not {"imported", "digest"} & _columns("table")
         downgrade(directory=str(MIGRATIONS), revision="0007")
         assert _revision() == "0007" and "player_id" in _columns("seat")
         assert "finished" in _columns("table") and "rematch" not in _columns("table")
@@ -51,8 +54,8 @@ def test_each_migration_goes_down_and_up_again_keeping_the_tables(app, client):
         with db.engine.connect() as c:
             assert c.execute(sa.text('select wall_distance from "table"')).scalar() == 5
         upgrade(directory=str(MIGRATIONS))
-        assert _revision() == "0008" and "create_key" in _columns("table")
-        assert "rematch" in _columns("table")
+        assert _revision() == "0009" and "create_key" in _columns("table")
+        assert {"rematch", "imported", "digest"} <= _columns("table")
         assert {"player_id"} <= _columns("seat") and "finished" in _columns("table")
         assert {"ranks", "seen"} <= _columns("intel_card")
         assert {"deduction", "first_game"} <= _columns("table")

@@ -6,47 +6,55 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 from datetime import timedelta
 
 import pytest
 import sqlalchemy as sa
+from limits.storage import memory as limits_memory
 
-from companion.web import api, limits, tables
+from companion.web import api, limits
 from companion.web.models import Event, Receipt, Seat, Table, db, now
 
 from .conftest import ORIGIN, sit
 
 
 class Clock:
-    """A hand-moved clock for the token buckets."""
+    """A hand-moved clock for the rate limits (the ``limits`` package's memory and ours)."""
 
     def __init__(self) -> None:
-        self.t = 1000.0
+        self.t = 1_000_000.0
 
-    def __call__(self) -> float:
+    def time(self) -> float:
         return self.t
+
+    def __getattr__(self, name):          # monotonic, sleep... as the real module
+        return getattr(time, name)
 
 
 @pytest.fixture
 def clock(monkeypatch):
     c = Clock()
-    monkeypatch.setattr(limits, "_now", c)
+    monkeypatch.setattr(limits, "time", c)
+    monkeypatch.setattr(limits_memory, "time", c)
     return c
 
 
 # --- guessing table codes ---------------------------------------------------------------
 
+PER_MINUTE = 10             # limits.LIMITS["codes"]: 10 per minute; 60 per hour
+
+
 def test_unknown_codes_are_rate_limited_per_client(table, client, clock):
     host = table()
-    burst = tables.LOOKUP_BURST
-    for i in range(burst):
+    for i in range(PER_MINUTE):
         r = client.get(f"/api/tables/QQQ{i:02d}/state")
         assert r.status_code == 404 and "check the code" in r.get_json()["error"]
     r = client.get("/api/tables/QQQQQ/state")
     assert r.status_code == 429
     d = r.get_json()
     assert d["code"] == "rate_limited" and "wait" in d["error"]
-    assert int(r.headers["Retry-After"]) >= 1
+    assert 1 <= int(r.headers["Retry-After"]) <= 60
     # while blocked, even the right code is refused: trying cannot tell a hit from a miss
     assert client.get(f"/api/tables/{host.code}/state").status_code == 429
     r = client.get(f"/j/{host.code}")
@@ -55,26 +63,41 @@ def test_unknown_codes_are_rate_limited_per_client(table, client, clock):
     # another device on the network is not affected
     other = client.get(f"/api/tables/{host.code}/state", environ_base={"REMOTE_ADDR": "10.0.0.9"})
     assert other.status_code == 200
-    # a token comes back after the refill time, one miss spends it again
-    clock.t += tables.LOOKUP_REFILL + 0.01
+    # once the minute is over it may look again; the hour's budget still counts its misses
+    clock.t += 61
     assert client.get(f"/api/tables/{host.code}/state").status_code == 200
-    assert client.get("/api/tables/QQQQQ/state").status_code == 404
+    for i in range(PER_MINUTE):
+        assert client.get(f"/api/tables/QQR{i:02d}/state").status_code == 404
     assert client.get(f"/api/tables/{host.code}/state").status_code == 429
-    clock.t += 3600
+    clock.t += 3601
     assert client.get(f"/t/{host.code}").status_code == 200
+
+
+def test_an_hour_holds_60_misses_per_client(table, client, clock):
+    host = table()
+    misses = 0
+    for _ in range(12):                   # ten a minute until the hour's budget is spent
+        for _i in range(PER_MINUTE):
+            r = client.get(f"/api/tables/Q{misses:04d}/state")
+            if r.status_code == 429:
+                break
+            misses += 1
+        clock.t += 61
+    assert misses == 60
+    assert client.get(f"/api/tables/{host.code}/state").status_code == 429
 
 
 def test_found_codes_cost_nothing(table, client, clock):
     host = table()
-    for _ in range(3 * tables.LOOKUP_BURST):
+    for _ in range(3 * PER_MINUTE):
         assert client.get(f"/api/tables/{host.code}/state?since=0").status_code == 200
 
 
-def test_buckets_stay_small(clock):
-    b = limits.TokenBucket(2, 1.0, max_keys=50)
+def test_the_memory_of_misses_stays_small():
+    m = limits.Misses(max_keys=50)
     for i in range(500):
-        b.spend(f"10.0.{i // 250}.{i % 250}")
-    assert len(b._buckets) <= 50
+        m.add(f"10.0.{i // 250}.{i % 250}")
+    assert len(m._last) <= 50 and m.recent("10.0.1.249")
 
 
 # --- unknown and expired tables: a page, not a trace ---------------------------------------
