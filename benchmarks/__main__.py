@@ -1,4 +1,4 @@
-"""``python -m benchmarks engine | server | pages [options]`` (from the checkout)."""
+"""``python -m benchmarks engine | server | pages | history [options]`` (from the checkout)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 def build_parser() -> argparse.ArgumentParser:
     b = argparse.ArgumentParser(prog="python -m benchmarks",
                                 description="performance figures (docs/PERFORMANCE.md)")
-    b.add_argument("what", choices=["engine", "server", "pages"])
+    b.add_argument("what", choices=["engine", "server", "pages", "history"])
     b.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     b.add_argument("--tables", type=int, default=50, help="tables (server)")
     b.add_argument("--threads", type=int, default=None,
@@ -26,6 +26,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="engine: also time the checkout at PATH (A B A B…) and print the ratio")
     b.add_argument("--rounds", type=int, default=7,
                    help="engine --against: timings of each checkout (default 7)")
+    b.add_argument("--sizes", default="100,1000,10000",
+                   help="history: finished games in each run (default 100,1000,10000)")
+    b.add_argument("--blocks", type=int, default=4,
+                   help="history: alone / loaded blocks of --seconds each (default 4)")
     return b
 
 
@@ -34,6 +38,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.what == "engine":
         from .engine import run
         return run(seconds=args.seconds, against=args.against, rounds=args.rounds)
+    if args.what == "history":
+        from . import history
+        return history.main(args)
     if args.what == "server":
         from . import server
         return server.main(args)

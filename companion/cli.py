@@ -5,6 +5,8 @@
   public information of the round in play (``companion/engine/deduce.py``).
 - ``spies-lies serve``: the table companion on the LAN.
 - ``spies-lies keeper``: the keeper link again (who may delete games, issue 20).
+- ``spies-lies ratings --rebuild``: every player's rating made again from every finished
+  game (issue 21); it prints the ladder.
 - ``spies-lies bench``: says that the benchmarks moved (``python -m benchmarks``).
 """
 
@@ -81,6 +83,26 @@ def _keeper(args: argparse.Namespace) -> int:
     return keeper(args)
 
 
+def _ratings(args: argparse.Namespace) -> int:
+    from .memory.ratings import Rating, shown
+    from .web import create_app
+    from .web.history import rebuild_ratings
+    from .web.models import Player, db
+
+    app = create_app()
+    with app.app_context():
+        if args.rebuild:
+            rebuild_ratings()
+            db.session.commit()
+        rows = db.session.execute(db.select(Player.id, Player.name, Player.mu, Player.sigma,
+                                            Player.rated).where(Player.mu.is_not(None)))
+        ladder = sorted(({"id": i, "name": n, "rating": shown(Rating(mu, sigma, k)),
+                          "mu": round(mu, 3), "sigma": round(sigma, 3), "games": k}
+                         for i, n, mu, sigma, k in rows), key=lambda p: -p["rating"])
+        db.session.remove()
+    return _print({"players": ladder}, args.pretty)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="spies-lies", description="Spies & Lies table companion")
     sub = p.add_subparsers(dest="command", required=True)
@@ -120,6 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--host", default="127.0.0.1", help=argparse.SUPPRESS)
     k.add_argument("--port", type=int, default=8000, help="the port the companion serves on")
     k.set_defaults(func=_keeper)
+
+    g = sub.add_parser("ratings", help="print every remembered player's rating as JSON "
+                                       "(--rebuild: make them again from every finished game)")
+    g.add_argument("--rebuild", action="store_true", help="rebuild from scratch first")
+    g.add_argument("--pretty", action="store_true", help="indent the JSON")
+    g.set_defaults(func=_ratings)
     return p
 
 

@@ -100,6 +100,8 @@ def create_app(test_config: Mapping[str, Any] | None = None,
             from .sqlite_writer import install
             install(db.engine)         # writers queue in-process; WAL
         upgrade(directory=str(MIGRATIONS))
+        from .history import backfill
+        backfill()                     # summaries of games finished before they were kept
 
     from . import api, compress, edges, keeper, limits, live, pages
     keeper.init_app(app)

@@ -268,6 +268,7 @@ def undo(tx: Transaction, actor: Actor) -> None:
         return
     for row in active_events(table)[-n:]:
         row.undone = True
-    table.draft, table.finished = None, None     # an end undone leaves the history
+    table.draft = None
+    tx.unfinish = True                            # an end undone leaves the history
     tx.commit(200, {"undone": what}, notice=Msg("{name} undid: {what}", name=actor.name,
                                                 what=what))

@@ -82,6 +82,13 @@ def _load(code: str, allow_expired: bool = False) -> Table:
     return tables.load(code, client(), allow_expired=allow_expired)
 
 
+def history_filter() -> dict[str, Any]:
+    """The history's page and filters from the query (anything else is ignored)."""
+    return {"page": request.args.get("page", 1, type=int) or 1,
+            "player": request.args.get("player", type=int),
+            "month": request.args.get("month") or None}
+
+
 def is_keeper() -> bool:
     """Whether this request's bearer is the keeper key (:mod:`.keeper`)."""
     return keeper.is_keeper(_secret())
@@ -283,7 +290,8 @@ def record(code: str) -> Response:
     """The game as a spies-and-lies-record/1 file (events not undone); expired tables too."""
     table = _load(code, allow_expired=True)
     out = {"format": "spies-and-lies-record/1",
-           "options": Options(table.wall_distance, table.teams).to_dict(),
+           "options": {**Options(table.wall_distance, table.teams).to_dict(),
+                       **history.record_options(table)},
            "events": [json.loads(r.data) for r in active_events(table)]}
     resp = jsonify(out)
     resp.headers["Content-Disposition"] = f'attachment; filename="spies-lies-{table.code}.json"'
@@ -295,8 +303,9 @@ def record(code: str) -> Response:
 
 @bp.get("/history")
 def history_list() -> Response:
-    """The finished games, newest first: players by side, winner, reason, days."""
-    return jsonify({"games": history.listing(history.finished_games())})
+    """A page of the finished games, newest first (``page``, ``player``, ``month``):
+    players by side, winner, reason, days; the total and the number of pages."""
+    return jsonify(history.listing(**history_filter()))
 
 
 @bp.get("/stats")

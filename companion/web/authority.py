@@ -23,6 +23,7 @@ from ..engine import Msg, Phase, RecordError, State, apply
 from .cards import ended_round, learn
 from .errors import ApiError, from_refusal
 from .fields import body_field, idempotency_key
+from .history import forget_game, remember_game
 from .lang import stored
 from .models import Event, Receipt, Table, db, now
 from .states import Row, keep, kept_rows
@@ -63,6 +64,7 @@ class Transaction:
         self.state: State | None = None     # the game after this change, when known
         # the events it adds, as the views read them, each with its idempotency key
         self.added: list[tuple[Row, str | None]] = []
+        self.unfinish = False               # events undone: a finished game may be no more
         self.result: tuple[int, dict[str, Any]] = (500, {})
 
     def _stored(self) -> Receipt | None:
@@ -169,9 +171,12 @@ class Transaction:
         t = self.table
         values: dict[str, Any] = {"version": t.version + (1 if bump else 0), "updated": now(),
                                   "draft": t.draft, "finished": t.finished}
+        was_finished = t.finished is not None
         if self.state is not None:     # the history lists a game from the moment it ends
             over = self.state.phase == Phase.OVER
             values["finished"] = (t.finished or now()) if over else None
+        if self.unfinish:
+            values["finished"] = None
         if values["finished"] is None and t.digest is not None:
             values["digest"] = None           # an end undone: no longer that finished game
         if not keep_notice:     # a notice is kept as its message (each screen reads it)
@@ -206,6 +211,12 @@ class Transaction:
                 db.session.execute(insert(RECEIPT).values(
                     table_id=t.id, key=self.key, status=status, body=stored(kept),
                     kind=self.kind, actor=self.actor, created=now()))
+                # the group's memory (issue 21): a game that ends leaves its summary, one
+                # whose end is undone takes it back, in this same transaction
+                if not was_finished and values["finished"] is not None and self.state is not None:
+                    remember_game(t, self.state)
+                elif was_finished and values["finished"] is None:
+                    forget_game(t.id)
             _commit_keeping()      # acknowledged only after this returns
         except (IntegrityError, ApiError) as err:
             # the same seq or key written first by another process, or the version moved:

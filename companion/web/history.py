@@ -1,73 +1,271 @@
-"""The group's history (issue 14): finished games, players, statistics, deletions.
+"""The group's history in the database (issues 14, 20, 21): finished games, players,
+statistics, ratings, deletions.
 
-A game is listed from the moment the referee ends it (``table.finished``); what it says
-is derived from its events like every view. A player is who a phone remembers
-(``tables.remember``). Deleting asks who may (issue 20: a key, never an address): the
-keeper (:mod:`.keeper`: any game, any player, every imported game at once), the screen
-that hosted that game (its host key), or, for a player, that player's own phone (its
-player key).
+What a finished game contributes is its summary (:mod:`companion.memory.summary`),
+derived from its events once — when the referee ends it (:func:`remember_game`, in the
+transaction of the post that ended it) or when it is imported — and kept beside the
+events in ``game`` and ``game_side``: a cache, never separate truth (an undone end
+deletes it, :func:`forget_game`; ``tests/web/test_memory.py`` checks it against a fresh
+replay). Every finished game counts: the history is paged, and the statistics are SQL
+aggregates over the summaries, whatever their number. Ratings (:mod:`companion.memory.
+ratings`) are updated as games finish and rebuilt when the order of games changes.
+
+A player is who a phone remembers (``tables.remember``). Deleting asks who may (issue 20:
+a key, never an address): the keeper (:mod:`.keeper`: any game, any player, every
+imported game at once), the screen that hosted that game (its host key), or, for a
+player, that player's own phone (its player key).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import json
+import re
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, cast
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import Table as SATable
+from sqlalchemy import and_, case, delete, exists, func, insert, select, update
 
-from ..engine import Msg, replay_output
-from ..stats import group_stats, player_stats
+from ..engine import Msg, State
+from ..memory import ratings
+from ..memory.stats import RESULT_KEY, finish_player_stats, ladder, new_player_stats
+from ..memory.summary import FIGURES, REASONS, SIDES, SOURCES, summarize
 from .errors import ApiError
-from .models import Event, Player, Receipt, Seat, Table, db, hash_secret
+from .models import Event, Game, GameSide, Player, Receipt, Seat, Table, db, hash_secret, now
 from .states import derive
 
-SHOWN = 200             # the newest games a history page lists
+PAGE = 20               # games a history page lists
+EXPIRY_DAYS = 30        # a table untouched this long is no longer in play
+GAME, SIDE, SEAT = (cast(SATable, m.__table__) for m in (Game, GameSide, Seat))
+SOLDIERS = [f"s{r}" for r in range(1, 11)]
+MONTH = re.compile(r"\d{4}-\d{2}")
 
 
-def _sides(table: Table) -> dict[str, list[dict[str, Any]]]:
-    """Who played each side at the end (team play: missions 1-2 first)."""
-    out: dict[str, list[dict[str, Any]]] = {"red": [], "blue": []}
-    for s in sorted(table.seats, key=lambda s: s.part):
-        if s.status == "active":
-            out[s.side].append({"id": s.player_id, "name": s.name, "part": s.part})
+# --- keeping the summaries: written when a game ends, deleted when its end is undone ---
+
+def remember_game(table: Table, state: State, played: datetime | None = None,
+                  names: Mapping[str, Sequence[str]] | None = None, rate: bool = True) -> None:
+    """Keep what the finished game of ``table`` contributes (in the caller's transaction),
+    and rate its players (``rate``). ``played``/``names``: what an imported record says
+    of when it was played and who sat."""
+    s = summarize(state)
+    finished = table.finished or now()
+    db.session.execute(insert(GAME).values(
+        table_id=table.id, finished=finished, played=played or finished, winner=s["winner"],
+        reason=s["reason"], days=s["days"], ending=json.dumps(s["ending"]),
+        names=json.dumps({k: list(v) for k, v in names.items()}) if names else None))
+    for side in SIDES:
+        t = s["sides"][side]
+        db.session.execute(insert(SIDE).values(
+            table_id=table.id, side=side, result=t["result"], **{k: t[k] for k in FIGURES},
+            **{f"s{r}": t["soldiers"][r] for r in range(1, 11)}))
+    if not rate:
+        return
+    later = db.session.scalar(select(func.count()).select_from(GAME).where(
+        (GAME.c.played > (played or finished))
+        | and_(GAME.c.played == (played or finished), GAME.c.table_id > table.id)))
+    if later:                           # an older game came in: the order changed
+        rebuild_ratings()
+    else:
+        _rate(table.id, s["winner"])
+
+
+def forget_game(table_id: int) -> None:
+    """The game of ``table_id`` is no longer finished (its end undone) or is deleted:
+    its summary goes, and the ratings are made again without it."""
+    gone = db.session.execute(delete(GAME).where(GAME.c.table_id == table_id))
+    db.session.execute(delete(SIDE).where(SIDE.c.table_id == table_id))
+    if gone.rowcount:                   # type: ignore[attr-defined]
+        rebuild_ratings()
+
+
+def backfill() -> int:
+    """Summaries for the finished games that have none (finished before issue 21); how
+    many were made. Run once at the app's start."""
+    missing = list(db.session.scalars(select(Table).where(
+        Table.finished.is_not(None), ~exists().where(GAME.c.table_id == Table.id))
+        .order_by(Table.finished, Table.id)))
+    for table in missing:
+        remember_game(table, derive(table), rate=False)
+    if missing:
+        rebuild_ratings()
+        db.session.commit()
+    return len(missing)
+
+
+# --- ratings -------------------------------------------------------------------------------
+
+def _sides_of(table_ids: Sequence[int]) -> dict[int, dict[str, list[int | None]]]:
+    """Who sat at each side of these tables (active seats; ``None``: not remembered)."""
+    out: dict[int, dict[str, list[int | None]]] = {t: {"red": [], "blue": []}
+                                                   for t in table_ids}
+    if not table_ids:
+        return out
+    rows = db.session.execute(select(SEAT.c.table_id, SEAT.c.side, SEAT.c.player_id)
+                              .where(SEAT.c.table_id.in_(table_ids), SEAT.c.status == "active")
+                              .order_by(SEAT.c.table_id, SEAT.c.part, SEAT.c.id))
+    for t, side, player in rows:
+        out[t][side].append(player)
     return out
 
 
-def game(table: Table) -> dict[str, Any]:
-    """One finished game as the history and the statistics read it."""
-    out = replay_output(derive(table), words=True)    # the end in each screen's language
-    assert table.finished is not None
-    return {"code": table.code, "finished": table.finished.isoformat(timespec="minutes"),
-            "teams": table.teams, "wall_distance": table.wall_distance,
-            "imported": table.imported,
-            "sides": _sides(table), "winner": out["winner"], "reason": out["reason"],
-            "end": out["end"], "days": out["day"], "ip": out["ip"],
-            "out": {k: out[k] for k in ("winner", "reason", "day", "reveals", "stats")}}
+def _rate(table_id: int, winner: str) -> None:
+    """Rate the players of one more game, the latest (their rows locked meanwhile)."""
+    sides = _sides_of([table_id])[table_id]
+    ids = [i for s in SIDES for i in sides[s] if i is not None]
+    if not ids:
+        return
+    rows = db.session.scalars(select(Player).where(Player.id.in_(ids)).with_for_update())
+    known = {p.id: ratings.Rating(p.mu, p.sigma, p.rated) for p in rows
+             if p.mu is not None and p.sigma is not None}
+    for i, r in ratings.rate(known, sides, winner).items():
+        db.session.execute(update(Player).where(Player.id == i)
+                           .values(mu=r.mu, sigma=r.sigma, rated=r.games))
 
 
-def finished_games(limit: int = SHOWN) -> list[dict[str, Any]]:
-    """The newest finished games, newest first."""
-    rows = db.session.scalars(select(Table).where(Table.finished.is_not(None))
-                              .order_by(Table.finished.desc(), Table.id.desc()).limit(limit))
-    return [game(t) for t in rows]
+def rated_games() -> list[tuple[dict[str, list[int | None]], str]]:
+    """Every finished game's sides and winner, in the order played."""
+    games = db.session.execute(select(GAME.c.table_id, GAME.c.winner)
+                               .order_by(GAME.c.played, GAME.c.table_id)).all()
+    sides = _sides_of([t for t, _ in games])
+    return [(sides[t], w) for t, w in games]
 
 
-def listing(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The history without each game's reveals (what the JSON list sends)."""
-    return [{k: v for k, v in g.items() if k != "out"} for g in games]
+def rebuild_ratings() -> dict[int, ratings.Rating]:
+    """Every player's rating made again from every finished game (in the caller's
+    transaction): ``spies-lies ratings --rebuild``, and whenever the order changed."""
+    found = ratings.rebuild(rated_games())
+    db.session.execute(update(Player).values(mu=None, sigma=None, rated=0))
+    for i, r in found.items():
+        db.session.execute(update(Player).where(Player.id == i)
+                           .values(mu=r.mu, sigma=r.sigma, rated=r.games))
+    return found
 
 
-def _names() -> dict[int, str]:
-    """Each remembered player's name now (a renamed player is counted under it)."""
-    return {i: n for i, n in db.session.execute(select(Player.id, Player.name))}
+# --- the pages: a page of games, the group's statistics, a player ---------------------------
+
+def month_range(month: str | None) -> tuple[datetime, datetime] | None:
+    """The first moment of ``YYYY-MM`` and of the month after; ``None`` for anything else.
+
+    >>> month_range("2026-12")
+    (datetime.datetime(2026, 12, 1, 0, 0), datetime.datetime(2027, 1, 1, 0, 0))
+    >>> month_range("2026-13"), month_range("2026-1"), month_range("soon")
+    (None, None, None)
+    """
+    if not month or not MONTH.fullmatch(month):
+        return None
+    try:
+        start = datetime.strptime(month, "%Y-%m")
+    except ValueError:
+        return None
+    end = (start + timedelta(days=32)).replace(day=1)
+    return start, end
+
+
+def listing(page: int = 1, player: int | None = None,
+            month: str | None = None) -> dict[str, Any]:
+    """A page of finished games, newest first (``player``: only theirs; ``month``:
+    ``YYYY-MM``), with the total and the number of pages."""
+    where: list[Any] = []
+    if player is not None:
+        where.append(exists().where(SEAT.c.table_id == GAME.c.table_id,
+                                    SEAT.c.player_id == player, SEAT.c.status == "active"))
+    span = month_range(month)
+    if span is not None:
+        where += [GAME.c.played >= span[0], GAME.c.played < span[1]]
+    total = db.session.scalar(select(func.count()).select_from(GAME).where(*where)) or 0
+    pages = max(1, -(-total // PAGE))
+    page = min(max(1, page), pages)
+    t = cast(SATable, Table.__table__)
+    rows = db.session.execute(
+        select(GAME, t.c.code, t.c.teams, t.c.wall_distance, t.c.imported)
+        .join(t, t.c.id == GAME.c.table_id).where(*where)
+        .order_by(GAME.c.played.desc(), GAME.c.table_id.desc())
+        .limit(PAGE).offset((page - 1) * PAGE)).mappings().all()
+    ids = [r["table_id"] for r in rows]
+    seats: dict[int, dict[str, list[dict[str, Any]]]] = {i: {"red": [], "blue": []} for i in ids}
+    names = dict(db.session.execute(select(Player.id, Player.name)).all()) if ids else {}
+    for s in (db.session.execute(select(SEAT).where(SEAT.c.table_id.in_(ids),
+                                                    SEAT.c.status == "active")
+                                 .order_by(SEAT.c.part, SEAT.c.id)).mappings() if ids else ()):
+        seats[s["table_id"]][s["side"]].append(
+            {"id": s["player_id"], "name": names.get(s["player_id"], s["name"]),
+             "part": s["part"]})
+    ips = {(r.table_id, r.side): r.ip for r in db.session.execute(
+        select(SIDE.c.table_id, SIDE.c.side, SIDE.c.ip).where(SIDE.c.table_id.in_(ids)))}
+    games = []
+    for r in rows:
+        sides = seats[r["table_id"]]
+        told = json.loads(r["names"]) if r["names"] else {}
+        for side in SIDES:              # an imported record's players, when no seat is known
+            if not sides[side] and told.get(side):
+                sides[side] = [{"id": None, "name": n, "part": 0} for n in told[side]]
+        games.append({
+            "code": r["code"], "finished": r["played"].isoformat(timespec="minutes"),
+            "teams": r["teams"], "wall_distance": r["wall_distance"],
+            "imported": r["imported"], "sides": sides, "winner": r["winner"],
+            "reason": r["reason"], "end": Msg.from_dict(json.loads(r["ending"])),
+            "days": r["days"], "ip": {s: ips.get((r["table_id"], s), 0) for s in SIDES}})
+    return {"games": games, "total": total, "page": page, "pages": pages,
+            "player": player, "month": month if span else None}
+
+
+def players_with_games() -> list[dict[str, Any]]:
+    """The remembered players who sat at a finished game, by name (the history's filter)."""
+    rows = db.session.execute(
+        select(Player.id, Player.name).where(exists().where(
+            SEAT.c.player_id == Player.id, SEAT.c.status == "active",
+            exists().where(GAME.c.table_id == SEAT.c.table_id)))
+        .order_by(Player.name, Player.id)).all()
+    return [{"id": i, "name": n} for i, n in rows]
+
+
+def _in_play() -> int:
+    """Tables in play: not finished, touched lately, with someone seated."""
+    return db.session.scalar(select(func.count()).select_from(Table).where(
+        Table.finished.is_(None), Table.updated >= now() - timedelta(days=EXPIRY_DAYS),
+        exists().where(SEAT.c.table_id == Table.id, SEAT.c.status == "active"))) or 0
 
 
 def group() -> dict[str, Any]:
-    """The group's statistics over the finished games, players under their names now."""
-    out = group_stats(finished_games())
-    names = _names()
-    for p in out["players"]:
-        p["name"] = names.get(p["id"], p["name"])
-    return out
+    """The group's statistics over every finished game (SQL over the summaries), players
+    under their names now, the ratings ladder, and how many games are still in play."""
+    games, days = db.session.execute(select(func.count(), func.sum(GAME.c.days))).one()
+    winners = {"red": 0, "blue": 0, "draw": 0}
+    winners.update(dict(db.session.execute(select(GAME.c.winner, func.count())
+                                           .group_by(GAME.c.winner)).all()))
+    reasons = dict.fromkeys(REASONS, 0)
+    reasons.update(dict(db.session.execute(select(GAME.c.reason, func.count())
+                                           .group_by(GAME.c.reason)).all()))
+    sums = db.session.execute(select(*[func.coalesce(func.sum(SIDE.c[c]), 0)
+                                       for c in SOLDIERS])).one()
+    won = func.sum(case((SIDE.c.result == "win", 1), else_=0))
+    line = {p: (n, w) for p, n, w in db.session.execute(
+        select(SEAT.c.player_id, func.count(), won)
+        .join(SIDE, and_(SIDE.c.table_id == SEAT.c.table_id, SIDE.c.side == SEAT.c.side))
+        .where(SEAT.c.status == "active", SEAT.c.player_id.is_not(None))
+        .group_by(SEAT.c.player_id))}
+    seated = db.session.execute(
+        select(Player.id, Player.name, Player.mu, Player.sigma, Player.rated)
+        .where(exists().where(SEAT.c.player_id == Player.id))).all()
+    players = ladder([{"id": i, "name": n, "games": line.get(i, (0, 0))[0],
+                       "wins": line.get(i, (0, 0))[1]} for i, n, *_ in seated])
+    rated = [{"id": i, "name": n, **_rating(mu, sigma, k)} for i, n, mu, sigma, k in seated
+             if mu is not None]
+    rated.sort(key=lambda p: (-p["rating"], p["name"], p["id"]))
+    return {"games": games, "winners": winners, "reasons": reasons,
+            "days": round(days / games, 1) if games else None,
+            "soldiers": {r: int(sums[r - 1]) for r in range(1, 11)}, "players": players,
+            "ladder": rated, "in_play": _in_play()}
+
+
+def _rating(mu: float | None, sigma: float | None, games: int) -> dict[str, Any]:
+    if mu is None or sigma is None:
+        return {"rating": None, "mu": None, "sigma": None, "rated": 0}
+    r = ratings.Rating(mu, sigma, games)
+    return {"rating": ratings.shown(r), "mu": round(mu, 2), "sigma": round(sigma, 2),
+            "rated": games}
 
 
 def _player(player_id: int) -> Player:
@@ -81,16 +279,55 @@ def _player(player_id: int) -> Player:
 
 
 def player(player_id: int) -> dict[str, Any]:
-    """A player's statistics; 404 for a player the server does not know."""
+    """A player's statistics over every finished game (SQL over the summaries) and
+    rating; 404 for a player the server does not know."""
     who = _player(player_id)
-    stats = player_stats(finished_games(), player_id)
-    stats["name"] = who.name
-    stats["id"] = who.id
-    names = _names()
-    for h in stats["head_to_head"]:
-        h["name"] = names.get(h["id"], h["name"])
-    return stats
+    out = new_player_stats()
+    figures = ["guesses", "correct", *[f"ip_{s}" for s in SOURCES], "infiltrations", *SOLDIERS]
+    rows = db.session.execute(
+        select(SEAT.c.side, SIDE.c.result, GAME.c.reason, func.count(),
+               *[func.sum(SIDE.c[c]) for c in figures])
+        .join(SIDE, and_(SIDE.c.table_id == SEAT.c.table_id, SIDE.c.side == SEAT.c.side))
+        .join(GAME, GAME.c.table_id == SEAT.c.table_id)
+        .where(SEAT.c.player_id == player_id, SEAT.c.status == "active")
+        .group_by(SEAT.c.side, SIDE.c.result, GAME.c.reason)).all()
+    soldiers = dict.fromkeys(range(1, 11), 0)
+    for side, result, reason, n, *sums in rows:
+        got = dict(zip(figures, (int(x or 0) for x in sums), strict=True))
+        out["games"] += n
+        out[RESULT_KEY[result]] += n
+        out["by_side"][side]["games"] += n
+        if result == "win":
+            out["by_side"][side]["wins"] += n
+            out["wins_by_reason"][reason] += n
+        out["guesses"] += got["guesses"]
+        out["right"] += got["correct"]
+        for s in SOURCES:
+            out["ip"][s] += got[f"ip_{s}"]
+        out["infiltrations"] += got["infiltrations"]
+        for r in range(1, 11):
+            soldiers[r] += got[f"s{r}"]
+    me, them = SEAT.alias("me"), SEAT.alias("them")
+    rivals: dict[int, dict[str, Any]] = {}
+    names = dict(db.session.execute(select(Player.id, Player.name)).all())
+    for rival, result, n in db.session.execute(
+            select(them.c.player_id, SIDE.c.result, func.count())
+            .select_from(me)
+            .join(them, and_(them.c.table_id == me.c.table_id, them.c.side != me.c.side,
+                             them.c.status == "active", them.c.player_id.is_not(None)))
+            .join(SIDE, and_(SIDE.c.table_id == me.c.table_id, SIDE.c.side == me.c.side))
+            .where(me.c.player_id == player_id, me.c.status == "active")
+            .group_by(them.c.player_id, SIDE.c.result)):
+        h = rivals.setdefault(rival, {"id": rival, "name": names.get(rival, "?"), "games": 0,
+                                      "wins": 0, "losses": 0, "draws": 0})
+        h["games"] += n
+        h[RESULT_KEY[result]] += n
+    finish_player_stats(out, soldiers, rivals.values())
+    return {**out, "name": who.name, "id": who.id,
+            **_rating(who.mu, who.sigma, who.rated)}
 
+
+# --- a player renames or forgets themself; deleting games ----------------------------------
 
 def rename(key: Any, name: str) -> dict[str, Any]:
     """A player renames themself from their own phone (``key``: the player key)."""
@@ -111,8 +348,8 @@ def _by_key(key: Any) -> Player:
 
 
 def _drop(table: Table) -> None:
-    """A table and everything of it, in the caller's transaction."""
-    for model in (Event, Receipt):
+    """A table and everything of it, in the caller's transaction (ratings not remade)."""
+    for model in (Event, Receipt, Game, GameSide):
         db.session.execute(delete(model).where(model.table_id == table.id))
     db.session.delete(table)              # its seats go with it
 
@@ -126,6 +363,8 @@ def delete_game(code: str, keeper: bool, host_key: str | None) -> None:
         raise ApiError(403, Msg("a game is deleted from the screen that hosted it or by the "
                                 "keeper of the group's games"), code="not_host")
     _drop(table)
+    db.session.flush()
+    rebuild_ratings()
     db.session.commit()
 
 
@@ -138,6 +377,8 @@ def delete_imported(keeper: bool) -> int:
     found = list(db.session.scalars(select(Table).where(Table.imported.is_(True))))
     for table in found:
         _drop(table)
+    db.session.flush()
+    rebuild_ratings()
     db.session.commit()
     return len(found)
 
@@ -152,4 +393,43 @@ def delete_player(player_id: int, keeper: bool, key: str | None) -> None:
     db.session.execute(update(Seat).where(Seat.player_id == who.id)
                        .values(player_id=None, name="(forgotten)"))
     db.session.delete(who)
+    db.session.flush()
+    rebuild_ratings()
     db.session.commit()
+
+
+def record_options(table: Table) -> dict[str, Any]:
+    """What a finished game's record says of when it was played and who sat (optional
+    keys of ``options``, RULINGS.md D4): an import of it shows them again."""
+    row = db.session.execute(select(GAME.c.played, GAME.c.names)
+                             .where(GAME.c.table_id == table.id)).one_or_none()
+    if row is None:
+        return {}
+    sides: dict[str, list[str]] = {"red": [], "blue": []}
+    for s in sorted(table.seats, key=lambda s: (s.part, s.id)):
+        if s.status == "active":
+            sides[s.side].append(s.name)
+    told = json.loads(row.names) if row.names else {}
+    players = {side: sides[side] or told.get(side, []) for side in SIDES}
+    out: dict[str, Any] = {"played": row.played.isoformat(timespec="seconds")}
+    if any(players.values()):
+        out["players"] = {k: v for k, v in players.items() if v}
+    return out
+
+
+def played_at(value: Any) -> datetime | None:
+    """When a record says its game was played (``options.played``: an ISO date or date
+    and time; with a zone, kept in UTC); ``None`` when it says nothing usable.
+
+    >>> played_at("2025-06-01T20:15:00+02:00"), played_at("2025-06-01"), played_at("x")
+    (datetime.datetime(2025, 6, 1, 18, 15), datetime.datetime(2025, 6, 1, 0, 0), None)
+    """
+    if not isinstance(value, str) or len(value) > 40:
+        return None
+    try:
+        at = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if at.tzinfo is not None:
+        at = at.astimezone(UTC).replace(tzinfo=None)
+    return at

@@ -14,7 +14,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 from flask_sqlalchemy import SQLAlchemy
-from sqlalchemy import Boolean, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, false
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 
@@ -118,6 +128,59 @@ class Player(Base):
     name: Mapped[str] = mapped_column(String(40))
     created: Mapped[datetime] = mapped_column(DateTime, default=now)
     last_seen: Mapped[datetime | None] = mapped_column(DateTime)
+    # the rating from every finished game (issue 21: openskill, companion/memory/ratings.py):
+    # a cache of the games in order, rebuilt by `spies-lies ratings --rebuild`
+    mu: Mapped[float | None] = mapped_column(Float)
+    sigma: Mapped[float | None] = mapped_column(Float)
+    rated: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class Game(Base):
+    """What a finished game contributes to the group's memory (issue 21): derived from its
+    events once, when it finishes or is imported, and kept beside them as a cache (never
+    as separate truth: undoing the end deletes it). ``companion/memory/summary.py``."""
+
+    __tablename__ = "game"
+    table_id: Mapped[int] = mapped_column(ForeignKey("table.id", ondelete="CASCADE"),
+                                          primary_key=True)
+    finished: Mapped[datetime] = mapped_column(DateTime)
+    # when it was played: the record's options.played for an import, else when it ended
+    played: Mapped[datetime] = mapped_column(DateTime, index=True)
+    winner: Mapped[str] = mapped_column(String(5))
+    reason: Mapped[str] = mapped_column(String(16))
+    days: Mapped[int] = mapped_column(Integer)
+    ending: Mapped[str] = mapped_column(Text)           # JSON: the end in words (a Msg)
+    # JSON: who sat, as an imported record's options.players says ({"red": [names], ...})
+    names: Mapped[str | None] = mapped_column(Text)
+
+
+class GameSide(Base):
+    """One side of a finished game: its result and what it did (team play: both players
+    of the side share it)."""
+
+    __tablename__ = "game_side"
+    table_id: Mapped[int] = mapped_column(ForeignKey("table.id", ondelete="CASCADE"),
+                                          primary_key=True)
+    side: Mapped[str] = mapped_column(String(4), primary_key=True)
+    result: Mapped[str] = mapped_column(String(4))      # win, loss, draw
+    ip: Mapped[int] = mapped_column(Integer)
+    guesses: Mapped[int] = mapped_column(Integer)
+    correct: Mapped[int] = mapped_column(Integer)       # guesses that were right
+    ip_identified: Mapped[int] = mapped_column(Integer)
+    ip_abilities: Mapped[int] = mapped_column(Integer)
+    ip_deception: Mapped[int] = mapped_column(Integer)
+    infiltrations: Mapped[int] = mapped_column(Integer)
+    # IP each rank earned by acting (R40-R50): one column a rank, summed by SQL
+    s1: Mapped[int] = mapped_column(Integer, default=0)
+    s2: Mapped[int] = mapped_column(Integer, default=0)
+    s3: Mapped[int] = mapped_column(Integer, default=0)
+    s4: Mapped[int] = mapped_column(Integer, default=0)
+    s5: Mapped[int] = mapped_column(Integer, default=0)
+    s6: Mapped[int] = mapped_column(Integer, default=0)
+    s7: Mapped[int] = mapped_column(Integer, default=0)
+    s8: Mapped[int] = mapped_column(Integer, default=0)
+    s9: Mapped[int] = mapped_column(Integer, default=0)
+    s10: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class Event(Base):

@@ -20,6 +20,7 @@ from .. import helptext
 from ..address import base_url
 from ..engine import rank as rank_word
 from . import history, lang
+from .api import history_filter
 from .edges import client
 from .tables import load
 
@@ -175,8 +176,10 @@ def _qr(url: str) -> Response:
 @bp.get("/history")
 def history_page() -> str:
     """The finished games, newest first, each with its story and its record."""
-    games = lang.say(history.listing(history.finished_games()), lang.current())
-    return render_template("history.html", games=games)
+    found = history.listing(**history_filter())
+    games = lang.say(found.pop("games"), lang.current())
+    return render_template("history.html", games=games, found=found,
+                           players=history.players_with_games())
 
 
 @bp.get("/stats")

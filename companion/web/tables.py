@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -19,7 +20,16 @@ from ..engine import side as side_word
 from . import limits
 from .authority import Transaction
 from .errors import ApiError
-from .fields import CODE_RE, body_field, flag, idempotency_key, name_field, secret_field
+from .fields import (
+    CODE_RE,
+    body_field,
+    clean_text,
+    flag,
+    idempotency_key,
+    name_field,
+    secret_field,
+)
+from .history import played_at, remember_game
 from .lang import revive
 from .models import (
     Event,
@@ -199,8 +209,29 @@ def open_table(body: dict[str, Any], imported: bool = False) -> Opened:
                   first_game=flag(body, "first_game"), version=1 + len(events), notice=notice,
                   finished=now() if end is not None and end.phase == Phase.OVER else None,
                   imported=imported, digest=same)
-    made, secret = _insert_table(table, key, events, own)
+
+    def remember(t: Table) -> None:     # a finished game's summary, with the table's rows
+        if end is not None and end.phase == Phase.OVER:
+            said = body["record"].get("options") or {}
+            remember_game(t, end, played_at(said.get("played")), told_players(said))
+    made, secret = _insert_table(table, key, events, own, remember)
     return Opened(made, secret)
+
+
+def told_players(options: dict[str, Any]) -> dict[str, list[str]] | None:
+    """Who sat at each side, as a record's ``options.players`` says (``{"red": [names],
+    "blue": [names]}``, RULINGS.md); ``None`` when it says nothing usable."""
+    said = options.get("players")
+    if not isinstance(said, dict):
+        return None
+    out: dict[str, list[str]] = {}
+    for side in ("red", "blue"):
+        names = said.get(side)
+        if isinstance(names, list) and 0 < len(names) <= 2 and all(
+                isinstance(n, str) and 0 < len(n.strip()) <= 40 and clean_text(n)
+                for n in names):
+            out[side] = [n.strip() for n in names]
+    return out or None
 
 
 def digest(options: Options, events: list[dict[str, Any]]) -> str:
@@ -270,7 +301,9 @@ def free_code() -> str:
 
 
 def _insert_table(table: Table, key: str | None, events: list[dict[str, Any]],
-                  own: str | None) -> tuple[Table, str | None]:
+                  own: str | None,
+                  before_commit: Callable[[Table], None] | None = None
+                  ) -> tuple[Table, str | None]:
     made = None if own else new_secret()
     table.host_hash, table.create_key = hash_secret(own or made or ""), key
     table.code = free_code()
@@ -280,6 +313,9 @@ def _insert_table(table: Table, key: str | None, events: list[dict[str, Any]],
         for i, d in enumerate(events, start=1):
             db.session.add(Event(table_id=table.id, seq=i, data=json.dumps(d),
                                  idempotency_key=None))
+        if before_commit is not None:
+            db.session.flush()
+            before_commit(table)
         db.session.commit()
     except IntegrityError:          # the same key at the same moment, or a code just taken
         db.session.rollback()

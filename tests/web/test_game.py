@@ -156,7 +156,10 @@ def test_a_whole_game_with_undo_deception_captain_and_flag(table):
 
     # the record of the game replays to the same result
     rec = host.client.get(f"/api/tables/{host.code}/record").get_json()
-    assert len(rec["events"]) == 15 and rec["options"] == {"wall_distance": 2}
+    assert len(rec["events"]) == 15 and rec["options"]["wall_distance"] == 2
+    # a finished game's record says when it was played and who sat (RULINGS.md D4)
+    assert rec["options"]["players"] == {"red": ["Ann"], "blue": ["Bob"]}
+    assert set(rec["options"]) == {"wall_distance", "played", "players"}
     final = replay(Record.from_dict(rec))
     assert (final.winner, final.reason) == ("red", "flag")
 

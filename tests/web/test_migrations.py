@@ -26,6 +26,11 @@ def test_each_migration_goes_down_and_up_again_keeping_the_tables(app, client):
                     headers={"Origin": ORIGIN})
     code = r.get_json()["code"]
     with app.app_context():
+        assert _revision() == "0010" and {"mu", "sigma", "rated"} <= _columns("player")
+        assert {"game", "game_side"} <= set(sa.inspect(db.engine).get_table_names())
+        downgrade(directory=str(MIGRATIONS), revision="0009")
+        assert "game" not in sa.inspect(db.engine).get_table_names()
+        assert not {"mu", "sigma", "rated"} & _columns("player")
         assert _revision() == "0009" and {"imported", "digest"} <= _columns("table")
         downgrade(directory=str(MIGRATIONS), revision="0008")
         assert _revision() == "0008" and "rematch" in _columns("table")
@@ -54,7 +59,8 @@ def test_each_migration_goes_down_and_up_again_keeping_the_tables(app, client):
         with db.engine.connect() as c:
             assert c.execute(sa.text('select wall_distance from "table"')).scalar() == 5
         upgrade(directory=str(MIGRATIONS))
-        assert _revision() == "0009" and "create_key" in _columns("table")
+        assert _revision() == "0010" and "create_key" in _columns("table")
+        assert {"table_id", "played", "ending"} <= _columns("game")
         assert {"rematch", "imported", "digest"} <= _columns("table")
         assert {"player_id"} <= _columns("seat") and "finished" in _columns("table")
         assert {"ranks", "seen"} <= _columns("intel_card")
