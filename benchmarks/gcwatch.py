@@ -35,4 +35,6 @@ def watch(path: str) -> None:
 
 if __name__ == "__main__":
     watch(os.environ["GCWATCH_FILE"])
+    if os.environ.get("SWITCH"):
+        sys.setswitchinterval(float(os.environ["SWITCH"]))
     raise SystemExit(main(sys.argv[1:]))

@@ -97,6 +97,8 @@ def serve(args: argparse.Namespace) -> int:
         out.write(qr_ascii(url + "/"))
     out.write("\nPress Ctrl+C to stop.\n")
     out.flush()
+    from . import gcfreeze
+    gcfreeze.start(app)      # no long garbage-collector pause with the caches full
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
+from flask import current_app
 from sqlalchemy import Table as SATable
 from sqlalchemy import and_, case, delete, exists, func, insert, select, update
 
@@ -32,14 +34,64 @@ from ..memory import ratings
 from ..memory.stats import RESULT_KEY, finish_player_stats, ladder, new_player_stats
 from ..memory.summary import FIGURES, REASONS, SIDES, SOURCES, summarize
 from .errors import ApiError
-from .models import Event, Game, GameSide, Player, Receipt, Seat, Table, db, hash_secret, now
-from .states import derive
+from .models import (
+    Event,
+    Game,
+    GameSide,
+    Memory,
+    Player,
+    Receipt,
+    Seat,
+    Table,
+    db,
+    hash_secret,
+    now,
+)
+from .states import Recent, derive
 
 PAGE = 20               # games a history page lists
 EXPIRY_DAYS = 30        # a table untouched this long is no longer in play
-GAME, SIDE, SEAT = (cast(SATable, m.__table__) for m in (Game, GameSide, Seat))
+GAME, SIDE, SEAT, MEMORY = (cast(SATable, m.__table__) for m in (Game, GameSide, Seat, Memory))
+PLAYER = cast(SATable, Player.__table__)
+KEPT_PAGES = 256        # pages' answers kept per version of the memory (all languages)
 SOLDIERS = [f"s{r}" for r in range(1, 11)]
 MONTH = re.compile(r"\d{4}-\d{2}")
+
+
+# --- the version of the memory, and the pages' answers kept per version ------------------
+
+def changed() -> None:
+    """The group's memory changed (in the caller's transaction): the pages answered from
+    the version before are answered again."""
+    db.session.execute(update(MEMORY).where(MEMORY.c.id == 1)
+                       .values(version=MEMORY.c.version + 1))
+
+
+def version() -> tuple[int, int, int]:
+    """What the pages depend on, in one small query: the memory's version, and the
+    newest player and seat (a phone that sits down anywhere may be listed)."""
+    row = db.session.execute(select(
+        MEMORY.c.version,
+        select(func.max(PLAYER.c.id)).scalar_subquery(),
+        select(func.max(SEAT.c.id)).scalar_subquery()).where(MEMORY.c.id == 1)).one()
+    return row[0], row[1] or 0, row[2] or 0
+
+
+def kept(name: str, args: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+    """``make()``'s answer for this version of the memory, made once per version and
+    kept (every screen and language reads the same words as data)."""
+    pages: Recent[Any] | None = current_app.extensions.get("companion.pages")
+    if pages is None:         # each app its own (apps in one process share nothing)
+        pages = current_app.extensions.setdefault("companion.pages", Recent(KEPT_PAGES))
+    # one page of the group's memory at a time: however many screens load them, the
+    # tables' posts share the interpreter with one of them at most
+    with pages.lock_pages:
+        key = (name, args, version())
+        found = pages.recall(key)
+        if found is None:
+            found = make()
+            pages.keep(key, found)
+    return found
 
 
 # --- keeping the summaries: written when a game ends, deleted when its end is undone ---
@@ -60,6 +112,7 @@ def remember_game(table: Table, state: State, played: datetime | None = None,
         db.session.execute(insert(SIDE).values(
             table_id=table.id, side=side, result=t["result"], **{k: t[k] for k in FIGURES},
             **{f"s{r}": t["soldiers"][r] for r in range(1, 11)}))
+    changed()
     if not rate:
         return
     later = db.session.scalar(select(func.count()).select_from(GAME).where(
@@ -78,6 +131,7 @@ def forget_game(table_id: int) -> None:
     db.session.execute(delete(SIDE).where(SIDE.c.table_id == table_id))
     if gone.rowcount:                   # type: ignore[attr-defined]
         rebuild_ratings()
+        changed()
 
 
 def backfill() -> int:
@@ -136,6 +190,7 @@ def rebuild_ratings() -> dict[int, ratings.Rating]:
     """Every player's rating made again from every finished game (in the caller's
     transaction): ``spies-lies ratings --rebuild``, and whenever the order changed."""
     found = ratings.rebuild(rated_games())
+    changed()
     db.session.execute(update(Player).values(mu=None, sigma=None, rated=0))
     for i, r in found.items():
         db.session.execute(update(Player).where(Player.id == i)
@@ -166,7 +221,13 @@ def month_range(month: str | None) -> tuple[datetime, datetime] | None:
 def listing(page: int = 1, player: int | None = None,
             month: str | None = None) -> dict[str, Any]:
     """A page of finished games, newest first (``player``: only theirs; ``month``:
-    ``YYYY-MM``), with the total and the number of pages."""
+    ``YYYY-MM``), with the total and the number of pages (kept per version)."""
+    found: dict[str, Any] = kept("listing", (page, player, month),
+                                 lambda: _listing(page, player, month))
+    return {**found, "games": list(found["games"])}
+
+
+def _listing(page: int, player: int | None, month: str | None) -> dict[str, Any]:
     where: list[Any] = []
     if player is not None:
         where.append(exists().where(SEAT.c.table_id == GAME.c.table_id,
@@ -212,7 +273,13 @@ def listing(page: int = 1, player: int | None = None,
 
 
 def players_with_games() -> list[dict[str, Any]]:
-    """The remembered players who sat at a finished game, by name (the history's filter)."""
+    """The remembered players who sat at a finished game, by name (the history's filter;
+    kept per version)."""
+    found: list[dict[str, Any]] = kept("players", (), _players_with_games)
+    return found
+
+
+def _players_with_games() -> list[dict[str, Any]]:
     rows = db.session.execute(
         select(Player.id, Player.name).where(exists().where(
             SEAT.c.player_id == Player.id, SEAT.c.status == "active",
@@ -221,16 +288,35 @@ def players_with_games() -> list[dict[str, Any]]:
     return [{"id": i, "name": n} for i, n in rows]
 
 
-def _in_play() -> int:
-    """Tables in play: not finished, touched lately, with someone seated."""
+IN_PLAY_FOR = 10.0                          # seconds a count of the tables in play is kept
+
+
+def in_play() -> int:
+    """Tables in play: not finished, touched lately, with someone seated (counted at
+    most every 10 s: a figure for a statistics page, not for play)."""
+    counted: list[float] = current_app.extensions.setdefault("companion.in_play", [0.0, 0.0])
+    at, count = counted
+    if at and time.monotonic() - at < IN_PLAY_FOR:
+        return int(count)
+    count = _count_in_play()
+    counted[:] = [time.monotonic(), count]
+    return int(count)
+
+
+def _count_in_play() -> int:
     return db.session.scalar(select(func.count()).select_from(Table).where(
         Table.finished.is_(None), Table.updated >= now() - timedelta(days=EXPIRY_DAYS),
         exists().where(SEAT.c.table_id == Table.id, SEAT.c.status == "active"))) or 0
 
 
 def group() -> dict[str, Any]:
-    """The group's statistics over every finished game (SQL over the summaries), players
-    under their names now, the ratings ladder, and how many games are still in play."""
+    """The group's statistics over every finished game (SQL over the summaries, kept per
+    version), players under their names now, the ratings ladder, and how many games are
+    still in play."""
+    return {**kept("group", (), _group), "in_play": in_play()}
+
+
+def _group() -> dict[str, Any]:
     games, days = db.session.execute(select(func.count(), func.sum(GAME.c.days))).one()
     winners = {"red": 0, "blue": 0, "draw": 0}
     winners.update(dict(db.session.execute(select(GAME.c.winner, func.count())
@@ -257,7 +343,7 @@ def group() -> dict[str, Any]:
     return {"games": games, "winners": winners, "reasons": reasons,
             "days": round(days / games, 1) if games else None,
             "soldiers": {r: int(sums[r - 1]) for r in range(1, 11)}, "players": players,
-            "ladder": rated, "in_play": _in_play()}
+            "ladder": rated}
 
 
 def _rating(mu: float | None, sigma: float | None, games: int) -> dict[str, Any]:
@@ -279,8 +365,13 @@ def _player(player_id: int) -> Player:
 
 
 def player(player_id: int) -> dict[str, Any]:
-    """A player's statistics over every finished game (SQL over the summaries) and
-    rating; 404 for a player the server does not know."""
+    """A player's statistics over every finished game (SQL over the summaries, kept per
+    version) and rating; 404 for a player the server does not know."""
+    found: dict[str, Any] = kept("player", (player_id,), lambda: _player_stats(player_id))
+    return found
+
+
+def _player_stats(player_id: int) -> dict[str, Any]:
     who = _player(player_id)
     out = new_player_stats()
     figures = ["guesses", "correct", *[f"ip_{s}" for s in SOURCES], "infiltrations", *SOLDIERS]
@@ -333,6 +424,7 @@ def rename(key: Any, name: str) -> dict[str, Any]:
     """A player renames themself from their own phone (``key``: the player key)."""
     who = _by_key(key)
     who.name = name
+    changed()
     db.session.commit()
     return {"id": who.id, "name": who.name}
 

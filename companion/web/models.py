@@ -183,6 +183,16 @@ class GameSide(Base):
     s10: Mapped[int] = mapped_column(Integer, default=0)
 
 
+class Memory(Base):
+    """One row: the version of the group's memory, one more at every change of the
+    finished games, their players' names or ratings (issue 21). The history, statistics
+    and player pages are kept per version (``companion/web/history.py``)."""
+
+    __tablename__ = "memory"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+
+
 class Event(Base):
     """One recorded event (RECORD.md dict), in order by its per-table ``seq``."""
 

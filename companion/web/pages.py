@@ -10,6 +10,7 @@ import io
 import json
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 import qrcode
@@ -173,31 +174,47 @@ def _qr(url: str) -> Response:
 # --- the group's history (issue 14) ---------------------------------------------------
 
 
+def _kept_page(name: str, make: Callable[[], str], *more: Any) -> str:
+    """A page of the group's memory, rendered once per version of the memory, address
+    and language (``more``: what else it shows), then served as it was (issue 21: a
+    page that renders hundreds of words costs every table the time it takes)."""
+    page: str = history.kept(name, (request.full_path, lang.current(), *more), make)
+    return page
+
+
 @bp.get("/history")
 def history_page() -> str:
-    """The finished games, newest first, each with its story and its record."""
-    found = history.listing(**history_filter())
-    games = lang.say(found.pop("games"), lang.current())
-    return render_template("history.html", games=games, found=found,
-                           players=history.players_with_games())
+    """A page of the finished games, newest first, each with its story and its record."""
+    def make() -> str:
+        found = history.listing(**history_filter())
+        games = lang.say(found.pop("games"), lang.current())
+        return render_template("history.html", games=games, found=found,
+                               players=history.players_with_games())
+    return _kept_page("history-page", make)
 
 
 @bp.get("/stats")
 def stats_page() -> str:
     """The group's statistics, with small charts drawn on the server."""
-    s = history.group()
-    here = lang.current()
-    soldiers = [(f"{r} {lang.say(rank_word(r), here)}", s["soldiers"][r], "")
-                for r in range(1, 11)]
-    return render_template("stats.html", s=s, soldiers=soldiers)
+    in_play = history.in_play()
+
+    def make() -> str:
+        s = {**history.group(), "in_play": in_play}
+        here = lang.current()
+        soldiers = [(f"{r} {lang.say(rank_word(r), here)}", s["soldiers"][r], "")
+                    for r in range(1, 11)]
+        return render_template("stats.html", s=s, soldiers=soldiers)
+    return _kept_page("stats-page", make, in_play)
 
 
 @bp.get("/stats/players/<int:player_id>")
 def player_page(player_id: int) -> str:
     """One player's statistics and head-to-head records."""
-    return render_template("player.html", p=history.player(player_id),
-                           rank_names={r: lang.say(rank_word(r), lang.current())
-                                       for r in range(1, 11)})
+    def make() -> str:
+        return render_template("player.html", p=history.player(player_id),
+                               rank_names={r: lang.say(rank_word(r), lang.current())
+                                           for r in range(1, 11)})
+    return _kept_page("player-page", make)
 
 
 @bp.get("/keeper")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Hashable
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from sqlalchemy import select
@@ -29,23 +30,25 @@ class Row(NamedTuple):
 V = TypeVar("V")
 
 
-class Recent(OrderedDict[int, V], Generic[V]):
-    """What this process keeps per table id for at most ``size`` tables, the least
-    recently used dropped first (read and written from any thread)."""
+class Recent(OrderedDict[Hashable, V], Generic[V]):
+    """What this process keeps per key (a table id; a page's arguments) for at most
+    ``size`` keys, the least recently used dropped first (read and written from any
+    thread)."""
 
     def __init__(self, size: int) -> None:
         super().__init__()
         self.size = size
         self.lock = threading.Lock()
+        self.lock_pages = threading.RLock()    # for a caller that makes one entry at a time
 
-    def recall(self, key: int) -> V | None:
+    def recall(self, key: Hashable) -> V | None:
         with self.lock:
             value = self.get(key)
             if value is not None:
                 self.move_to_end(key)
             return value
 
-    def keep(self, key: int, value: V) -> None:
+    def keep(self, key: Hashable, value: V) -> None:
         with self.lock:
             self[key] = value
             self.move_to_end(key)

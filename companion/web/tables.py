@@ -29,7 +29,7 @@ from .fields import (
     name_field,
     secret_field,
 )
-from .history import played_at, remember_game
+from .history import changed, played_at, rebuild_ratings, remember_game
 from .lang import revive
 from .models import (
     Event,
@@ -374,6 +374,8 @@ def join(tx: Transaction, name: Any, side: Any, part: Any, secret: Any = None,
                 last_seen=now(), player_id=who.id if who else None)
     table.seats.append(seat)        # the view built after the commit lists it
     db.session.flush()
+    if table.finished is not None and not taken:
+        rebuild_ratings()           # who sat at a finished game counts in its history
     if taken:
         notice = Msg("{name} asks to take over {seat} from {holder}: the host screen decides",
                      name=seat.name, seat=_where(side, part), holder=taken[0].name)
@@ -443,6 +445,8 @@ def decide_takeover(tx: Transaction, actor: Actor, seat_id: int, approve: Any) -
     seat = db.session.get(Seat, seat_id) if 0 <= seat_id < 2**31 else None
     if seat is None or seat.table_id != tx.table.id or seat.status != "pending":
         raise ApiError(404, Msg("there is no such request to take over a seat"), code="not_found")
+    if tx.table.finished is not None:
+        changed()                       # who sat at a finished game: the history says so
     if approve:
         for s in tx.table.seats:
             if s.side == seat.side and s.part == seat.part and s.status == "active":

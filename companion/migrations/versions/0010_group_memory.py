@@ -1,7 +1,9 @@
 """The group's memory at scale (issue 21): each finished game's summary (``game``) and
 its sides' figures (``game_side``), kept beside its events as a cache, and each player's
-rating. The summaries of games finished before are made at the app's start
-(``companion/web/history.py``: ``backfill``); the ratings with them.
+rating; ``memory``: one row whose version grows with every change of the group's memory
+(the pages answered from it are cached per version). The summaries of games finished
+before are made at the app's start (``companion/web/history.py``: ``backfill``); the
+ratings with them.
 
 Revision ID: 0010
 Revises: 0009
@@ -42,6 +44,9 @@ def upgrade() -> None:
         *[sa.Column(f"s{r}", sa.Integer(), nullable=False, server_default="0")
           for r in range(1, 11)],
     )
+    memory = op.create_table("memory", sa.Column("id", sa.Integer(), primary_key=True),
+                             sa.Column("version", sa.Integer(), nullable=False))
+    op.bulk_insert(memory, [{"id": 1, "version": 0}])
     op.add_column("player", sa.Column("mu", sa.Float(), nullable=True))
     op.add_column("player", sa.Column("sigma", sa.Float(), nullable=True))
     op.add_column("player", sa.Column("rated", sa.Integer(), nullable=False,
@@ -53,6 +58,7 @@ def downgrade() -> None:
         batch.drop_column("rated")
         batch.drop_column("sigma")
         batch.drop_column("mu")
+    op.drop_table("memory")
     op.drop_table("game_side")
     op.drop_index("ix_game_played", table_name="game")
     op.drop_table("game")

@@ -1,0 +1,98 @@
+"""The group's pages with many games (issue 21): the history paged and filtered, the
+statistics with the ratings ladder and the games still in play, a player's page with
+their rating — on a 390 phone and a 1920 TV, in both looks, with no console error."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from companion.engine.simulate import random_record
+
+from .conftest import shot
+
+ORIGIN_HEADERS = {"Origin": "http://localhost"}
+NAMES = ["Ann", "Bob", "Cy"]
+KEYS = [c * 40 for c in "abc"]
+SIZES = {"phone": {"width": 390, "height": 844}, "tv": {"width": 1920, "height": 1080}}
+
+
+def fill(live, games: int) -> dict[str, int]:
+    """``games`` finished games (imported, then sat at by three remembered players), and
+    one table in play with Ann seated."""
+    c = live.app.test_client()
+    live.app.config["RATE_LIMITS"] = {"imports": "100000 per minute"}
+    rng, ids = random.Random(5), {}
+    for i in range(games):
+        rec = random_record(random.Random(900 + i), wall_distance=3).to_dict()
+        rec["options"]["played"] = f"2026-{10 + i % 2:02d}-{1 + i % 28:02d}T20:00:00"
+        r = c.post("/api/tables/import", json={"record": rec}, headers=ORIGIN_HEADERS)
+        assert r.status_code == 201, r.get_json()
+        code, v = r.get_json()["code"], r.get_json()["view"]["version"]
+        for side, who in zip(("red", "blue"), rng.sample(range(3), 2), strict=True):
+            j = c.post(f"/api/tables/{code}/seats", headers=ORIGIN_HEADERS, json={
+                "version": v, "idempotency_key": f"p{i:04d}{side}", "side": side,
+                "name": NAMES[who], "player": KEYS[who]})
+            assert j.status_code == 201, j.get_json()
+            v += 1
+            ids[NAMES[who]] = j.get_json()["seat"]["player"]
+    r = c.post("/api/tables", json={"wall_distance": 3}, headers=ORIGIN_HEADERS)
+    code, v = r.get_json()["code"], r.get_json()["view"]["version"]
+    c.post(f"/api/tables/{code}/seats", headers=ORIGIN_HEADERS, json={
+        "version": v, "idempotency_key": "in-play-1", "side": "red", "name": "Ann",
+        "player": KEYS[0]})
+    return ids
+
+
+@pytest.mark.looks
+def test_the_group_pages_with_many_games(browser, live):
+    ids = fill(live, 45)
+    for look in ("dark", "light"):
+        for size, viewport in SIZES.items():
+            ctx = browser.new_context(viewport=viewport, color_scheme=look,
+                                      **({"device_scale_factor": 2, "is_mobile": True,
+                                          "has_touch": True} if size == "phone" else {}))
+            page = ctx.new_page()
+            page.set_default_timeout(10_000)
+            problems: list[str] = []
+            page.on("console", lambda m, p=problems: p.append(m.text) if m.type == "error"
+                    else None)
+            page.on("pageerror", lambda e, p=problems: p.append(str(e)))
+
+            page.goto(live.url + "/history")
+            games = page.get_by_test_id("game")
+            assert games.count() == 20
+            assert "45" in page.get_by_test_id("total").inner_text()
+            assert page.get_by_test_id("page").inner_text().endswith("3")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= viewport["width"], (look, size, width)
+            shot(page, f"memory-history-{size}-{look}")
+            # the last page, then Ann's games in October only
+            page.locator("a[rel=next]").click()
+            page.locator("a[rel=next]").click()
+            page.wait_for_function("document.querySelectorAll('[data-testid=game]').length === 5")
+            page.select_option("select[name=player]", str(ids["Ann"]))
+            page.fill("input[name=month]", "2026-10")
+            page.get_by_role("button", name="Show").click()
+            page.wait_for_url("**month=2026-10**")
+            shown = page.get_by_test_id("game")
+            assert 0 < shown.count() <= 20
+            assert all("Ann" in shown.nth(i).inner_text() for i in range(shown.count()))
+            assert all("2026-10" in shown.nth(i).inner_text() for i in range(shown.count()))
+
+            page.goto(live.url + "/stats")
+            assert "45" in page.get_by_test_id("summary").inner_text()
+            assert page.get_by_test_id("in-play").count() == 1       # Ann's table
+            ladder = page.get_by_test_id("ladder")
+            assert ladder.locator("tr").count() == 4                  # a head and 3 players
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= viewport["width"], (look, size, width)
+            shot(page, f"memory-stats-{size}-{look}")
+
+            page.goto(f"{live.url}/stats/players/{ids['Ann']}")
+            assert page.get_by_test_id("player-name").inner_text() == "Ann"
+            assert page.get_by_test_id("rating").locator(".big-num").count() == 1
+            shot(page, f"memory-player-{size}-{look}")
+            assert not problems, (look, size, problems)
+            ctx.close()
