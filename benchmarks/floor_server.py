@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from contextlib import suppress
 
 from companion.cli import build_parser
-from companion.serve import engine_config, public_url
+from companion.serve import client_cap, engine_config, public_url
 from companion.server import Server
 from companion.web import create_app
 
@@ -24,7 +24,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.register_blueprint(floor.bp)
     print(f"floor server on http://{args.host}:{args.port}/ ({args.threads} threads)", flush=True)
     with suppress(KeyboardInterrupt):       # Ctrl+C; the benchmark stops it with SIGTERM
-        Server(app, host=args.host, port=args.port, threads=args.threads).serve_forever()
+        Server(app, host=args.host, port=args.port, threads=args.threads,
+               per_client=client_cap(args)).serve_forever()
     return 0
 
 

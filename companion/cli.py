@@ -132,6 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "addresses, localhost and the --public-url host are always allowed")
     s.add_argument("--threads", type=int, default=32,
                    help="threads that run requests (default 32); open screens hold none")
+    s.add_argument("--client-connections", type=int, default=128, metavar="N",
+                   help="connections one address may hold at once (default 128; 0: no "
+                        "cap; none behind --trust-proxy, where the proxy caps them)")
     s.add_argument("--trust-proxy", type=int, default=0, metavar="N",
                    help="behind N reverse proxies: take the client's address, scheme and "
                         "host from their X-Forwarded-* headers (default 0: ignore them)")

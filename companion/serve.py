@@ -28,6 +28,25 @@ def public_url(args: argparse.Namespace) -> str:
     return base_url(args.public_url, f"http://127.0.0.1:{args.port}")
 
 
+def client_cap(args: argparse.Namespace) -> int | None:
+    """Connections one address may hold (``--client-connections``; 0: no cap). Behind
+    ``--trust-proxy`` every visitor has the proxy's address: no cap here, the proxy caps
+    connections per client (nginx: ``limit_conn``); the global cap and the deadlines for
+    a request to arrive still hold.
+
+    >>> import argparse
+    >>> client_cap(argparse.Namespace(client_connections=128, trust_proxy=0))
+    128
+    >>> [client_cap(argparse.Namespace(client_connections=n, trust_proxy=t))
+    ...  for n, t in ((0, 0), (128, 1))]
+    [None, None]
+    """
+    if getattr(args, "trust_proxy", 0) or not getattr(args, "client_connections", 1):
+        return None
+    n: int = args.client_connections
+    return n
+
+
 def own_url(args: argparse.Namespace) -> str:
     """The address of this server for a browser on this machine."""
     host = str(getattr(args, "host", "0.0.0.0"))
@@ -81,7 +100,8 @@ def serve(args: argparse.Namespace) -> int:
     app = create_app({"PUBLIC_URL": url, "ALLOWED_HOSTS": list(args.allow_host or ()),
                       "TRUST_PROXY": getattr(args, "trust_proxy", 0) or 0,
                       **engine_config(args.threads)})
-    server = Server(app, host=args.host, port=args.port, threads=args.threads)
+    server = Server(app, host=args.host, port=args.port, threads=args.threads,
+                    per_client=client_cap(args))
     out = sys.stdout
     out.write("\nSpies & Lies table companion\n\n")
     out.write(f"  Open on the big screen:  {url}/\n")

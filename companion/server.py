@@ -38,13 +38,20 @@ from gevent.pool import Pool
 from gevent.pywsgi import WSGIHandler, WSGIServer
 from gevent.threadpool import ThreadPool
 
+from .pacing import Pacer
 from .web import live
 from .web.compress import gzip_stream
 
 log = logging.getLogger(__name__)
 MAX_BODY = 64 * 1024        # bytes; the app itself refuses a body over 16 KB
-IDLE = 120.0                # seconds a connection may stay silent (no request, no read)
-CONNECTIONS = 10_000        # sockets open at once; beyond, new ones wait to be accepted
+IDLE = 120.0                # seconds a live stream's connection may stay silent
+CONNECTIONS = 10_000        # sockets open at once (less if the open-file limit is lower)
+RESERVE = 256               # open files kept for the rest: database, logs, the listener
+# one address may hold this many connections: a browser opens at most 6 per server, a
+# laptop showing the big screen and a few more tabs some 40; a phone a stream and a post
+PER_CLIENT = 128
+REQUEST_LINE = 5.0          # seconds a connection has to send a whole request line
+REQUEST_HEAD = 10.0         # ... and its headers; a body has as long again
 
 Start = Callable[..., Any]
 Answer = tuple[str, list[tuple[str, str]], list[bytes]]     # status, headers, body
@@ -115,6 +122,58 @@ class _Unread:
         pass
 
 
+class _Slow(OSError):
+    """A client that did not send its request in time (closed without a word)."""
+
+
+class Guard:
+    """Who holds the server's connections (issue 20), on the event loop only (no lock).
+
+    - one address holds at most ``per_client`` (``None``: no cap — behind a reverse
+      proxy every visitor has the proxy's address, and the proxy caps them);
+    - all together at most ``cap``, below the process's open-file limit; at the cap a
+      new connection makes room by closing the oldest one that is only *waiting*
+      (connected, or between two requests, without a whole request line yet). A live
+      stream or a request being answered is never closed for it, so seated phones and
+      the big screen always get in;
+    - a waiting connection has ``line`` seconds to send its request line and ``head``
+      for its headers (a body as long again), then it is closed without a word.
+    """
+
+    def __init__(self, cap: int, per_client: int | None, line: float, head: float) -> None:
+        self.cap, self.per_client, self.line, self.head = cap, per_client, line, head
+        self.open = 0
+        self.peers: dict[str, int] = {}
+        self.waiting: dict[Any, Any] = {}      # handler -> its greenlet, oldest first
+        self.refused = self.evicted = 0
+
+    def admit(self, handler: Any) -> bool:
+        peer = str(handler.client_address[0]) if handler.client_address else ""
+        if self.per_client is not None and self.peers.get(peer, 0) >= self.per_client:
+            self.refused += 1
+            return False
+        if self.open >= self.cap:
+            if not self.waiting:
+                self.refused += 1
+                return False
+            oldest = next(iter(self.waiting))
+            self.waiting.pop(oldest)[0].kill(block=False)
+            self.evicted += 1
+        self.open += 1
+        self.peers[peer] = self.peers.get(peer, 0) + 1
+        handler.peer = peer
+        return True
+
+    def release(self, handler: Any) -> None:
+        self.waiting.pop(handler, None)
+        self.open -= 1
+        n = self.peers.get(handler.peer, 1) - 1
+        if n > 0:
+            self.peers[handler.peer] = n
+        else:
+            self.peers.pop(handler.peer, None)
+
+
 class _Handler(WSGIHandler):  # type: ignore[misc]
     """pywsgi's handler, with its socket in the environment (a stream watches it close),
     and a body longer than ``MAX_BODY`` left unread: the app refuses it with 413 from
@@ -124,17 +183,64 @@ class _Handler(WSGIHandler):  # type: ignore[misc]
     a stream's messages, never wait ~40 ms for the client's delayed acknowledgement.
     """
 
+    peer = ""
+
     def handle(self) -> None:
-        with suppress(OSError):
-            self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        # a connection silent this long (no request, or half of one; a stream whose
-        # client stopped reading) is closed: idle sockets cannot pile up for ever
-        self.socket.settimeout(getattr(self.server, "idle", IDLE))
-        super().handle()
+        guard: Guard | None = getattr(self.server, "guard", None)
+        if guard is not None and not guard.admit(self):
+            with suppress(OSError):       # over a cap: closed at once, costing nothing
+                self.socket.close()
+            return
+        try:
+            with suppress(OSError):
+                self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            # a live stream's connection silent this long is closed
+            self.socket.settimeout(getattr(self.server, "idle", IDLE))
+            super().handle()
+        except OSError:                   # the client went away while we wrote: no trace
+            log.debug("connection from %s ended early", self.peer)
+        finally:
+            if guard is not None:
+                guard.release(self)
+
+    def read_requestline(self) -> str:
+        """The request line, within the guard's ``line`` seconds (else ``""``: the
+        connection is closed); meanwhile the connection may make room for another."""
+        guard: Guard | None = getattr(self.server, "guard", None)
+        if guard is None:
+            line: str = super().read_requestline()
+            return line
+        guard.waiting[self] = (gevent.getcurrent(),)
+        try:
+            with gevent.Timeout(guard.line, False):
+                line = super().read_requestline()
+                return line
+            return ""
+        finally:
+            guard.waiting.pop(self, None)
+
+    def read_request(self, raw_requestline: str) -> Any:
+        """The headers, within the guard's ``head`` seconds of the request line."""
+        guard: Guard | None = getattr(self.server, "guard", None)
+        if guard is None:
+            return super().read_request(raw_requestline)
+        timer = gevent.Timeout(guard.head)
+        timer.start()
+        try:
+            return super().read_request(raw_requestline)
+        except gevent.Timeout as t:
+            if t is not timer:
+                raise
+            raise _Slow("the request's headers came too slowly") from None
+        finally:
+            timer.close()
 
     def _handle_client_error(self, ex: BaseException) -> Any:
-        """A connection that went silent is closed without a word (nor a log line)."""
-        if isinstance(ex, TimeoutError):
+        """A connection that went silent, was reset or closed mid-request, or was too
+        slow is closed without an answer and with one short debug line, never a trace."""
+        if isinstance(ex, OSError):
+            log.debug("connection from %s: %s", self.peer, type(ex).__name__)
+            self.close_connection = True
             return None
         return super()._handle_client_error(ex)
 
@@ -169,8 +275,12 @@ class Server:
     on a thread of its own (tests) and :meth:`stop`."""
 
     def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0, threads: int = 32,
-                 connections: int = CONNECTIONS, idle: float = IDLE) -> None:
+                 connections: int = CONNECTIONS, idle: float = IDLE,
+                 per_client: int | None = PER_CLIENT, request_line: float = REQUEST_LINE,
+                 request_head: float = REQUEST_HEAD) -> None:
         self.app, self.threads, self.connections, self.idle = app, threads, connections, idle
+        self.per_client, self.request_line, self.request_head = (per_client, request_line,
+                                                                  request_head)
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.listener = socket.socket(family, socket.SOCK_STREAM)
         self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -181,20 +291,27 @@ class Server:
         self._ready = threading.Event()
         self._stop: Any = None
         self.streams = 0                  # open live streams (read on the loop, or for tests)
+        config = getattr(app, "config", {})
+        self.pacer = Pacer(trust_proxy=int(config.get("TRUST_PROXY") or 0))
 
     # --- running ------------------------------------------------------------------
 
     def serve_forever(self) -> None:
         """Serve on this thread until :meth:`stop` (or Ctrl+C)."""
-        raise_file_limit(self.connections + 1024)
+        files = raise_file_limit(self.connections + RESERVE)
+        cap = max(16, min(self.connections, files - RESERVE))
         hub = gevent.get_hub()
         self.pool = ThreadPool(self.threads)
         self.waker = _Waker(hub.loop)
         live.add_waker(self.waker)
         listener = gsocket.socket(fileno=self.listener.detach())    # this loop's socket
-        self.wsgi = WSGIServer(listener, self._app, spawn=Pool(self.connections),
+        # the pool never fills (the guard closes what is over its caps), so the loop
+        # always accepts: a phone's connection is never left waiting in the backlog
+        self.wsgi = WSGIServer(listener, self._app, spawn=Pool(None),
                                handler_class=_Handler, log=None, error_log=log)
         self.wsgi.idle = self.idle
+        self.guard = self.wsgi.guard = Guard(cap, self.per_client, self.request_line,
+                                             self.request_head)
         done = Event()
         self._stop = hub.loop.async_(ref=False)
         self._stop.start(done.set)
@@ -229,7 +346,15 @@ class Server:
 
     def _app(self, environ: dict[str, Any], start_response: Start) -> Iterable[bytes]:
         """On the loop: read the body, run Flask on a thread, answer (or stream)."""
-        body = environ["wsgi.input"].read(MAX_BODY + 1)
+        head = getattr(self.wsgi, "guard", None)
+        try:
+            with gevent.Timeout(head.head if head else None, _Slow("the body came too slowly")):
+                body = environ["wsgi.input"].read(MAX_BODY + 1)
+        except OSError:                    # reset, closed or too slow: no answer, no trace
+            log.debug("a request's body did not arrive whole")
+            start_response("408 Request Timeout", [("Connection", "close"),
+                                                   ("Content-Length", "0")])
+            return []
         environ["wsgi.input"] = io.BytesIO(body)
         if body or "CONTENT_LENGTH" not in environ:     # else a body refused unread
             environ["CONTENT_LENGTH"] = str(len(body))
@@ -237,6 +362,9 @@ class Server:
         handed: list[tuple[live.Subscription, float, bool]] = []
         environ["companion.loop"] = lambda sub, keepalive, gz: handed.append(
             (sub, keepalive, gz))
+        wait = self.pacer.delay(environ)      # the group's pages at a human pace per client
+        if wait:
+            gevent.sleep(wait)
         status, headers, chunks = cast(Answer, self.pool.apply(_run, (self.app, environ)))
         start_response(status, headers)
         if not handed:

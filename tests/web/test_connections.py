@@ -1,0 +1,171 @@
+"""One client cannot lock out every table (issue 20): a cap on one address's
+connections, a cap on all of them below the open-file limit that always leaves room for
+the phones, deadlines for a request to arrive, and a quiet log when clients vanish.
+
+A stranger is another loopback address (a client socket bound to 127.0.3.2); the
+seated phone is 127.0.0.1. The server runs in this process, on a thread."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import resource
+import socket
+import struct
+import time
+
+import pytest
+
+from companion.server import PER_CLIENT, Server
+
+from .test_streams_and_threads import open_stream, post, read_until
+
+STRANGER = "127.0.3.2"
+
+
+def get(port: int, path: str) -> tuple[int, float]:
+    t0 = time.monotonic()
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    c.request("GET", path)
+    status = c.getresponse().status
+    c.close()
+    return status, time.monotonic() - t0
+
+
+def table(port: int) -> str:
+    st, made, _ = post(port, "/api/tables", {})
+    assert st == 201
+    return str(made["code"])
+
+
+def test_ten_thousand_idle_sockets_from_one_client_delay_no_phone(app):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    flood = min(10_000, hard - 2_000)      # this process holds both ends
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    server = Server(app, threads=4).start()
+    socks: list[socket.socket] = []
+    try:
+        code = table(server.port)
+        for _ in range(flood):
+            try:
+                socks.append(socket.create_connection(("127.0.0.1", server.port), timeout=10,
+                                                      source_address=(STRANGER, 0)))
+            except OSError:                 # the backlog: a connect that waits is refused
+                pass
+        assert len(socks) >= 0.9 * flood
+        time.sleep(0.5)
+        guard = server.guard
+        # the server keeps at most its per-client cap of them; the rest closed at once
+        assert guard.peers.get(STRANGER, 0) <= PER_CLIENT
+        assert guard.refused >= len(socks) - PER_CLIENT
+        assert guard.open <= PER_CLIENT + 5
+        st, took = get(server.port, f"/api/tables/{code}/state")      # the seated phone
+        assert st == 200 and took < 2.0, took
+        st, took = get(server.port, "/")                             # a new screen
+        assert st == 200 and took < 2.0, took
+    finally:
+        for s in socks:
+            s.close()
+        server.stop()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_at_the_global_cap_a_waiting_connection_makes_room_never_a_stream(app):
+    server = Server(app, threads=4, connections=50).start()
+    idle: list[socket.socket] = []
+    try:
+        code = table(server.port)
+        stream = open_stream(server.port, code)
+        got = read_until(stream, b'"version": 1')
+        for i in range(1, 61):               # 60 idle sockets from 60 addresses
+            idle.append(socket.create_connection(("127.0.0.1", server.port), timeout=10,
+                                                 source_address=(f"127.0.4.{i}", 0)))
+        time.sleep(0.5)
+        assert server.guard.open <= 50 and server.guard.evicted >= 10
+        # a phone still gets in (an idle connection made room) ...
+        st, _, _ = post(server.port, f"/api/tables/{code}/seats",
+                        {"version": 1, "idempotency_key": "cap-0001", "side": "red",
+                         "name": "Ann"})
+        assert st == 201
+        # ... and the open stream was never the one closed: it sees the change
+        assert b"Ann sits down" in read_until(stream, b'"to": 2', got)
+        stream.close()
+    finally:
+        for s in idle:
+            s.close()
+        server.stop()
+
+
+def test_a_request_must_arrive_in_time(app):
+    server = Server(app, threads=2, request_line=0.5, request_head=1.0).start()
+    try:
+        silent = socket.create_connection(("127.0.0.1", server.port), timeout=10,
+                                          source_address=(STRANGER, 0))
+        t0 = time.monotonic()
+        assert silent.recv(1) == b"" and time.monotonic() - t0 < 3     # closed, no answer
+        silent.close()
+        # headers one byte at a time, 5 a second: closed once the head's time is up
+        drip = socket.create_connection(("127.0.0.1", server.port), timeout=10,
+                                        source_address=(STRANGER, 0))
+        drip.sendall(b"GET / HTTP/1.1\r\n")
+        t0 = time.monotonic()
+        closed = False
+        for ch in b"X-Slow: " + b"a" * 60:
+            try:
+                drip.sendall(bytes([ch]))
+            except OSError:
+                closed = True
+                break
+            time.sleep(0.2)
+            drip.setblocking(False)
+            try:
+                if drip.recv(1) == b"":
+                    closed = True
+                    break
+            except BlockingIOError:
+                pass
+            finally:
+                drip.setblocking(True)
+        assert closed and time.monotonic() - t0 < 4
+        drip.close()
+        # a connection between two requests waits no longer than a new one
+        c = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        c.request("GET", "/api/openapi.json")
+        assert c.getresponse().read()
+        time.sleep(1.0)
+        with pytest.raises((http.client.HTTPException, OSError)):
+            c.request("GET", "/api/openapi.json")
+            c.getresponse()
+        c.close()
+    finally:
+        server.stop()
+
+
+def test_clients_that_vanish_mid_request_leave_no_trace(app, caplog, capfd):
+    server = Server(app, threads=2).start()
+    caplog.set_level(logging.DEBUG)
+    parts = [b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+             b"\r\nContent-Length: 100\r\n\r\n{\"wall", b"GET /api/openapi.json HTTP/1.1\r\nHo",
+             b"GET /hist", b"GET /api/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"]
+    try:
+        for i in range(200):
+            s = socket.create_connection(("127.0.0.1", server.port), timeout=10,
+                                         source_address=(f"127.0.6.{1 + i % 50}", 0))
+            s.sendall(parts[i % len(parts)])
+            time.sleep(0.002)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            s.close()                        # a reset, mid-request or mid-answer
+        time.sleep(0.5)
+        st, _, _ = post(server.port, "/api/tables", {})
+        assert st == 201                     # the server carries on
+    finally:
+        server.stop()
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err and "Error" not in err, err[-2000:]
+    records = [r for r in caplog.records if r.name.startswith(("companion", "gevent"))
+               and "alembic" not in r.name]
+    assert not [r for r in records if r.exc_info], "a traceback was logged"
+    assert len(records) <= 200 and all("\n" not in r.getMessage() for r in records)
+    assert all(r.levelno <= logging.DEBUG for r in records if r.name == "companion.server")
+    assert json.dumps([r.getMessage() for r in records])        # short lines, plain text
