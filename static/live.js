@@ -94,10 +94,32 @@ const SL = (() => {
     }, 3000);
   }
   function poll() { clearTimeout(pollT); pollT = setTimeout(async () => { await refresh(); poll(); }, 2000); }
-  function connect(who) {
+  // a watcher counts as one device (a key kept on this phone), however many tabs it opens
+  function device() {
+    let d = null;
+    try { d = localStorage.getItem("sl-device"); } catch (e) { /* a private window */ }
+    if (!d || !/^[A-Za-z0-9_-]{8,64}$/.test(d)) {
+      d = Keys.request();
+      try { localStorage.setItem("sl-device", d); } catch (e) { /* this page only */ }
+    }
+    return d;
+  }
+  async function connect(who) {
     if (es) es.close();
     if (!window.EventSource) { poll(); return; }
-    es = new EventSource(`/api/tables/${code}/stream?since=${view ? view.version : 0}&seat=${who || "viewer"}`);
+    who = who || "viewer";
+    let extra = "";
+    if (who === "watch") extra = `&device=${device()}`;
+    else if (who !== "viewer" && secret) {
+      // a seat (or the host) counts as connected only with the proof its key earns
+      if (!me || !me.proof || (me.role === "seat" && String(me.id) !== String(who))) {
+        const r = await get("/me").catch(() => null);
+        if (r && r.status === 200) me = r.data;
+      }
+      if (me && me.proof) extra = `&proof=${me.proof}`;
+    }
+    if (es) es.close();
+    es = new EventSource(`/api/tables/${code}/stream?since=${view ? view.version : 0}&seat=${who}${extra}`);
     es.addEventListener("state", e => { clearTimeout(pollT); setView(JSON.parse(e.data)); });
     // what changed since the view this screen shows (issue 15): applied to a copy of it;
     // a screen that is behind some other way loads the whole view

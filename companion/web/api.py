@@ -179,18 +179,23 @@ def state(code: str) -> Response:
         return jsonify({"version": table.version, "changed": False,
                         "connected": live.hub.connected(table.code),
                         "watching": live.hub.watching(table.code)})
-    return jsonify({"view": public_view(table), "me": tables.who(actor), "changed": True,
+    return jsonify({"view": public_view(table), "me": _me(table, actor), "changed": True,
                     "connected": live.hub.connected(table.code),
                     "watching": live.hub.watching(table.code)})
 
 
 @bp.get("/tables/<code>/me")
 def me(code: str) -> Response:
-    """Who this secret belongs to (host, seat or viewer)."""
+    """Who this secret belongs to (host, seat or viewer), with the proof its live stream
+    shows to count as connected."""
     table = _load(code)
     actor = tables.actor_for(table, _secret())
     tables.touch(actor)
-    return jsonify(tables.who(actor))
+    return jsonify(_me(table, actor))
+
+
+def _me(table: Table, actor: tables.Actor) -> dict[str, Any]:
+    return {**tables.who(actor), **live.proof_of(table, actor)}
 
 
 def _act(code: str, kind: str, action: Callable[[Transaction, tables.Actor], None],

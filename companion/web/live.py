@@ -28,23 +28,35 @@ a change it did not make to its own streams, so two servers on one database
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import logging
+import re
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, request
 
+from ..engine import Msg
 from . import lang
 from .compress import gzip_stream, wants_gzip
 from .delta import diff
+from .edges import client
+from .errors import ApiError
+from .models import Table, db
 from .tables import load
 from .views import public_view
 
 bp = Blueprint("live", __name__)
 log = logging.getLogger(__name__)
 NOTIFY_CHANNEL = "spies_lies_change"
+WATCH = "watch:"            # presence keys of watchers: watch:<client>:<device>
+DEVICES_PER_CLIENT = 4      # watching devices one address counts for at most
+DEVICE = re.compile(r"[A-Za-z0-9_-]{8,64}")
+STREAMS_PER_TABLE = 16      # live streams one client may hold on one table ...
+STREAMS_PER_CLIENT = 64     # ... and on all tables
 KEPT = 3            # views a channel keeps, to send a screen that fell behind a delta
                     # (a late view is ~100 KB in memory: 400 tables x 3 stay well in RSS)
 DELTA_MAX = 8192    # a delta longer than this is sent as the whole view instead
@@ -142,9 +154,23 @@ class Channel:
             self.deltas[(since, locale)] = msg
         return msg
 
+    def connected(self) -> list[str]:
+        """The seats (and ``host``) with a stream open whose key proved them (hold
+        ``cond``)."""
+        return sorted(k for k, n in self.presence.items() if n > 0 and not k.startswith(WATCH))
+
+    def watching(self) -> int:
+        """How many devices watch: distinct device ids, at most ``DEVICES_PER_CLIENT`` per
+        client address (hold ``cond``)."""
+        per: dict[str, int] = {}
+        for k, n in self.presence.items():
+            if n > 0 and k.startswith(WATCH):
+                client = k.split(":", 2)[1]
+                per[client] = per.get(client, 0) + 1
+        return sum(min(n, DEVICES_PER_CLIENT) for n in per.values())
+
     def _presence_changed(self) -> None:
-        names = sorted(k for k, n in self.presence.items() if n > 0)
-        data = {"connected": names, "watching": self.presence.get("watch", 0)}
+        data = {"connected": self.connected(), "watching": self.watching()}
         self.presence_message = f"event: presence\ndata: {json.dumps(data)}\n\n".encode()
         self._changed()
 
@@ -169,6 +195,7 @@ class Hub:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._channels: dict[str, Channel] = {}
+        self._streams: dict[tuple[str, str], int] = {}   # (client, code or "") -> streams
 
     def subscribe(self, key: str) -> Channel:
         with self._lock:
@@ -189,19 +216,42 @@ class Hub:
             return self._channels.get(key)
 
     def watching(self, code: str) -> int:
-        """How many watchers (issue 14: no seat, read only) follow this table."""
+        """How many devices watch this table (issue 14: no seat, read only; issue 20:
+        devices, not connections)."""
         ch = self.get(code)
         if ch is None:
             return 0
         with ch.cond:
-            return ch.presence.get("watch", 0)
+            return ch.watching()
 
     def connected(self, code: str) -> list[str]:
         ch = self.get(code)
         if ch is None:
             return []
         with ch.cond:
-            return sorted(k for k, n in ch.presence.items() if n > 0)
+            return ch.connected()
+
+    def admit(self, client: str, code: str) -> None:
+        """One more stream of ``client`` (refused with 429 over its caps: per table and
+        in all; a real screen holds one, a phone that reconnects two for a moment)."""
+        with self._lock:
+            here = self._streams.get((client, code), 0)
+            every = self._streams.get((client, ""), 0)
+            if here >= STREAMS_PER_TABLE or every >= STREAMS_PER_CLIENT:
+                raise ApiError(429, Msg("this device has too many live connections open; "
+                                        "close some pages and try again"),
+                               code="rate_limited", retry_after=10)
+            self._streams[(client, code)] = here + 1
+            self._streams[(client, "")] = every + 1
+
+    def release(self, client: str, code: str) -> None:
+        with self._lock:
+            for key in ((client, code), (client, "")):
+                n = self._streams.get(key, 1) - 1
+                if n > 0:
+                    self._streams[key] = n
+                else:
+                    self._streams.pop(key, None)
 
     def __len__(self) -> int:
         with self._lock:
@@ -249,8 +299,9 @@ class Subscription:
     own server (:mod:`companion.server`) waits on its event loop and holds no thread.
     """
 
-    def __init__(self, ch: Channel, who: str, since: int, locale: str) -> None:
-        self.ch, self.who, self.locale = ch, who, locale
+    def __init__(self, ch: Channel, who: str, since: int, locale: str,
+                 client: str | None = None) -> None:
+        self.ch, self.who, self.locale, self.client = ch, who, locale, client
         self.version = since            # the view this screen shows
         self.presence = b""             # the presence message it has
         self.seen = -1                  # the channel's seq it has looked at
@@ -291,6 +342,8 @@ class Subscription:
         if self.opened:
             self.ch.leave(self.who, self.locale)
         hub.unsubscribe(self.ch)
+        if self.client is not None:
+            hub.release(self.client, self.ch.key)
 
 
 def blocking(sub: Subscription, keepalive: float) -> Iterator[bytes]:
@@ -312,11 +365,12 @@ def blocking(sub: Subscription, keepalive: float) -> Iterator[bytes]:
         sub.close()
 
 
-def stream_response(ch: Channel, who: str, since: int, locale: str = lang.DEFAULT) -> Response:
+def stream_response(ch: Channel, who: str, since: int, locale: str = lang.DEFAULT,
+                    client: str | None = None) -> Response:
     """The SSE response for one subscriber of ``ch`` in ``locale`` (the subscription
     ends with it). Under the companion's server the stream is handed to its event loop
     (``companion.loop`` in the WSGI environment): no thread waits for its messages."""
-    sub = Subscription(ch, who, since, locale)
+    sub = Subscription(ch, who, since, locale, client)
     keepalive = current_app.config["SSE_KEEPALIVE"]
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Vary": "Accept-Encoding"}
     gz = wants_gzip()           # each message flushed whole; one dictionary per stream
@@ -331,26 +385,70 @@ def stream_response(ch: Channel, who: str, since: int, locale: str = lang.DEFAUL
                     headers=headers)
 
 
+def proof(table: Table, who: str) -> str | None:
+    """What a screen shows on its stream to count as seat ``who`` (a seat id, or
+    ``host``) being here: an HMAC of the table, the seat and the hash of its key under
+    the server's secret (issue 20). The key itself never goes into a URL; a seat taken
+    over or refused proves nothing any more."""
+    if who == "host":
+        kept = table.host_hash
+    else:
+        seat = next((s for s in table.seats if str(s.id) == who and s.status == "active"),
+                    None)
+        if seat is None:
+            return None
+        kept = seat.secret_hash
+    key = str(current_app.config["SECRET_KEY"]).encode()
+    return hmac.new(key, f"presence:{table.code}:{who}:{kept}".encode(),
+                    hashlib.sha256).hexdigest()[:32]
+
+
+def proof_of(table: Table, actor: Any) -> dict[str, str]:
+    """The presence proof for the screen of ``actor`` (none for a viewer)."""
+    who = "host" if actor.host else str(actor.seat.id) if actor.seat is not None else None
+    found = proof(table, who) if who is not None else None
+    return {"proof": found} if found else {}
+
+
+def _who(table: Table, client: str) -> str:
+    """Whom a stream counts as: a seat or the host only with that seat's proof, a
+    watcher as one device of its client, else a viewer."""
+    asked = request.args.get("seat", "")
+    if asked == "watch":
+        device = request.args.get("device", "")
+        device = device if DEVICE.fullmatch(device) else "-"
+        return f"{WATCH}{client}:{device}"
+    if asked.isdigit() or asked == "host":
+        given, expected = request.args.get("proof", ""), proof(table, asked)
+        if expected is not None and hmac.compare_digest(given, expected):
+            return asked
+    return "viewer"
+
+
 @bp.get("/api/tables/<code>/stream")
 def stream(code: str) -> Response:
     """Server-Sent Events: the table's view whenever it changes, and who is connected."""
     since = request.args.get("since", type=int)
     if since is None:
         since = request.headers.get("Last-Event-ID", type=int) or 0
-    who = request.args.get("seat", "")
-    who = who if who.isdigit() or who in ("host", "watch") else "viewer"
+    who_is = client()
+    table = load(code, who_is)
+    hub.admit(who_is, table.code)
     # subscribe before reading the view: a change committed meanwhile is not missed
-    ch = hub.subscribe(code.upper())
+    ch = hub.subscribe(table.code)
     try:
-        view = public_view(load(code, request.remote_addr or "unknown"))
+        db.session.refresh(table)
+        view = public_view(table)
         ch.publish(view["version"], view)
         fanout = current_app.extensions.get("live_fanout")
         if fanout is not None:
             fanout.start()
+        who = _who(table, who_is)
     except BaseException:
         hub.unsubscribe(ch)
+        hub.release(who_is, table.code)
         raise
-    return stream_response(ch, who, since, lang.current())
+    return stream_response(ch, who, since, lang.current(), who_is)
 
 
 # --- across processes: PostgreSQL LISTEN/NOTIFY -------------------------------------

@@ -60,7 +60,11 @@ def test_a_stream_delivers_a_seat_joining_and_an_event(live):
     port = live
     status, made = request(port, "POST", "/api/tables", {"wall_distance": 4})
     code, v = made["code"], made["view"]["version"]
-    c, resp = open_stream(port, f"/api/tables/{code}/stream?since={v}&seat=host")
+    # the host screen counts as connected with the proof its key earns (issue 20)
+    _, me = request(port, "GET", f"/api/tables/{code}/me",
+                    headers={"Authorization": f"Bearer {made['host_secret']}"})
+    c, resp = open_stream(port, f"/api/tables/{code}/stream?since={v}&seat=host"
+                                f"&proof={me['proof']}")
     assert resp.status == 200
     assert resp.headers["Content-Type"].startswith("text/event-stream")
     assert resp.headers["Cache-Control"] == "no-cache"

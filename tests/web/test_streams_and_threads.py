@@ -37,10 +37,11 @@ def post(port: int, path: str, body: dict, timeout: float = 10.0) -> tuple[int, 
     return r.status, data, time.monotonic() - t0
 
 
-def open_stream(port: int, code: str, seat: str = "viewer") -> socket.socket:
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
-    s.sendall(f"GET /api/tables/{code}/stream?seat={seat} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-              f"\r\n".encode())
+def open_stream(port: int, code: str, seat: str = "viewer", source: str = "127.0.0.1",
+                extra: str = "") -> socket.socket:
+    s = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
+    s.sendall(f"GET /api/tables/{code}/stream?seat={seat}{extra} HTTP/1.1\r\n"
+              f"Host: 127.0.0.1\r\n\r\n".encode())
     return s
 
 
@@ -58,7 +59,10 @@ def test_many_more_screens_than_threads_are_served_while_posts_are_answered(serv
     st, made, _ = post(port, "/api/tables", {})
     assert st == 201
     code, v = made["code"], made["view"]["version"]
-    streams = [open_stream(port, code, seat="host" if i == 0 else "watch")
+    # the host screen, and watchers on 15 devices' addresses (4 each: a device counts
+    # once, and one address counts for at most 4 watching devices)
+    streams = [open_stream(port, code) if i == 0 else
+               open_stream(port, code, "watch", f"127.0.7.{1 + i % 15}", f"&device=dev{i:06d}")
                for i in range(SCREENS)]
     try:
         seen = [read_until(s, b'"version": 1') for s in streams]     # each has the view

@@ -1,0 +1,140 @@
+"""Who is at the table cannot be forged (issue 20): a live stream counts a seat (or the
+host screen) as connected only with the proof that seat's key earns, and watchers are
+counted as devices, at most four per address, with a cap on one client's streams.
+
+A real server on loopback; the stranger is 127.0.3.2."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from companion.server import Server
+from companion.web import live
+
+from .test_streams_and_threads import open_stream, post, read_until
+
+STRANGER = "127.0.3.2"
+
+
+@pytest.fixture
+def served(app) -> Iterator[Server]:
+    server = Server(app, threads=4).start()
+    yield server
+    server.stop()
+
+
+def call(port: int, method: str, path: str, secret: str | None = None,
+         body: dict | None = None) -> tuple[int, dict]:
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    h = {"Origin": f"http://127.0.0.1:{port}", "Content-Type": "application/json"}
+    if secret:
+        h["Authorization"] = f"Bearer {secret}"
+    c.request(method, path, json.dumps(body) if body is not None else None, h)
+    r = c.getresponse()
+    out = json.loads(r.read())
+    c.close()
+    return r.status, out
+
+
+def presence(port: int, code: str) -> tuple[list[str], int]:
+    """What the table's screens are told: the connected seats and the watchers."""
+    _, d = call(port, "GET", f"/api/tables/{code}/state?since=100000")
+    return d["connected"], d["watching"]
+
+
+def settled(port: int, code: str, want) -> tuple[list[str], int]:
+    """The presence once it is what ``want`` accepts (streams open on the loop)."""
+    end = time.monotonic() + 5
+    while True:
+        got = presence(port, code)
+        if want(got) or time.monotonic() > end:
+            return got
+
+
+def test_a_seat_counts_as_here_only_with_its_own_proof(served):
+    port = served.port
+    st, made, _ = post(port, "/api/tables", {})
+    code, host_key = made["code"], made["host_secret"]
+    keys = {}
+    for i, (side, name) in enumerate((("red", "Ann"), ("blue", "Bob"))):
+        st, d = call(port, "POST", f"/api/tables/{code}/seats",
+                     body={"version": 1 + i, "idempotency_key": f"presence-{i:04d}", "side": side,
+                           "name": name})
+        assert st == 201
+        keys[side] = (str(d["seat"]["id"]), d["secret"])
+    red_id, red_key = keys["red"]
+    blue_id, blue_key = keys["blue"]
+    _, red_me = call(port, "GET", f"/api/tables/{code}/me", red_key)
+    _, blue_me = call(port, "GET", f"/api/tables/{code}/me", blue_key)
+    _, host_me = call(port, "GET", f"/api/tables/{code}/me", host_key)
+    assert red_me["proof"] != blue_me["proof"] and red_key not in red_me["proof"]
+    # a stranger's streams: no proof, a wrong one, another seat's, the host's without one
+    forged = [open_stream(port, code, red_id, STRANGER, extra)
+              for extra in ("", "&proof=" + "0" * 32, "&proof=" + blue_me["proof"])]
+    forged.append(open_stream(port, code, "host", STRANGER))
+    for s in forged:
+        read_until(s, b"presence")
+    connected, _ = presence(port, code)
+    assert red_id not in connected and "host" not in connected
+    # the seat's own phone, with its proof, from anywhere
+    mine = open_stream(port, code, red_id, STRANGER, "&proof=" + red_me["proof"])
+    host = open_stream(port, code, "host", "127.0.0.1", "&proof=" + host_me["proof"])
+    connected, _ = settled(port, code, lambda g: red_id in g[0] and "host" in g[0])
+    assert red_id in connected and "host" in connected and blue_id not in connected
+    mine.close()
+    # red's seat taken over (the host lets another phone in): the old proof is worth
+    # nothing any more
+    st, d = call(port, "POST", f"/api/tables/{code}/seats",
+                 body={"version": 3, "idempotency_key": "presence-take", "side": "red",
+                       "name": "Eve"})
+    assert st == 201 and d["seat"]["status"] == "pending"
+    _, v = call(port, "GET", f"/api/tables/{code}/state")
+    st, _ = call(port, "POST", f"/api/tables/{code}/seats/{d['seat']['id']}/decision",
+                 host_key, {"version": v["view"]["version"], "idempotency_key": "presence-yes1",
+                            "approve": True})
+    assert st == 200
+    again = open_stream(port, code, red_id, STRANGER, "&proof=" + red_me["proof"])
+    read_until(again, b"presence")
+    connected, _ = settled(port, code, lambda g: red_id not in g[0])
+    assert red_id not in connected
+    for s in [*forged, host, again]:
+        s.close()
+
+
+def test_watchers_are_devices_and_one_client_holds_few_streams(served):
+    port = served.port
+    st, made, _ = post(port, "/api/tables", {})
+    code = made["code"]
+    # sixteen streams from one address, each a "device": it counts four
+    many = [open_stream(port, code, "watch", STRANGER, f"&device=device{i:04d}")
+            for i in range(live.STREAMS_PER_TABLE)]
+    for s in many:
+        read_until(s, b"presence")
+    _, watching = settled(port, code, lambda g: g[1] >= 4)
+    assert watching == live.DEVICES_PER_CLIENT
+    # one more from that address is refused: too many streams
+    extra = socket.create_connection(("127.0.0.1", port), timeout=10,
+                                     source_address=(STRANGER, 0))
+    extra.sendall(f"GET /api/tables/{code}/stream?seat=watch HTTP/1.1\r\nHost: 127.0.0.1"
+                  f"\r\n\r\n".encode())
+    answer = read_until(extra, b"\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 429") and b"Retry-After" in answer
+    extra.close()
+    for s in many:
+        s.close()
+    settled(port, code, lambda g: g[1] == 0)
+    # two tabs of one phone count once; three phones count three
+    tabs = [open_stream(port, code, "watch", "127.0.8.1", "&device=samephone1")
+            for _ in range(2)]
+    phones = [open_stream(port, code, "watch", f"127.0.8.{i}", f"&device=phone{i:05d}")
+              for i in (2, 3)]
+    _, watching = settled(port, code, lambda g: g[1] >= 3)
+    assert watching == 3
+    for s in tabs + phones:
+        s.close()
