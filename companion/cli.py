@@ -100,6 +100,7 @@ def _ratings(args: argparse.Namespace) -> int:
                           "mu": round(mu, 3), "sigma": round(sigma, 3), "games": k}
                          for i, n, mu, sigma, k in rows), key=lambda p: -p["rating"])
         db.session.remove()
+        db.engine.dispose()
     return _print({"players": ladder}, args.pretty)
 
 

@@ -10,6 +10,7 @@ import random
 import pytest
 import sqlalchemy as sa
 
+from companion.cli import main
 from companion.engine import Record, replay
 from companion.engine.simulate import random_record
 from companion.memory import ratings
@@ -187,7 +188,8 @@ def _ratings(app) -> dict[int, tuple[float, float, int]]:
                 for p in db.session.scalars(sa.select(Player)) if p.mu is not None}
 
 
-def test_ratings_incremental_equal_rebuilt_and_teams_are_rated(app, table, client):
+def test_ratings_incremental_equal_rebuilt_and_teams_are_rated(app, table, client, monkeypatch,
+                                                               tmp_path, capsys):
     # two duels and a team game, played live: rated as each ends
     for seed, (red, blue) in enumerate([((0,), (1,)), ((1,), (2,)), ((0, 1), (2, 3))]):
         teams = len(red) > 1
@@ -205,9 +207,15 @@ def test_ratings_incremental_equal_rebuilt_and_teams_are_rated(app, table, clien
         assert host.refresh()["state"]["phase"] == "over"
     incremental = _ratings(app)
     assert len(incremental) == 4                         # the team game rated all four
+    # spies-lies ratings --rebuild, on this database: the same ratings
+    monkeypatch.setenv("DATABASE_URL", app.config["SQLALCHEMY_DATABASE_URI"])
+    monkeypatch.setenv("SPIES_LIES_INSTANCE", str(tmp_path))
+    assert main(["ratings", "--rebuild"]) == 0
+    printed = json.loads(capsys.readouterr().out)["players"]
+    assert {p["id"]: (p["mu"], p["sigma"], p["games"]) for p in printed} == {
+        i: (round(mu, 3), round(sigma, 3), k) for i, (mu, sigma, k) in incremental.items()}
     with app.app_context():
-        history.rebuild_ratings()
-        db.session.commit()
+        db.session.remove()
         games = history.rated_games()
     assert _ratings(app) == incremental
     assert {i: (round(r.mu, 9), round(r.sigma, 9), r.games)

@@ -225,13 +225,13 @@ def test_a_retried_create_opens_one_table_and_never_mints_a_new_host_secret(clie
     assert r1["code"] == r2["code"] and "host_secret" not in r2
     me = client.get(f"/api/tables/{r1['code']}/me",
                     headers={"Authorization": "Bearer " + r1["host_secret"]})
-    assert me.get_json() == {"role": "host"}                    # the first key still holds
+    assert me.get_json()["role"] == "host"                      # the first key still holds
     own = "host-made-key-" + "y" * 30
     r3 = client.post("/api/tables", json={"idempotency_key": "create-own-1", "host_secret": own},
                      headers={"Origin": ORIGIN}).get_json()
     assert "host_secret" not in r3
     me = client.get(f"/api/tables/{r3['code']}/me", headers={"Authorization": "Bearer " + own})
-    assert me.get_json() == {"role": "host"}
+    assert me.get_json()["role"] == "host"
     with app.app_context():
         assert db.session.scalar(sa.select(sa.func.count(Table.id))) == 2
     r = client.post("/api/tables", json={"idempotency_key": "no"}, headers={"Origin": ORIGIN})
