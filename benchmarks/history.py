@@ -7,8 +7,8 @@ Then the real server (``spies-lies serve``, with Python's garbage collector watc
 :mod:`benchmarks.gcwatch`) is started and measured:
 
 - cold: the first ``/history``, ``/stats`` and player page after the start;
-- warm: each page again and again (median and p95), 60 ms apart: a client gets one page
-  of the group's memory every 50 ms at most (:mod:`companion.pacing`);
+- warm: each page again and again (median and p95), 110 ms apart: a client gets one page
+  of the group's memory every 100 ms at most (:mod:`companion.pacing`);
 - no stall: the phone's posts (back to back, 20 ms apart) alone and while two clients
   load the history, statistics and player pages in a loop, in alternating blocks, with
   every one of the 1,024 tables' states in the server's cache first: p95 loaded / alone;
@@ -240,7 +240,7 @@ def run_size(n: int, url: str | None, seconds: float, blocks: int) -> dict[str, 
             warm: dict[str, list[float]] = {p: [] for p in pages}
             for _ in range(15):
                 for p in pages:
-                    time.sleep(0.06)       # one client's pages come at most every 50 ms
+                    time.sleep(0.11)       # one client's pages come at most every 100 ms
                     st, _, ms = c.call("GET", p)
                     assert st == 200, (p, st)
                     warm[p].append(ms)

@@ -5,7 +5,7 @@ screen that loads the history, statistics or player pages in a loop — a script
 stuck reload — would take as much of it as it can, and the tables' posts would wait.
 So each client gets at most one such page every ``interval`` seconds: a request that
 comes sooner waits on the server's event loop (no thread held, nothing refused) until
-its turn. A person opening pages by hand never waits; a loop gets 20 pages a second.
+its turn. A person opening pages by hand never waits; a loop gets 10 pages a second.
 
 The client is the socket's peer, or behind ``--trust-proxy N`` the address the N-th
 proxy forwarded (as :func:`companion.web.edges.client` reads it).
@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 PATHS = ("/history", "/stats", "/api/history", "/api/stats", "/api/players/")
-INTERVAL = 0.05
+INTERVAL = 0.1
 
 
 class Pacer:
