@@ -2,12 +2,15 @@
 
 Everything here reads only what the whole table has seen: a side's exhausted
 soldiers (R3, R15), the cards it already turned up this round (fixed on their
-missions), the order rule with the Sergeant's exception (R10) and, for every
-mission, the current intel card and that side's intel token on it (R11: a token
-exactly when the rank is on the card, except the Sergeant, who may go either
-way). Among the ranks a side can deploy, every ordered choice of four for
-missions 1-4 that fits all of that is a *consistent line-up*; the counts say how
-many of them put each rank on each mission.
+missions as they are, even one R61 caught against its token), the order rule
+with the Sergeant's exception (R10) across all four missions and, for every
+mission still face down, the current intel card and that side's intel token on
+it (R11: a token exactly when the rank is on the card, except the Sergeant, who
+may go either way). Among the ranks a side can deploy, every ordered choice of
+four for missions 1-4 that fits all of that is a *consistent line-up*; the
+counts say how many of them put each rank on each mission. A token lie already
+caught (R61) says nothing more about the cards still face down, so the aid goes
+on deducing them (ruling D3 in docs/RULINGS.md).
 
 >>> d = lineups_fitting(exhausted=(1,), revealed={1: 2, 2: 3, 3: 5},
 ...                     intel=(2, 7, 9, 10), tokens={1})
@@ -108,10 +111,19 @@ def check_lineup(ranks: Sequence[int | None], intel: Collection[int] | None) -> 
 def consistent_lineups(exhausted: Collection[int], revealed: Mapping[int, int],
                        intel: Collection[int], tokens: Collection[int]) -> list[Lineup]:
     """Every line-up (missions 1-4) of distinct deployable ranks that fits the
-    turned-up cards, R10 and the tokens (R11).
+    turned-up cards, R10 across all four missions and the tokens (R11) of the
+    missions still face down.
 
     >>> consistent_lineups((1, 2, 3, 5, 6, 7), {}, (8, 9, 10, 4), {1, 2, 3, 4})
     [(4, 8, 9, 10), (8, 4, 9, 10), (8, 9, 4, 10), (8, 9, 10, 4)]
+
+    A turned-up card stays where it is even when it broke its token (R61 caught it,
+    ruling D3): here the 8 had no token though 8 is on the card; the missions still
+    face down carry none either, so they hold ranks off the card, above 8 or the
+    Sergeant.
+
+    >>> consistent_lineups((1,), {1: 8}, (8, 2, 3, 5), set())
+    [(8, 4, 9, 10), (8, 9, 4, 10), (8, 9, 10, 4)]
     """
     card = frozenset(intel)
     choices: list[list[int]] = []
@@ -123,8 +135,6 @@ def consistent_lineups(exhausted: Collection[int], revealed: Mapping[int, int],
         shown = set(revealed.values())
         choices.append([r for r in RANKS if r not in exhausted and r not in shown
                         and fits_intel(r, tokened, card)])
-    if any(not fits_intel(r, m in tokens, card) for m, r in revealed.items()):
-        return []
     out: list[Lineup] = []
     picked: list[int] = []
 
@@ -167,7 +177,9 @@ def in_play(state: State) -> bool:
 
 def deduce_side(state: State, side: Side) -> Deduction | None:
     """The line-ups ``side`` can have this round, or ``None`` outside the round in
-    play (:func:`in_play`) or once its order broke this round (R60)."""
+    play (:func:`in_play`) or once its order broke this round (R60). A side R61
+    caught is still deduced: its caught card is fixed where it turned up and only
+    the tokens of its face-down missions count (ruling D3)."""
     tokens = state.tokens[side]
     if not in_play(state) or state.broken[side] or tokens is None or state.intel is None:
         return None

@@ -112,14 +112,23 @@ def test_R11_tokens_that_contradict_every_line_up_give_zero():
     assert deduce_side(state, "blue").lineups > 0
 
 
-def test_R61_a_card_turned_up_against_its_token_leaves_no_honest_line_up():
+def test_R61_a_card_caught_against_its_token_is_fixed_and_the_rest_still_deduced():
+    """D3 (as ruled since issue 22): a card R61 caught is fixed on its mission like any
+    turned-up card; its token is not held against the line-ups, and the face-down
+    missions are still deduced from their own tokens. (It used to give N = 0.)"""
     t = Table(red_exhausted=10, blue_exhausted=10)
     # red's mission 1 is a 7 without a token, but 7 is on the card: R61
     t.day([7, 8, 9, 6], [1, 2, 3, 5], start="blue", intel=(7, 1, 2, 3),
           tokens={"red": set(), "blue": {1, 2, 3}})
     t.reveal()                           # blue guesses red's mission 1
     assert t.last().rule == "R61"
-    assert deduce_side(t.state, "red").lineups == 0
+    d = deduce_side(t.state, "red")
+    assert d is not None and d.lineups > 0
+    assert d.missions[1] == {7: d.lineups}
+    # missions 2-4 carry no token: no 1, 2, 3 there (the 7 is used); above 7 by R10,
+    # or the Sergeant anywhere; the 10 is exhausted
+    assert d.possible(2) | d.possible(3) | d.possible(4) == {4, 8, 9}
+    assert d.lineups == len(consistent_lineups((10,), {1: 7}, (7, 1, 2, 3), set())) == 3
 
 
 def test_counts_sum_to_the_number_of_line_ups_and_match_brute_force():
@@ -238,6 +247,55 @@ def test_deduce_command_refuses_a_bad_record_like_replay():
 # bad files: tests/engine/test_records.py::test_the_commands_refuse_bad_files
 
 
+def _first_r61_catch(record: Record):
+    """The record cut just after the first reveal that R61 catches while the owner
+    still has face-down missions, with the owner, the mission and the card."""
+    s = new_game(record.options)
+    for i, e in enumerate(record.events):
+        s = apply(s, e)
+        if e.type == "reveal" and s.reveals[-1].rule == "R61" and len(s.revealed[e.owner]) < 4:
+            return Record(record.options, record.events[:i + 1]), e.owner, e.mission, e.actual
+    raise AssertionError("no R61 catch mid-round in this game")
+
+
+@pytest.mark.rule("R61")
+def test_R61_caught_mid_round_in_a_random_game_the_api_and_the_command_still_deduce(tmp_path):
+    """D3: after R61 catches a side, N > 0 and every counted line-up holds the caught
+    card where it was turned up; the side's true face-down ranks are among them."""
+    whole = random_record(random.Random(1), lie=0.5)
+    cut, side, mission, card = _first_r61_catch(whole)
+    state = replay(cut)
+    assert state.phase == "mission" and not state.broken[side]
+    down = [m for m in range(1, 5) if m not in state.revealed[side]]
+    assert down, "the catch must leave face-down missions"
+
+    d = deduce_side(state, side)
+    assert d is not None and d.lineups > 0
+    assert d.missions[mission] == {card: d.lineups}          # fixed where it turned up
+    for m in range(1, 5):
+        assert sum(d.missions[m].values()) == d.lineups
+    # the truth, from the rest of the round's reveals: still possible
+    rest: dict[int, int] = {}
+    for e in whole.events[len(cut.events):]:
+        if e.type != "reveal":
+            break                                            # the round is over
+        if e.owner == side:
+            rest[e.mission] = e.actual
+    assert set(rest) == set(down)
+    for m, r in rest.items():
+        assert r in d.missions[m]
+
+    f = tmp_path / "caught.json"
+    f.write_text(cut.to_json())
+    for cmd in _commands(str(f)):
+        run = _cli(*cmd)
+        assert (run.returncode, run.stderr) == (0, "")
+        out = json.loads(run.stdout)
+        assert out == deduce_output(state)
+        assert out[str(side)]["lineups"] == d.lineups > 0
+        assert out[str(side)]["missions"][str(mission)] == {str(card): d.lineups}
+
+
 # --- properties over random games ----------------------------------------------------
 
 def _legal(lineup) -> bool:
@@ -245,8 +303,11 @@ def _legal(lineup) -> bool:
     return rest == sorted(rest) and len(set(rest)) == len(rest)
 
 
-def _honest(lineup, intel, tokens) -> bool:
-    return all(r == 4 or ((m in tokens) == (r in intel)) for m, r in enumerate(lineup, 1))
+def _honest(lineup, intel, tokens, turned_up=()) -> bool:
+    """R11 on every mission but those in ``turned_up`` (D3: a card already turned up is
+    fixed as it is, even against its token)."""
+    return all(r == 4 or ((m in tokens) == (r in intel)) for m, r in enumerate(lineup, 1)
+               if m not in turned_up)
 
 
 def _rounds(record: Record):
@@ -274,10 +335,12 @@ def _rounds(record: Record):
 def test_properties_the_truth_is_always_possible_and_counts_sum_to_n():
     """In every round where a side deployed in order and placed its tokens honestly,
     N >= 1 and its true rank on every mission is among the possible ones, at every
-    step of the round (after the tokens, after each reveal); counts sum to N."""
+    step of the round (after the tokens, after each reveal); counts sum to N. So too
+    at every step where the tokens of the missions still face down are honest, though
+    a token already turned up lied (R61, D3: a caught card is fixed, N stays >= 1)."""
     rng = random.Random(int(os.environ.get("DEDUCE_SEED", "13")))
     games = int(os.environ.get("DEDUCE_GAMES", "1500"))
-    honest_rounds = steps = 0
+    honest_rounds = steps = caught_steps = 0
     for _ in range(games):
         record = random_record(random.Random(rng.getrandbits(32)),
                                disorder=rng.choice([0.0, 0.1, 0.3]),
@@ -292,14 +355,18 @@ def test_properties_the_truth_is_always_possible_and_counts_sum_to_n():
                     continue
                 for m in range(1, 5):
                     assert sum(d.missions[m].values()) == d.lineups
-                if honest:
+                down_honest = _legal(truth) and _honest(truth, st.intel, st.tokens[side],
+                                                         st.revealed[side])
+                if honest or down_honest:
                     steps += 1
+                    caught_steps += not honest
                     assert d.lineups >= 1
                     for m in range(1, 5):
                         assert truth[m - 1] in d.missions[m], (side, truth, m, d)
             honest_rounds += honest
     assert honest_rounds > games          # the property was not vacuous
     assert steps > 5 * honest_rounds
+    assert caught_steps > games // 20     # nor its part after an R61 catch
 
 
 def test_property_the_search_equals_brute_force_over_all_orderings():
@@ -314,7 +381,7 @@ def test_property_the_search_equals_brute_force_over_all_orderings():
         revealed = dict(zip(shown, ranks, strict=True))
         brute = sorted(p for p in itertools.permutations(hand, 4)
                        if all(p[m - 1] == r for m, r in revealed.items())
-                       and _legal(p) and _honest(p, intel, tokens))
+                       and _legal(p) and _honest(p, intel, tokens, revealed))
         assert sorted(consistent_lineups(ex, revealed, intel, tokens)) == brute
 
 
