@@ -91,6 +91,12 @@ def play(rng: random.Random, options: Options | None = None, disorder: float = 0
             owner = other(guesser)
             actual = deployed[owner][mission - 1]
             guess = actual if rng.random() < correct else rng.randint(1, 10)
+            hand = s.hand_ranks(owner)
+            if guess != actual and guess not in hand:
+                # a player names a rank the card could be (the phones offer no other,
+                # issue 22); the same draw picks it, so the game's course is unchanged
+                wrong = [r for r in hand if r != actual]
+                guess = wrong[guess % len(wrong)]
             dec = s.dt[owner] > 0 and rng.random() < deceive
             choices = owner_choices(s, owner, actual)
             yield emit(Reveal(guesser, mission, guess, actual, dec,

@@ -234,9 +234,9 @@ def taps(state: State, out: dict[str, Any], draft: dict[str, Any] | None) -> dic
                              "part": draft["part"]}
         if draft["may_deceive"]:          # optional, for the owner, while the guess waits
             t["deceive"] = {"side": draft["owner"], "mission": draft["mission"]}
-        if draft["step"] == "guess":
-            t["ranks"] = every
-        elif draft["step"] == "actual":
+        if draft["step"] in ("guess", "actual"):
+            # a guess names a rank the owner could still hold there: not exhausted, not
+            # turned up this round (a rank outside them is wrong whatever the card is)
             t["ranks"] = draft["ranks"]
         else:
             t["choices"] = [o["choice"] for o in draft["choices"]]
@@ -396,7 +396,8 @@ def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
     stored = table.draft_dict() or {}
     # an undo that waits for the other side's phone (or the big screen) to agree
     asked = stored.get("undo") if stored.get("events") == state.event_count else None
-    view["undo"] = {**asked, "what": stored_words(asked["what"])} if asked else None
+    view["undo"] = ({**{k: v for k, v in asked.items() if k != "thing"},
+                     "what": stored_words(asked["what"])} if asked else None)
     target = undo_target(table, state, rows)
     # what the undo button would take back now, and who entered it (a completed reveal,
     # or the other side's entry, waits for that side's phone to agree)

@@ -57,8 +57,8 @@ def test_the_aid_dims_impossible_ranks_and_shows_shares(screens, live, tmp_path)
     d = deduce_side(replay(Record.from_dict(rec)), "blue")
     here = d.missions[1]
     buttons = red.locator("#act .ranks.aid [data-guess]")
-    assert buttons.count() == 10
-    for i in range(10):
+    assert buttons.count() == 9                       # blue's exhausted 10 is no guess
+    for i in range(9):
         b = buttons.nth(i)
         r = int(b.get_attribute("data-guess"))
         assert ("dim" in (b.get_attribute("class") or "")) == (r not in here)
@@ -67,8 +67,8 @@ def test_the_aid_dims_impossible_ranks_and_shows_shares(screens, live, tmp_path)
     shot(red, "aid-phone-390")
     red.set_viewport_size({"width": 360, "height": 640})
     shot(red, "aid-phone-360")
-    # a dimmed rank can still be guessed (a guess may name any rank)
-    red.locator('[data-guess="10"]').click()
+    # a dimmed rank can still be guessed (a guess may name any rank blue could hold)
+    red.locator('[data-guess="2"]').click()
     red.wait_for_selector('#act[data-step="reveal-guess"]', state="detached")
 
 
@@ -76,12 +76,55 @@ def test_no_honest_line_up_says_some_intel_is_wrong(screens, live, tmp_path):
     # Sergeant exhausted, a token only on mission 4 of a card 1 2 3 5: nothing fits
     tv, red = _open(screens, live, tmp_path, _record(4, [1, 2, 3, 5], [4]), aid=True)
     assert "must be wrong" in red.get_by_test_id("aid-none").inner_text()
-    assert red.locator("#act [data-guess]").count() == 10
+    assert red.locator("#act [data-guess]").count() == 9     # not blue's exhausted 4
     shot(red, "aid-phone-none-390")
+
+
+def test_R61_after_an_intel_lie_is_caught_the_aid_still_deduces(screens, live, tmp_path):
+    """Issue 22 item 15, ruling D3: red's mission 1 turned up a 7 without a token while
+    the intel card holds a 7 (R61). The card is fixed where it lies; red's face-down
+    missions are still deduced, so blue's guess on mission 2 shows shares, not 'some
+    intel must be wrong'."""
+    rec = {"format": "spies-and-lies-record/1", "options": {"wall_distance": 3}, "events": [
+        {"type": "exhaust", "side": "red", "ranks": [10]},
+        {"type": "exhaust", "side": "blue", "ranks": [10]},
+        {"type": "intel", "ranks": [1, 2, 3, 7]},
+        {"type": "tokens", "side": "red", "missions": []},
+        {"type": "tokens", "side": "blue", "missions": [1, 2, 3]},
+        {"type": "start", "side": "blue"},
+        {"type": "reveal", "guesser": "blue", "mission": 1, "guess": 5, "actual": 7,
+         "deception": False},
+        {"type": "reveal", "guesser": "red", "mission": 1, "guess": 2, "actual": 1,
+         "deception": False}]}
+    state = replay(Record.from_dict(rec))
+    assert state.reveals[0].rule == "R61"
+    d = deduce_side(state, "red")
+    assert d is not None and d.lineups > 0
+    tv = screens("tv")
+    tv.goto(live.url + "/")
+    tv.click('[data-aid="1"]')
+    f = tmp_path / "r61.json"
+    f.write_text(json.dumps(rec))
+    tv.set_input_files('[data-testid="import-file"]', str(f))
+    tv.wait_for_url("**/t/*")
+    code = tv.url.rstrip("/").rsplit("/", 1)[1]
+    blue = screens("phone")
+    blue.goto(f"{live.url}/j/{code}")
+    blue.click('[data-join="blue:0"]')
+    blue.fill("#name", "Bob")
+    blue.click("#do-join")
+    blue.wait_for_selector('#act[data-step="reveal-guess"] .ranks.aid [data-guess]')
+    assert blue.get_by_test_id("aid-none").count() == 0
+    assert f"{d.lineups} line-ups fit" in blue.locator(".aid-note").inner_text()
+    here = d.missions[2]
+    for b in blue.locator("#act .ranks.aid [data-guess]").all():
+        r = int(b.get_attribute("data-guess") or 0)
+        assert int(b.get_attribute("data-share") or -1) == round(100 * here.get(r, 0) / d.lineups)
+    shot(blue, "aid-phone-r61-390")
 
 
 def test_without_the_aid_the_guess_grid_is_unchanged(screens, live, tmp_path):
     tv, red = _open(screens, live, tmp_path, _record(10, [3, 5, 8, 9], [1, 3]), aid=False)
     assert not tv.locator("#aids").is_visible()
     assert red.locator("#act .ranks.aid, #act [data-share], .aid-note").count() == 0
-    assert red.locator("#act .ranks [data-guess]").count() == 10
+    assert red.locator("#act .ranks [data-guess]").count() == 9     # not blue's exhausted 10
