@@ -15,8 +15,11 @@ WALL = 2
 PLAYERS = {("red", 1): "Ann", ("red", 2): "Cleo", ("blue", 1): "Bob", ("blue", 2): "Dirk"}
 
 
-def seated_as(page) -> str:
-    page.wait_for_function("() => document.getElementById('who').textContent.length > 0")
+def seated_as(page, name: str) -> str:
+    """The seat line of ``page`` once it names ``name`` (the page first says "Table
+    CODE": a busy machine may show that before the seat arrives)."""
+    page.wait_for_function("n => document.getElementById('who').textContent.includes(n)",
+                           arg=name)
     return page.locator("#who").inner_text()
 
 
@@ -65,7 +68,7 @@ def test_a_watcher_and_a_rematch_that_moves_four_phones(screens, live):
         if page is away:
             continue
         page.wait_for_url(f"**/j/{new}")
-        who = seated_as(page)
+        who = seated_as(page, name)
         assert name in who and ("missions 1–2" if part == 1 else "missions 3–4") in who
         swapped = "blue" if side == "red" else "red"
         assert page.locator("#who .mark").first.get_attribute("class").endswith(swapped)
@@ -79,7 +82,7 @@ def test_a_watcher_and_a_rematch_that_moves_four_phones(screens, live):
     # the phone that was away comes back to the old table's address: it follows
     away.goto(table.join_url)
     away.wait_for_url(f"**/j/{new}")
-    who = seated_as(away)
+    who = seated_as(away, "Dirk")
     assert "Dirk" in who and "missions 3–4" in who
     shot(away, "rematch-phone-back-390")
     # the old table takes no more changes

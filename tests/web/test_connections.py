@@ -54,8 +54,12 @@ def test_ten_thousand_idle_sockets_from_one_client_delay_no_phone(app):
             except OSError:                 # the backlog: a connect that waits is refused
                 pass
         assert len(socks) >= 0.9 * flood
-        time.sleep(0.5)
         guard = server.guard
+        # the loop accepts (and refuses) the backlog at its own pace: a busy machine may
+        # need more than a moment for 10,000 (the figures are checked once it is done)
+        deadline = time.monotonic() + 30
+        while guard.refused < len(socks) - PER_CLIENT and time.monotonic() < deadline:
+            time.sleep(0.1)
         # the server keeps at most its per-client cap of them; the rest closed at once
         assert guard.peers.get(STRANGER, 0) <= PER_CLIENT
         assert guard.refused >= len(socks) - PER_CLIENT
