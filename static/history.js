@@ -1,4 +1,4 @@
-/* The history pages: delete a game or forget a player, after one confirming tap.
+/* The history pages: delete a game or forget a player, after one confirming tap (Ask).
    The buttons show only where the server would allow it (issue 20: a key, never an
    address): on the keeper's screen (the keeper key, from the link the server printed),
    on the screen that hosted that game (its host key), on the player's own phone (its
@@ -16,21 +16,18 @@
     return {ok: r.ok, data: await r.json().catch(() => ({}))};
   }
 
-  function confirmIn(button, question, yes, done) {
-    const box = document.createElement("div");
-    box.className = "confirm";
-    box.setAttribute("role", "alertdialog");
-    box.innerHTML = `<span>${question}</span> <button type="button" class="danger">${yes}</button> <button type="button">${T("Keep")}</button>`;
-    const [ok, keep] = box.querySelectorAll("button");
-    keep.addEventListener("click", () => { box.remove(); button.hidden = false; button.focus(); });
-    ok.addEventListener("click", async () => {
-      ok.disabled = true;
-      const r = await done();
-      if (!r.ok) { box.querySelector("span").textContent = r.data.error || T("Refused."); ok.remove(); }
-    });
-    button.hidden = true;
-    button.after(box);
-    keep.focus();
+  // the one confirmation of every screen (static/ask.js); a refusal said beside the button
+  async function confirmIn(button, question, yes, done) {
+    if (!await Ask({id: "forget", title: question, yes, no: T("Keep"), danger: true})) return;
+    button.disabled = true;
+    const r = await done();
+    if (!r.ok) {
+      const box = document.createElement("p");
+      box.className = "problem"; box.setAttribute("role", "alert");
+      box.textContent = r.data.error || T("Refused.");
+      button.after(box);
+      button.disabled = false;
+    }
   }
 
   document.querySelectorAll("[data-del]").forEach(b => {

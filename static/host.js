@@ -24,7 +24,8 @@
     const list = $("history");
     if (!list) return;
     [...list.children].forEach(li => { li.hidden = false; });
-    for (const li of [...list.children].reverse()) {
+    // the newest stays (cut to its lines by CSS when even it is too long)
+    for (const li of [...list.children].slice(1).reverse()) {
       if (list.scrollHeight <= list.clientHeight + 1) break;
       li.hidden = true;
     }
@@ -49,7 +50,14 @@
   document.addEventListener("sl-theme", () => { palette(); if (SL.view) draw(SL.view); });
 
   // a longer word (a language other than English) squeezed to the room it has, never cut
-  const squeeze = (text, size, room) => String(text).length * size * 0.58 > room ? `textLength="${room}" lengthAdjust="spacingAndGlyphs"` : "";
+  // (measured once drawn: fitTexts below; an estimate would miss a wide font)
+  const squeeze = (text, size, room) => `data-room="${room}"`;
+  function fitTexts(svg) {
+    for (const el of svg.querySelectorAll("text[data-room]")) {
+      const room = +el.dataset.room;
+      if (el.getComputedTextLength() > room) { el.setAttribute("textLength", room); el.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
+    }
+  }
   const t = (x, y, s, o = {}) => `<text x="${x}" y="${y}" font-size="${o.size || 26}" fill="${o.fill || COL.ink}"
     text-anchor="${o.anchor || "middle"}" font-weight="${o.weight || 600}" ${o.extra || ""}>${esc(s)}</text>`;
   // a side's token: red a square with R, blue a circle with B (never colour alone)
@@ -83,7 +91,7 @@
     out += t(1200, y + h + 50, T("{side} territory · {side}'s fort", {side: sideName("blue")}) + " ▶", {anchor: "end", size: 22, fill: COL.blue});
     const dx = x0 + (s.da + W + 1 + 0.5) * w;
     out += `<g data-testid="da" data-pos="${s.da}" role="img" aria-label="${esc(T("double agent {where}", {where}))}"><rect x="${dx - 20}" y="${y + 6}" width="40" height="52" rx="6" fill="${COL.da}" stroke="${COL.gold}" stroke-width="4"/>
-      ${t(dx, y + 40, "DA", {size: 22, weight: 800, fill: "#f2c14e"})}</g>`;
+      ${t(dx, y + 40, T("DA"), {size: 22, weight: 800, fill: "#f2c14e", extra: squeeze(T("DA"), 22, 36)})}</g>`;
     return out;
   }
 
@@ -93,7 +101,7 @@
     for (let i = 0; i <= 10; i++) {
       const x = x0 + i * w;
       out += `<rect x="${x}" y="${y}" width="${w - 6}" height="52" rx="8" fill="${i === 10 ? COL.midCell : COL.cell}" stroke="${COL.line}" stroke-width="2"/>`;
-      out += t(x + (w - 6) / 2, y + 36, i, {size: 24, fill: COL.dim});
+      out += t(x + (w - 6) / 2, y + 38, i, {size: 32, weight: 700, fill: COL.dim, extra: 'class="ip-n"'});
     }
     const v = Math.max(0, Math.min(10, s.ip[side]));
     out += token(side, x0 + v * w + (w - 6) / 2, y + 26, 24);
@@ -115,7 +123,7 @@
       const act = info.outcome === "activated";
       body = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="${info.side === "red" ? COL.redBg : COL.blueBg}" stroke="${act ? COL.green : COL.edge}" stroke-width="${act ? 7 : 2}"/>
         ${t(cx, cy + 6, info.rank, {size: 64, weight: 800})}
-        ${t(cx, y + h - 18, rank(info.rank), {size: 22, extra: rank(info.rank).length > 8 ? `textLength="${w - 14}" lengthAdjust="spacingAndGlyphs"` : ""})}`;
+        ${t(cx, y + h - 18, rank(info.rank), {size: 22, extra: squeeze(rank(info.rank), 22, w - 14)})}`;
       if (!act) body = `<g transform="rotate(-20 ${cx} ${cy})" opacity=".8">${body}</g>`;
       else body = `<g data-testid="activated" data-side="${info.side}" data-mission="${info.mission}">${body}
         <circle cx="${x + 8}" cy="${y + 8}" r="17" fill="#4fd27a" stroke="#000" stroke-width="2"/>${t(x + 8, y + 17, "✓", {size: 26, weight: 800, fill: "#06200f"})}</g>`;
@@ -124,7 +132,7 @@
     let extra = t(cx, y - 12, T("mission {m}", {m: info.mission}), {size: 22, fill: info.current ? COL.gold : COL.dim, weight: info.current ? 800 : 600});
     if (label) extra += t(cx, y + h + 28, label, {size: 22, fill: oc === "activated" ? COL.green : COL.dim, weight: oc === "activated" ? 800 : 600, extra: squeeze(label, 22, w + 20)});
     if (info.token) extra += `<circle cx="${x + w - 8}" cy="${y + 8}" r="16" fill="#f2c14e" stroke="#000" stroke-width="2"/>${t(x + w - 8, y + 16, "i", {size: 22, weight: 800, fill: "#000"})}`;
-    if (info.deception) extra += `<rect x="${x - 12}" y="${y + 2}" width="54" height="32" rx="6" fill="${COL.dt}" stroke="#fff" stroke-width="2"/>${t(x + 15, y + 26, "DT", {size: 24, weight: 800, fill: "#fff"})}`;
+    if (info.deception) extra += `<rect x="${x - 12}" y="${y + 2}" width="54" height="32" rx="6" fill="${COL.dt}" stroke="#fff" stroke-width="2"/>${t(x + 15, y + 26, T("DT"), {size: 24, weight: 800, fill: "#fff", extra: squeeze(T("DT"), 24, 46)})}`;
     return body + extra;
   }
 
@@ -181,17 +189,18 @@
   }
 
   function intel(s) {
-    let out = t(790, 312, T("Intel card"), {size: 22, fill: COL.dim});
+    let out = t(790, 312, T("Intel card"), {size: 22, fill: COL.dim, extra: squeeze(T("Intel card"), 22, 200)});
     const x = 690, y = 326, w = 200, h = 250;
-    out += `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="14" fill="${s.intel ? COL.midCell : COL.empty}" stroke="${COL.gold}" stroke-width="3"/>`;
-    if (s.intel) s.intel.forEach((r, i) => { out += t(x + 38, y + 52 + i * 56, r, {size: 36, weight: 800, fill: COL.gold}) + t(x + 74, y + 48 + i * 56, rank(r), {size: 24, anchor: "start"}); });
+    out += `<rect class="intel-card" x="${x}" y="${y}" width="${w}" height="${h}" rx="14" fill="${s.intel ? COL.midCell : COL.empty}" stroke="${COL.gold}" stroke-width="3"/>`;
+    if (s.intel) s.intel.forEach((r, i) => { out += t(x + 38, y + 52 + i * 56, r, {size: 36, weight: 800, fill: COL.gold}) + t(x + 74, y + 48 + i * 56, rank(r), {size: 24, anchor: "start", extra: 'class="intel-name" ' + squeeze(rank(r), 24, w - 84)}); });
     else out += t(x + w / 2, y + h / 2, T("not yet"), {size: 24, fill: COL.dim});
-    out += t(690, 632, T("DT supply"), {anchor: "start", size: 22, fill: COL.dim});
+    out += t(690, 632, T("DT supply"), {anchor: "start", size: 22, fill: COL.dim, extra: squeeze(T("DT supply"), 22, 225)});
     for (let i = 0; i < s.dt.supply; i++) out += `<circle cx="${712 + i * 44}" cy="${666}" r="18" fill="${COL.dt}" stroke="#fff" stroke-width="2"/>`;
     if (!s.dt.supply) out += t(690, 672, T("empty"), {anchor: "start", size: 22, fill: COL.dim});
     if (s.old_intel.length) {
-      out += t(690, 722, T("old intel"), {anchor: "start", size: 22, fill: COL.dim});
-      out += t(690, 754, s.old_intel.map(c => c.join("·")).join("   "), {anchor: "start", size: 22, fill: COL.ink});
+      const old = s.old_intel.map(c => c.join("·")).join("   ");
+      out += t(690, 722, T("old intel"), {anchor: "start", size: 22, fill: COL.dim, extra: 'class="old-intel" ' + squeeze(T("old intel"), 22, 225)});
+      out += t(690, 754, old, {anchor: "start", size: 22, fill: COL.ink, extra: 'class="old-intel" ' + squeeze(old, 22, 225)});
     }
     return out;
   }
@@ -203,18 +212,32 @@
     $("board").innerHTML = daTrack(s, w.da) + ipTrack(s, "red", 170) + ipTrack(s, "blue", 232)
       + missions(v, "red", 340) + missions(v, "blue", 585) + intel(s)
       + sidePanel(s, "red", 330) + sidePanel(s, "blue", 575);
+    fitTexts($("board"));
     $("board").setAttribute("aria-label", T("The board, day {day}: red {red} IP, blue {blue} IP, double agent {where}, deception tokens red {dt_red}, blue {dt_blue}", {day: s.day, red: s.ip.red, blue: s.ip.blue, where: w.da, dt_red: s.dt.red, dt_blue: s.dt.blue}));
     $("aids").classList.toggle("hidden", !("deduction" in v));
     $("day").innerHTML = [1, 2, 3].map(d => `<span class="${d === s.day ? "on" : ""}" title="${esc(T("day {n}", {n: d}))}">${d}</span>`).join("");
-    $("next").textContent = w.next;
+    const seated = v.seats.filter(x => x.status === "active");
+    $("next").textContent = s.phase === "over" ? T("Game over")
+      : !seated.length && !s.reveals.length ? T("Scan the code with your phones to join: one phone per side") : w.next;
+    // every seat taken: the join and watch codes go to a corner, the board takes the room
+    const full = seated.length >= (v.teams ? 4 : 2);
+    if (full !== document.body.classList.contains("seated")) {
+      document.body.classList.toggle("seated", full);
+      const j = $("join");                 // in its corner it is a button that shows them big
+      if (full) { j.setAttribute("role", "button"); j.tabIndex = 0; j.setAttribute("aria-label", j.dataset.label); j.setAttribute("aria-expanded", "false"); }
+      else { ["role", "tabindex", "aria-label", "aria-expanded"].forEach(a => j.removeAttribute(a)); document.body.classList.remove("codes-open"); }
+      setTimeout(fit);
+    }
     $("rules-link").href = "/rules?phase=" + s.phase;
     const lastRev = s.reveals[s.reveals.length - 1];
     $("narration").textContent = lastRev ? lastRev.narration : T("No reveal yet.");
     $("narration").classList.toggle("muted", !lastRev);
     firstTime(v);
     const today = s.reveals.filter(r => r.day === s.day).map(r => r.narration);
-    const items = today.length ? today.slice(0, -1).reverse() : v.log.slice(-6).reverse().map(l => l.text);
-    $("history").innerHTML = items.map(x => `<li>${esc(x)}</li>`).join("");
+    // each earlier reveal of the day under its number in the day (the newest is above)
+    const items = today.length ? today.slice(0, -1).map((x, i) => [x, i + 1]).reverse()
+      : v.log.slice(-6).reverse().map(l => [l.text, 0]);
+    $("history").innerHTML = items.map(([x, n]) => `<li${n ? ` value="${n}"` : ` class="plain"`}><span>${esc(x)}</span></li>`).join("");
     trimHistory();
     $("today").classList.toggle("hidden", !items.length);
     $("notice").textContent = v.notice || "";
@@ -270,6 +293,7 @@
       ${SL.secret ? `<div class="req-actions"><button class="primary" data-approve="${x.id}">${esc(T("Let {name} in", {name: x.name}))}</button><button data-decline="${x.id}">${esc(T("Keep {name}", {name: keep}))}</button></div>` : ""}</div>`;
     }).join("");
     const u = v.undo;       // an undo waiting for the other side: the big screen may agree too
+    if (u && SL.secret) $("notice").classList.add("hidden");     // its card says it: not twice
     $("requests").innerHTML += u && SL.secret ? `<div class="req" data-testid="undo-request"><div>${mark(u.by || "red")} <b>${esc(u.what)}</b>: ${esc(T("{side!c}'s phone or this screen agrees", {side: sideName(u.needs)}))}</div>
       <div class="req-actions"><button class="primary" data-undo="yes">${esc(T("Undo it"))}</button><button data-undo="no">${esc(T("Keep it"))}</button></div></div>` : "";
   }
@@ -288,7 +312,7 @@
       [T("IP from deception"), x => s.stats[x].ip_deception], [T("infiltrations"), x => s.stats[x].infiltrations],
       [T("double-agent steps"), x => s.stats[x].da_steps], [T("cards activated"), x => s.stats[x].activated]];
     box.innerHTML = `<h1 id="end-title" data-testid="winner" data-winner="${s.winner}">${s.winner === "draw" ? "" : mark(s.winner) + " "}${esc(w.winner)}</h1>
-      <div data-testid="reason" data-reason="${s.reason}">${esc(w.reason || "")}</div><p>${esc(s.end || "")}</p>
+      <div class="end-reason" data-testid="reason" data-reason="${s.reason}">${esc(w.reason || "")}</div>
       <table><tr><th></th><th class="side-red">${mark("red")} ${esc(capSide("red"))}</th><th class="side-blue">${mark("blue")} ${esc(capSide("blue"))}</th></tr>
       ${rows.map(([k, f]) => `<tr><td>${esc(k)}</td><td>${f("red")}</td><td>${f("blue")}</td></tr>`).join("")}</table>
       <div class="end-acts"><a class="btn primary story-link" href="/t/${SL.code}/story" data-testid="story-link">${esc(T("The story of the game"))} ▶</a>
@@ -298,6 +322,17 @@
       <p class="muted">${esc(T("Double agent {where}", {where: w.da}))} · <button id="close-end" type="button">${esc(T("Show the board"))}</button></p>`;
     box.classList.remove("hidden");
   }
+
+  const codes = $("join");
+  function openCodes(on) {
+    document.body.classList.toggle("codes-open", on);
+    codes.setAttribute("aria-expanded", String(on));
+  }
+  codes.addEventListener("click", () => {
+    if (document.body.classList.contains("seated")) openCodes(!document.body.classList.contains("codes-open"));
+  });
+  codes.addEventListener("keydown", e => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); codes.click(); } });
+  addEventListener("keydown", e => { if (e.key === "Escape") openCodes(false); });
 
   document.addEventListener("click", async e => {
     const b = e.target.closest("button");
@@ -320,7 +355,7 @@
       if (!SL.secret) return SL.toast(T("Only a seated phone or the screen that opened the table can undo."));
       const next = SL.view && SL.view.undo_next;
       if (!next) return SL.toast(T("There is nothing to undo yet."));
-      if (confirm(next.what + "?")) await SL.post("/undo", {});
+      if (await SL.ask({id: "undo", title: next.what, yes: T("Undo it"), no: T("Keep it")})) await SL.post("/undo", {});
     }
     if (b.dataset.undo) await SL.post("/undo", {confirm: b.dataset.undo === "yes"});
     if (b.dataset.approve || b.dataset.decline) {
@@ -385,7 +420,7 @@
     const out = {ip: {red: 0, blue: 0}, da: {red: 0, blue: 0}, identified: {red: 0, blue: 0}};
     for (const r of s.reveals) {
       if (r.day !== day) continue;
-      if (r.outcome === "identified") out.identified[r.owner] += 1;
+      if (r.outcome === "identified") out.identified[r.guesser] += 1;     // the guesser's doing
       for (const e of r.effects) {
         if (e.kind === "ip" && e.amount > 0) out.ip[e.side] += e.amount;
         if (e.kind === "da") out.da[e.side] += e.steps;
@@ -404,7 +439,7 @@
         if (flag) out.push({kind: "flag", side: flag.side, title: withSide(T("{side} captures the flag!", {side: HOLE}), flag.side),
                             sub: esc(T("The double agent reached the enemy fort."))});
         if (inf) out.push({kind: "infiltration", side: inf.side, title: withSide(T("{side} infiltrates!", {side: HOLE}), inf.side),
-                           sub: esc(inf.kept ? T("10 intelligence points reached (the Colonel keeps the rest).") : T("10 intelligence points reached."))});
+                           sub: esc(inf.kept ? T("10 IP reached (the Colonel keeps the rest).") : T("10 IP reached."))});
         if (da.length && !flag) {
           const e = da[da.length - 1];
           out.push({kind: "da", side: e.side, title: esc(T("The double agent moves")),
@@ -424,7 +459,7 @@
         table: `<table class="recap"><tr><th></th><th>${sideWord("red")}</th><th>${sideWord("blue")}</th></tr>
           ${row("ip", T("IP gained"), x => rc.ip[x])}
           ${row("da", T("double-agent steps won"), x => rc.da[x])}
-          ${row("identified", T("their cards identified"), x => rc.identified[x])}</table>
+          ${row("identified", T("enemy cards identified"), x => rc.identified[x])}</table>
           <div class="moment-sub">${esc(T("Double agent now {where}", {where: b.words.da}))}</div>`});
     }
     return out;
@@ -453,7 +488,7 @@
     box.classList.remove("play"); void box.offsetWidth; box.classList.add("play");
     beep(m.kind);
     box.classList.remove("leaving");
-    const ms = m.kind === "day-end" ? MOMENT_MS + 500 : MOMENT_MS;
+    const ms = (m.kind === "day-end" ? MOMENT_MS + 500 : MOMENT_MS) / (queue.length ? 2 : 1);
     timer = setTimeout(() => { box.classList.add("leaving"); timer = setTimeout(showNext, 300); }, ms - 300);
   }
   function skipMoments() {
@@ -466,7 +501,7 @@
   // it outranks any moment
   const hostMustAct = v => asking.length > 0 || !!(v.undo && SL.secret);
   function moments(v) {
-    if (hostMustAct(v)) { skipMoments(); last = v; return; }
+    if (hostMustAct(v) || v.state.phase === "over") { skipMoments(); last = v; return; }
     if (last && v.state && last.state) {
       const fresh = momentsBetween(last, v);
       // a newer double-agent move replaces one still waiting its turn

@@ -26,14 +26,34 @@
     pic.innerHTML = s;
     document.getElementById("wd-show").textContent = wall;
   }
+  // one of a set chosen: shown by its frame and said to a screen reader (a radio's
+  // aria-checked for the wall distance, aria-pressed for the two-way choices)
+  function choose(attr, b) {
+    document.querySelectorAll(`[data-${attr}]`).forEach(x => {
+      x.classList.toggle("sel", x === b);
+      if (x.getAttribute("role") === "radio") { x.setAttribute("aria-checked", String(x === b)); x.tabIndex = x === b ? 0 : -1; }
+      else x.setAttribute("aria-pressed", String(x === b));
+    });
+  }
   document.addEventListener("click", e => {
     const b = e.target.closest("button");
     if (!b) return;
-    if (b.dataset.w) { wall = +b.dataset.w; document.querySelectorAll("[data-w]").forEach(x => x.classList.toggle("sel", x === b)); drawPic(); }
-    if (b.dataset.aid) { deduction = b.dataset.aid === "1"; document.querySelectorAll("[data-aid]").forEach(x => x.classList.toggle("sel", x === b)); }
-    if (b.dataset.first) { firstGame = b.dataset.first === "1"; document.querySelectorAll("[data-first]").forEach(x => x.classList.toggle("sel", x === b)); }
-    if (b.dataset.teams) { teams = b.dataset.teams === "1"; document.querySelectorAll("[data-teams]").forEach(x => x.classList.toggle("sel", x === b)); }
+    if (b.dataset.w) { wall = +b.dataset.w; choose("w", b); drawPic(); }
+    if (b.dataset.aid) { deduction = b.dataset.aid === "1"; choose("aid", b); }
+    if (b.dataset.first) { firstGame = b.dataset.first === "1"; choose("first", b); }
+    if (b.dataset.teams) { teams = b.dataset.teams === "1"; choose("teams", b); }
   });
+  // the wall distance is a radio group: the arrow keys move the choice
+  document.querySelector(".wd").addEventListener("keydown", e => {
+    const step = {ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1}[e.key];
+    if (!step) return;
+    e.preventDefault();
+    const next = document.querySelector(`[data-w="${Math.min(8, Math.max(2, wall + step))}"]`);
+    next.click(); next.focus();
+  });
+  // a phone that opened this page came to join: the big screen's set-up folds away
+  const setup = document.getElementById("setup");
+  if (matchMedia("(max-width: 700px)").matches) setup.open = false;
   // One key per attempt at opening a table (a retry after a lost answer opens the same
   // table), and the host screen's own key, sent once: no retry ever needs one back.
   async function open(url, body, say) {
@@ -58,7 +78,7 @@
   const problem = document.getElementById("import-problem");
   document.getElementById("create").addEventListener("submit", e => {
     e.preventDefault();
-    open("/api/tables", {wall_distance: wall, teams, deduction, first_game: firstGame}, msg => alert(msg));
+    open("/api/tables", {wall_distance: wall, teams, deduction, first_game: firstGame}, msg => { document.getElementById("create-problem").textContent = msg; });
   });
   document.getElementById("import-file").addEventListener("change", async e => {
     const file = e.target.files[0];

@@ -71,6 +71,7 @@ const Lineup = (() => {
       <div class="lu-slots">${slots}</div>${verdict}${intel}
       <div class="ranks lu-ranks">${ranks}</div>
       <button type="button" id="lu-clear">${esc(T("Clear the plan"))}</button>`;
+    SL.fitNames($("panel-body"));
   }
 
   function open(view, side) {
@@ -78,8 +79,8 @@ const Lineup = (() => {
     const plan = load(view.code, side, view.state.day);
     slot = Math.max(0, plan.indexOf(null));
     $("panel-title").textContent = T("My line-up (private)");
-    draw();
     $("panel").classList.remove("hidden");
+    draw();                          // once shown: its names are fitted to their buttons
   }
 
   document.addEventListener("click", e => {

@@ -142,6 +142,17 @@ const SL = (() => {
     t.className = "toast" + (info ? " info" : ""); t.textContent = msg; t.hidden = false;
     clearTimeout(toastT); toastT = setTimeout(() => { t.hidden = true; }, 4500);
   }
+  const ask = Ask;      // every confirmation: static/ask.js
+  // a rank's name on one line in its button: a long one (Feldmarschall on a 360 px phone)
+  // a little smaller, and wrapped only if even 13 px is too wide
+  function fitNames(root) {
+    for (const b of root.querySelectorAll(".ranks button")) {
+      let size = parseFloat(getComputedStyle(b).fontSize);
+      while (b.scrollWidth > b.clientWidth + 1 && size > 13) { size -= 1; b.style.fontSize = size + "px"; }
+      if (b.scrollWidth > b.clientWidth + 1) b.classList.add("wrap");
+    }
+  }
+
   const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
   const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
   const mark = side => `<span class="mark ${side}" aria-hidden="true">${side === "red" ? "R" : "B"}</span>`;
@@ -152,8 +163,8 @@ const SL = (() => {
   const sideName = s => SIDES[s] || s;
   const and = xs => xs.length < 2 ? xs.join("") : T("{first} and {last}", {first: xs.slice(0, -1).join(", "), last: xs[xs.length - 1]});
   return {
-    code, key, newSecret, get, post, refresh, connect, toast, rank, esc, cap, mark, sideName, and,
-    get view() { return view; }, get me() { return me; }, set me(m) { me = m; },
+    code, key, newSecret, get, post, refresh, connect, toast, ask, fitNames, rank, esc, cap, mark, sideName, and,
+    get view() { return view; }, get streaming() { return !!es && es.readyState === 1; }, get me() { return me; }, set me(m) { me = m; },
     get secret() { return secret; }, set secret(s) { secret = s; },
     onView: f => onView.push(f), onPresence: f => onPresence.push(f),
   };

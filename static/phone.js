@@ -35,11 +35,47 @@
     }).join("")}</div>`;
   }
 
+  // a watcher's board (issue 22): what the TV shows, laid out for a phone's width: the
+  // double agent's track, each side's IP, today's four cards, tokens and exhausted soldiers
+  function watchBoard(v) {
+    const s = v.state, W = s.wall_distance, d = v.draft;
+    const cells = [];
+    for (let p = -(W + 1); p <= W + 1; p++) {
+      const a = Math.abs(p), where = p < 0 ? "red" : p > 0 ? "blue" : "mid";
+      const kind = a === W + 1 ? "flag" : a === W ? "wall" : "";
+      cells.push(`<span class="wb-cell ${where} ${kind} ${p === s.da ? "da" : ""}">${p === s.da ? `<b>${esc(T("DA"))}</b>` : a === W + 1 ? "⚑" : a}</span>`);
+    }
+    const side = x => {
+      const today = {};
+      for (const r of s.reveals) if (r.day === s.day && r.owner === x) today[r.mission] = r;
+      const cards = [1, 2, 3, 4].map(m => {
+        const r = today[m], now = d && d.owner === x && d.mission === m;
+        const tok = s.tokens[x] && s.tokens[x].includes(m), dec = r ? r.deception : now && d.deception;
+        const out = !r ? "" : r.outcome === "activated" ? T("activated") : r.outcome === "identified" ? T("retreated") : T("neutralised");
+        return `<div class="wb-card ${x} ${r ? r.outcome : "down"} ${now ? "now" : ""}" data-mission="${m}">
+          <small>${esc(T("mission {m}", {m}))}</small><b>${r ? r.actual : "?"}</b><span>${r ? esc(rank(r.actual)) : ""}</span>
+          ${out ? `<em>${esc(out)}</em>` : ""}<i>${tok ? `<span class="wb-tok" title="${esc(T("intel token"))}">i</span>` : ""}${dec ? `<span class="wb-dt">${esc(T("DT"))}</span>` : ""}</i></div>`;
+      }).join("");
+      const ex = (s.phase === "setup" ? s.drawn[x] : s.exhausted[x]) || [];
+      return `<div class="wb-side" data-side="${x}">
+        <div class="wb-ip">${mark(x)} <b>${esc(capSide(x))}</b><span class="wb-bar" role="img" aria-label="${esc(T("IP {n}", {n: s.ip[x]}))}"><span style="width:${Math.min(10, s.ip[x]) * 10}%"></span></span><b data-testid="wb-ip-${x}">${esc(T("IP {n}", {n: s.ip[x]}))}</b></div>
+        <div class="wb-cards">${cards}</div>
+        <div class="wb-meta muted">${esc(T("exhausted"))}: ${ex.length ? ex.map(r => `${r} ${esc(rank(r))}`).join(", ") : "—"} · ${esc(T("DT {n}", {n: s.dt[x]}))}</div></div>`;
+    };
+    return `<div class="wb" data-testid="watch-board" role="img" aria-label="${esc(T("The board, day {day}: red {red} IP, blue {blue} IP, double agent {where}, deception tokens red {dt_red}, blue {dt_blue}", {day: s.day, red: s.ip.red, blue: s.ip.blue, where: v.words.da, dt_red: s.dt.red, dt_blue: s.dt.blue}))}">
+      <div class="wb-head"><b>${esc(T("day {n}", {n: s.day}))}</b> <span>${esc(T("Double agent {where}", {where: v.words.da}))}</span></div>
+      <div class="wb-track" data-testid="wb-track" data-da="${s.da}" style="grid-template-columns:repeat(${2 * W + 3},1fr)">${cells.join("")}</div>
+      <div class="wb-forts"><span class="side-red">◀ ${esc(T("{side}'s fort", {side: sideName("red")}))}</span><span class="side-blue">${esc(T("{side}'s fort", {side: sideName("blue")}))} ▶</span></div>
+      ${side("red")}${side("blue")}
+      <div class="wb-intel">${esc(T("Intel card"))}: <b>${s.intel ? s.intel.map(r => `${r} ${esc(rank(r))}`).join(" · ") : esc(T("not yet"))}</b></div></div>`;
+  }
+
   function header(v) {
     const s = v.state;
     $("who").innerHTML = seat ? `${mark(seat.side)} ${esc(seat.name)}${seat.part ? ` <span class="muted">${partName(seat.part)}</span>` : ""}` : esc(T("Table {code}", {code: SL.code}));
     $("score").innerHTML = `${mark("red")} ${s.ip.red} · ${mark("blue")} ${s.ip.blue} · ${esc(T("DA {where}", {where: v.words.da_short}))} · ${esc(T("day {n}", {n: s.day}))}`;
-    $("live").classList.toggle("on", !!seat && connected.includes(String(seat.id)));
+    // the live dot: a seat's own presence, or a watcher's stream bringing the changes
+    $("live").classList.toggle("on", seat ? connected.includes(String(seat.id)) : watching && SL.streaming);
     $("notice").textContent = v.notice || "";
     $("notice").classList.toggle("hidden", !v.notice);
     const last = s.reveals[s.reveals.length - 1];
@@ -75,9 +111,8 @@
     // a watcher: the game as it goes, read only; it takes no seat and can tap nothing
     watch(v) {
       const today = v.state.reveals.filter(r => r.day === v.state.day).map(r => `<li>${esc(r.narration)}</li>`).reverse().join("");
-      return `<div class="card" data-testid="watching">${esc(T("You are watching: this phone takes no seat and taps nothing."))}
-        ${esc(T("Day {day} · double agent {where} · deception tokens", {day: v.state.day, where: v.words.da}))} ${mark("red")} ${v.state.dt.red} ${mark("blue")} ${v.state.dt.blue}</div>
-        ${today ? `<ol class="watch-log">${today}</ol>` : ""}
+      return watchBoard(v) + (today ? `<h2 class="watch-h">${esc(T("Today"))}</h2><ol class="watch-log">${today}</ol>` : "")
+        + `<p class="muted watch-note" data-testid="watching">${esc(T("You are watching: this phone takes no seat and taps nothing."))}</p>
         <button type="button" id="do-unwatch">${esc(T("Take a seat instead"))}</button>`;
     },
     waiting: () => "",
@@ -99,9 +134,11 @@
           <div class="card muted">${esc(T("A card not listed?"))} ${esc(ask)}</div>${grid(t.ranks, "pick", picked)}${planBtn()}`
         : `<div class="card">${esc(ask)}</div>${grid(t.ranks, "pick", picked)}${planBtn()}`;
     },
-    tokens(v, t) {
+    tokens(v, t, side) {
+      const plan = Lineup.tokens(v, side), same = plan.length === picked.length && plan.every(m => picked.includes(m));
       return `<div class="card">${esc(T("Intel card:"))} <b>${v.state.intel.join(" · ")}</b>. ${esc(T("Tap your missions that carry an intel token."))}</div>
-        <div class="row">${t.missions.map(m => `<button type="button" class="big mission ${picked.includes(m) ? "sel" : ""}" data-pick="${m}" aria-label="${esc(T("mission {m}", {m}))}"><small>${esc(T("mission"))}</small>${m}</button>`).join("")}</div>
+        <div class="row" role="group" aria-label="${esc(T("Missions with an intel token"))}">${t.missions.map(m => `<button type="button" class="big mission ${picked.includes(m) ? "sel" : ""}" data-pick="${m}" aria-pressed="${picked.includes(m)}" aria-label="${esc(T("mission {m}", {m}))}"><small>${esc(T("mission"))}</small>${m}</button>`).join("")}</div>
+        ${plan.length && !same ? `<button type="button" class="quiet" id="do-plan" data-testid="use-plan">${esc(T("From my private line-up: select missions {missions}", {missions: plan.join(", ")}))}</button>` : ""}
         <button type="button" class="primary big" id="do-tokens">${esc(picked.length ? T("Tokens on {missions}", {missions: [...picked].sort().join(", ")}) : T("No intel tokens"))}</button>${planBtn()}`;
     },
     start(v, t) {
@@ -111,9 +148,10 @@
     },
     // the owner's phone while the guess is awaited: a token may be laid, nobody waits for it
     deceive(v, t, side) {
-      const d = v.draft;
-      return `<div class="card">${esc(TN("{side!c} is guessing your mission {m}. You hold {n} deception token: lay one before the guess if you want to.", "{side!c} is guessing your mission {m}. You hold {n} deception tokens: lay one before the guess if you want to.", v.state.dt[side], {side: sideName(d.guesser), m: d.mission}))}</div>
-        <button type="button" class="primary big" data-dec="1" data-testid="deceive">${esc(T("Play a deception token on mission {m}", {m: d.mission}))}</button>`;
+      const d = v.draft, n = v.state.dt[side];
+      return `<div class="card calm" data-testid="wait-guess"><b>${esc(T("Waiting for {side}'s guess on your mission {m}.", {side: sideName(d.guesser), m: d.mission}))}</b>
+        <p class="muted">${esc(TN("Nothing to tap. You hold {n} deception token; if you want to lay it on this mission, do it before the guess.", "Nothing to tap. You hold {n} deception tokens; if you want to lay one on this mission, do it before the guess.", n))}</p></div>
+        ${n ? `<button type="button" class="quiet" data-dec="ask" data-testid="deceive">${esc(T("Lay a deception token…"))}</button>` : ""}`;
     },
     guess(v, t) {
       const d = v.draft;
@@ -194,7 +232,8 @@
     }
     const stepKey = [t.step, t.sides.join(","), v.draft ? v.draft.mission : "", v.state.events].join("|");
     if (stepKey !== lastStep && $("toast")) $("toast").hidden = true;   // about a step now over
-    if (stepKey !== lastStep) { picked = t.step === "tokens" && seat ? Lineup.tokens(v, seat.side) : []; lastStep = stepKey; }
+    const fresh = stepKey !== lastStep;
+    if (fresh) { picked = []; lastStep = stepKey; }
     const step = watching && !seat ? "watch" : !seat ? "join" : seat.status === "pending" ? "waiting" : t.step;
     // a step of the game is drawn only for the phones that may tap it (no sides: anyone)
     const open = step in NEXT || !t.sides.length || t.sides.some(x => mine(x, t.part));
@@ -206,7 +245,12 @@
     if (yourTurn && lastTurn !== stepKey && navigator.vibrate) navigator.vibrate(80);
     lastTurn = yourTurn ? stepKey : "";
     const html = open ? STEPS[step](v, t, seat && seat.side) : deceive ? STEPS.deceive(v, t, seat.side) : "";
-    act.innerHTML = undoCard(v) + (html || (step in NEXT ? "" : `<div class="card muted">${esc(T("Nothing for you to tap now."))} ${esc(v.words.waiting || "")}</div>`));
+    const undo = undoCard(v);
+    act.innerHTML = undo + (html || (step in NEXT ? "" : `<div class="card muted">${esc(T("Nothing for you to tap now."))} ${esc(v.words.waiting || "")}</div>`));
+    SL.fitNames(act);
+    if (undo) $("notice").classList.add("hidden");      // the undo's card says it: not twice
+    // a new step to tap: its heading and question in view, not the grid a scroll left
+    if (fresh && (yourTurn || deceive) && scrollY > 0 && !planning) scrollTo({top: 0, behavior: "instant"});
   }
 
   async function act(path, body) {
@@ -274,7 +318,17 @@
     if (b.id === "do-tokens") return ev({type: "tokens", side: seat.side, missions: [...picked].sort()});
     if (b.id === "do-spin") return ev({type: "start", random: true});
     if (b.dataset.start) return ev({type: "start", side: b.dataset.start});
+    if (b.dataset.dec === "ask") {     // a scarce token: a second tap, in words, lays it
+      const d = v.draft, n = v.state.dt[seat.side];
+      const yes = await SL.ask({id: "deceive", yes: T("Lay it"), no: T("Not now"),
+        title: T("Lay a deception token on your mission {m}?", {m: d.mission}),
+        text: TN("You hold {n} deception token.", "You hold {n} deception tokens.", n)});
+      if (yes && SL.view && SL.view.draft && SL.view.draft.mission === d.mission && SL.view.draft.owner === d.owner)
+        return act("/draft", {step: "deception", value: true});
+      return;
+    }
     if (b.dataset.dec) return act("/draft", {step: "deception", value: b.dataset.dec === "1"});
+    if (b.id === "do-plan") { picked = Lineup.tokens(v, seat.side); render(); return; }
     if (b.dataset.guess) return act("/draft", {step: "guess", value: +b.dataset.guess});
     if (b.dataset.actual) return act("/draft", {step: "actual", value: +b.dataset.actual});
     if (b.dataset.choice) return act("/draft", {step: "choice", value: b.dataset.choice});
@@ -287,8 +341,11 @@
       if (!seat) return SL.toast(T("Join the table first."));
       const next = v && v.undo_next;
       if (!next) return SL.toast(T("There is nothing to undo yet."));
-      const ask = next.by === "reveal" || (next.by && next.by !== seat.side);
-      if (confirm(next.what + (ask ? "\n\n" + T("{side!c}'s phone (or the big screen) must agree.", {side: sideName(other(seat.side))}) : ""))) act("/undo", {});
+      if (seat.status === "pending") return act("/undo", {});   // the server says why not
+      const agree = next.by === "reveal" || (next.by && next.by !== seat.side);
+      const yes = await SL.ask({id: "undo", title: next.what, yes: T("Undo it"), no: T("Keep it"),
+        text: agree ? T("{side!c}'s phone (or the big screen) must agree.", {side: sideName(other(seat.side))}) : ""});
+      if (yes) act("/undo", {});
       return;
     }
     if (b.dataset.undo) return act("/undo", {confirm: b.dataset.undo === "yes"});
@@ -296,8 +353,9 @@
     if (b.id === "b-calc") return openCalc(seat ? seat.side : "red");
     if (b.id === "panel-close") {
       $("panel").classList.add("hidden");
-      if (planning && t && t.step === "tokens" && seat) { picked = Lineup.tokens(v, seat.side); render(); }
-      planning = false; return;
+      planning = false;
+      if (t && t.step === "tokens" && seat) render();      // the plan's offer, as it now stands
+      return;
     }
     if (b.id === "b-lineup") { planning = true; return Lineup.open(v, seat.side); }
     if (b.dataset.calcside) return openCalc(b.dataset.calcside);

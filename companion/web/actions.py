@@ -242,7 +242,7 @@ def undo(tx: Transaction, actor: Actor) -> None:
             tx.state = state
             tx.commit(200, {"undone": None},
                       notice=Msg("{name} kept it: {what}", name=actor.name,
-                                 what=stored_words(asked["what"])))
+                                 what=stored_words(asked.get("thing") or asked["what"])))
             return
     else:
         needs = _needs_yes(actor, by)
@@ -250,7 +250,10 @@ def undo(tx: Transaction, actor: Actor) -> None:
             table.draft = json.dumps({**stored, "events": state.event_count,
                                       "undo": {"by": actor.seat.side if actor.seat else None,
                                                "needs": needs,
-                                               "what": Msg("Undo: {what}", what=what).to_dict()}})
+                                               "what": Msg("Undo: {what}", what=what).to_dict(),
+                                               # what stays if the other side says no
+                                               "thing": what.to_dict() if isinstance(what, Msg)
+                                               else what}})
             tx.state = state
             tx.commit(200, {"undone": None, "asked": needs},
                       notice=Msg("{name} asks to undo — {what} ({side}'s phone must agree)",

@@ -62,7 +62,7 @@ class Table:
         tv.click(f'[data-w="{wall}"]')
         if teams:
             tv.click('[data-teams="1"]')
-        tv.click('button[type="submit"]')
+        tv.click('#create button[type="submit"]')
         tv.wait_for_url("**/t/*")
         tv.wait_for_selector("body[data-version]", state="attached")
         self.code = tv.url.rstrip("/").rsplit("/", 1)[1]
@@ -99,6 +99,14 @@ class Table:
         """A tap that only changes what this phone has picked so far."""
         page.locator(selector).click()
         self.taps += 1
+
+    def undo(self, page: Any) -> None:
+        """Undo on ``page``: its Undo button, then "Undo it" in the dialog that asks."""
+        self.sync(page)
+        page.locator("#b-undo, #undo").first.click()
+        self.taps += 1
+        page.get_by_test_id("ask").wait_for()
+        self.submit(page, '[data-testid="ask-yes"]')
 
     # --- seats -----------------------------------------------------------------------
     def phone(self, locale: str | None = None) -> Any:
@@ -170,7 +178,9 @@ class Table:
             guesser = self.of(d["guesser"], d["mission"])
             if d["deception"]:                   # laid while the guess waits; else no tap
                 hook("deception", owner)
-                self.submit(owner, '[data-dec="1"]')
+                self.tap(owner, '[data-dec="ask"]')             # a second tap lays it
+                owner.get_by_test_id("ask").wait_for()
+                self.submit(owner, '[data-testid="ask-yes"]')
             if self.step(guesser) == "reveal-guess":   # none after R60 broke the order
                 hook("guess", guesser)
                 self.submit(guesser, f'[data-guess="{d["guess"]}"]')
@@ -200,7 +210,8 @@ class Table:
             got = p.wait_for_function("k => localStorage.getItem(k)", arg=f"sl-seat-{self.code}")
             keys[who] = json.loads(got.json_value())["secret"]
         keys["host"] = self.tv.evaluate(f"() => localStorage.getItem('sl-host-{self.code}')")
-        url, sent = f"/api/tables/{self.code}", itertools.count()
+        url = f"/api/tables/{self.code}"
+        sent = self.__dict__.setdefault("_sent", itertools.count())   # keys unique per table
         for e in events:
             view = client.get(url + "/state").get_json()["view"]
             todo, status = steps(e, view), None

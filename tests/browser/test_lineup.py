@@ -1,5 +1,5 @@
 """My line-up, checked in private (issue 13, part 3): the phone's panel says whether a
-planned order is legal and which missions need a token, pre-fills the tokens step, and
+planned order is legal and which missions need a token, offers them at the tokens step, and
 never sends the plan anywhere: every request the page makes is recorded and checked.
 The JS check is run on the same cases as the engine's (tests/cases/lineups.json)."""
 
@@ -74,7 +74,18 @@ def test_the_plan_stays_on_the_phone_and_prefills_the_tokens(screens, live, tmp_
     assert p.get_by_test_id("lu-order").get_attribute("data-legal") == "1"
     assert len(requests) == before, requests[before:]           # planning asked nothing
     p.click("#panel-close")
+    # (issue 22 item 11) the plan selects nothing by itself: the tokens on the table are
+    # what the player taps; the plan is offered, in words, as one tap
+    assert p.locator("#act .mission.sel").count() == 0
+    assert p.locator("#act [aria-pressed='true']").count() == 0
+    assert p.locator("#do-tokens").inner_text() == "No intel tokens"
+    offer = p.get_by_test_id("use-plan")
+    assert offer.inner_text() == "From my private line-up: select missions 2, 4"
+    shot(p, "lineup-phone-offer-390")
+    offer.click()
     assert p.locator("#do-tokens").inner_text() == "Tokens on 2, 4"
+    assert p.locator("#act [aria-pressed='true']").count() == 2
+    assert p.get_by_test_id("use-plan").count() == 0             # offered while it differs
     p.click("#do-tokens")
     p.wait_for_selector('#act[data-step="tokens"] #do-tokens', state="detached")
     posts = [r for r in requests if r["method"] == "POST"]

@@ -260,7 +260,8 @@ def test_undo_says_what_it_undoes_and_the_other_side_agrees_to_undo_a_reveal(tab
     blue.post("/undo", {"confirm": False})           # blue keeps it
     v = same_view(host, red, blue)
     assert v["undo"] is None and len(v["state"]["reveals"]) == 1
-    assert v["notice"].startswith("Bob kept it: Undo: Red guessed Scout")
+    # what stays, in its own words (issue 22 item 2: not "kept it: Undo: …")
+    assert v["notice"].startswith("Bob kept it: Red guessed Scout")
     red.undo()
     blue.post("/undo", {"confirm": True})            # the second tap: undone
     v = same_view(host, red, blue)

@@ -1,0 +1,286 @@
+"""A new group's first ten minutes (issue 22), at the sizes and in the languages where
+each rough edge was seen: a 1920x1080 and a 1280x720 TV, a 360x640 German phone and a
+390x844 English one, a French TV in the middle of a game.
+
+Items (issue 22's numbering): 1 a new step starts at the top of a small phone; 2 undo asks
+in the page, its words once, the TV's tools stay on screen; 3 the defender's phone waits
+calmly, the deception token a secondary choice behind a second tap; 6 the codes go to a
+corner once every seat is taken, "Today" numbered by the day's reveals; 7 long French and
+German words stay inside their boxes; 8 the end dialog is opaque, says why once, and no
+moment covers the rematch; 9 the first page: a phone joins first, the TV's set-up above
+the fold, the TV's first headline says how to join; 12 the guess grid offers only ranks
+the card can be; 13 a watcher sees the board; 14 choices say their state to a screen
+reader."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from companion.engine import Options, Record, event_from_dict, replay, replay_output
+from companion.engine.simulate import random_record
+
+from .conftest import shot
+from .table import Table, expected_after
+
+WALL = 4
+
+
+def game(seed: int) -> list[dict[str, Any]]:
+    rec = random_record(random.Random(seed), wall_distance=WALL)
+    return json.loads(json.dumps(rec.to_dict()))["events"]
+
+
+def in_view(page: Any, selector: str) -> bool:
+    """The element's box lies wholly inside the window (nothing pushed off screen)."""
+    return page.eval_on_selector(selector, """e => { const r = e.getBoundingClientRect();
+        return r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight + 1
+               && r.right <= innerWidth + 1; }""")
+
+
+def nothing_clipped(page: Any, selector: str) -> list[str]:
+    """The texts of the elements that are wider than their box, and the page's own width
+    when it is wider than the window."""
+    out = page.eval_on_selector_all(selector, """es => es.filter(e => e.offsetParent
+        && e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)""")
+    if page.evaluate("() => document.documentElement.scrollWidth > innerWidth"):
+        out.append(f"page {page.evaluate('() => document.documentElement.scrollWidth')} px")
+    return out
+
+
+def test_a_new_group_meets_no_rough_edge(screens, live):
+    events = game(20)            # red exhausts its Miner; blue starts and guesses mission 1
+    assert events[5] == {"type": "start", "side": "blue"}
+    first = events[6]
+    assert (first["guesser"], first["mission"], first["deception"]) == ("blue", 1, False)
+
+    # 9: a phone that opens the printed address: "Join a table" first, nothing wider
+    hand = screens("phone")
+    hand.goto(live.url + "/")
+    join = hand.get_by_test_id("join-first")
+    assert join.is_visible() and join.bounding_box()["y"] < 250
+    assert not hand.eval_on_selector("#setup", "d => d.open")     # the TV's set-up folded
+    assert nothing_clipped(hand, "button, input") == []
+    shot(hand, "first-home-phone-390")
+    hand.fill("#join-code", "zzzzz")
+    hand.click(".join-form button[type=submit]")
+    hand.wait_for_url("**/j?code=*")
+
+    # 9, 14: the TV's set-up above the fold; the wall distance is a radio group
+    table_tv = screens("tv")
+    table_tv.goto(live.url + "/")
+    assert in_view(table_tv, "#create button[type=submit]")
+    assert table_tv.locator("#setup summary").is_hidden()
+    radios = table_tv.locator('.wd [role="radio"]')
+    assert radios.count() == 7
+    assert table_tv.locator('[data-w="4"]').get_attribute("aria-checked") == "true"
+    table_tv.click('[data-w="3"]')
+    assert table_tv.locator('[data-w="3"]').get_attribute("aria-checked") == "true"
+    assert table_tv.locator('[data-w="4"]').get_attribute("aria-checked") == "false"
+    table_tv.click('[data-aid="1"]')
+    assert table_tv.locator('[data-aid="1"]').get_attribute("aria-pressed") == "true"
+    assert table_tv.locator('[data-aid="0"]').get_attribute("aria-pressed") == "false"
+    shot(table_tv, "first-home-tv-1920")
+    table_tv.close()
+
+    table = Table(screens, live, WALL)
+    tv = table.tv
+    # 9: before anyone sits, the headline says how to join
+    tv.wait_for_function("() => document.getElementById('next').textContent.startsWith('Scan')")
+    shot(tv, "first-tv-before-seats-1920")
+    dialogs: list[str] = []
+    red = table.phone("de-DE")
+    red.set_viewport_size({"width": 360, "height": 640})
+    table.join("red", "Anja", page=red)
+    blue = table.join("blue", "Ben")
+    for p in (red, blue, tv):
+        p.on("dialog", lambda d: dialogs.append(d.message))
+
+    # 6: every seat taken, the codes go to the corner; a tap shows them big, Escape back
+    tv.wait_for_function("() => document.body.classList.contains('seated')")
+    codes = tv.get_by_test_id("join")
+    box = codes.bounding_box()
+    assert box["width"] < 400 and box["height"] < 100 and box["y"] < 20
+    assert tv.locator(".watch-link").is_hidden()
+    codes.click()
+    tv.wait_for_function("() => document.body.classList.contains('codes-open')")
+    assert tv.locator("img.qr").bounding_box()["width"] > 250
+    assert tv.locator(".qr-watch").is_visible()
+    shot(tv, "first-tv-codes-open-1920")
+    tv.keyboard.press("Escape")
+    tv.wait_for_function("() => !document.body.classList.contains('codes-open')")
+
+    # 7: a German 360 phone: every rank's name inside its button, the page no wider
+    table.play(events[1])                                   # blue's exhausted soldier
+    assert table.step(red) == "exhaust"
+    assert nothing_clipped(red, "#act button") == []
+    red.evaluate("() => scrollTo(0, document.body.scrollHeight)")
+    red.wait_for_function("() => scrollY > 0")
+    shot(red, "first-phone-de-360-exhaust")
+    table.play(events[0])                                   # red's: the intel step is next
+    # 1: the new step's heading and question are in view, not the grid a scroll left
+    assert table.step(red) == "intel"
+    red.wait_for_function("() => scrollY === 0")
+    assert in_view(red, "#next")
+    shot(red, "first-phone-de-360-intel")
+    table.play(events[2])                                   # the intel card
+    # 14: the token missions say whether they are chosen; 7: the line-up panel in German
+    assert table.step(red) == "tokens"
+    assert red.locator('#act [data-pick="2"]').get_attribute("aria-pressed") == "false"
+    red.click('#act [data-pick="2"]')
+    assert red.locator('#act [data-pick="2"]').get_attribute("aria-pressed") == "true"
+    red.click('#act [data-pick="2"]')
+    red.get_by_test_id("plan-lineup").click()
+    assert nothing_clipped(red, "#panel button") == []
+    shot(red, "first-phone-de-360-lineup")
+    red.click("#panel-close")
+    for e in events[3:6]:
+        table.play(e)
+
+    # 3: blue guesses red's mission 1: red's phone waits calmly, no primary button
+    red.get_by_test_id("wait-guess").wait_for()
+    assert red.locator("#act button.primary").count() == 0
+    token = red.get_by_test_id("deceive")
+    assert "quiet" in (token.get_attribute("class") or "")
+    shot(red, "first-phone-de-360-waiting")
+    before = table.seen(red)
+    token.click()
+    ask = red.get_by_test_id("ask")
+    ask.wait_for()
+    shot(red, "first-phone-de-360-deceive-ask")
+    red.get_by_test_id("ask-no").click()                    # "Not now": nothing laid
+    ask.wait_for(state="detached")
+    assert table.seen(red) == before and table.step(red) == "reveal-guess"
+
+    # 12: blue's guess grid offers what red's card can be: not red's exhausted Miner
+    assert table.step(blue) == "reveal-guess"
+    offered = sorted(int(x) for x in blue.eval_on_selector_all(
+        "#act [data-guess]", "bs => bs.map(b => b.dataset.guess)"))
+    assert offered == [r for r in range(1, 11) if r not in events[0]["ranks"]]
+    shot(blue, "first-phone-390-guess")
+    table.play(events[6])
+
+    # 2: undo asks in the page; the other side's phone and the TV say it once; the TV's
+    # tools all stay on screen; "kept" says what stays, without "Undo:"
+    table.sync(blue)
+    blue.locator("#b-undo").click()
+    blue.get_by_test_id("ask").wait_for()
+    title = blue.locator("#ask-title").inner_text()
+    assert title.startswith("Undo: ") and "(R" not in title
+    shot(blue, "first-phone-390-undo-ask")
+    table.submit(blue, '[data-testid="ask-yes"]')
+    table.sync(red)
+    red.get_by_test_id("undo-ask").wait_for()
+    assert red.locator("#notice").is_hidden()
+    table.sync(tv)
+    tv.get_by_test_id("undo-request").wait_for()
+    assert tv.locator("#notice").is_hidden()
+    for sel in ("#undo", "#rules-link", '.host-tools [data-testid="theme"]',
+                ".host-tools .langs a:last-child", "#sound"):
+        assert in_view(tv, sel), sel
+    shot(tv, "first-tv-undo-request-1920")
+    tv.set_viewport_size({"width": 1280, "height": 720})
+    tv.wait_for_function("() => +getComputedStyle(document.documentElement)"
+                         ".getPropertyValue('--s') < 0.7")
+    for sel in ("#undo", "#rules-link", ".host-tools .langs a:last-child"):
+        assert in_view(tv, sel), sel
+    shot(tv, "first-tv-undo-request-1280")
+    tv.set_viewport_size({"width": 1920, "height": 1080})
+    table.submit(red, '[data-undo="no"]')
+    table.sync(tv)
+    notice = tv.locator("#notice")
+    notice.wait_for()
+    assert notice.inner_text().startswith("Anja kept it: ")
+    assert "Undo" not in notice.inner_text()
+    assert dialogs == []                                    # never the browser's own
+
+    # 13: a watcher sees the board, and its live dot says the changes arrive
+    watcher = screens("phone")
+    watcher.goto(f"{live.url}/w/{table.code}")
+    board = watcher.get_by_test_id("watch-board")
+    board.wait_for()
+    watcher.wait_for_function("() => document.getElementById('live').classList.contains('on')")
+    table.enter_by_http([event_from_dict(e) for e in events[7:10]])
+    want = expected_after(WALL, events[:10])
+    table.version = max(table.version, want_version(table))
+    table.sync(watcher)
+    assert int(watcher.get_by_test_id("wb-track").get_attribute("data-da") or "x") == want["da"]
+    for s in ("red", "blue"):
+        assert watcher.get_by_test_id(f"wb-ip-{s}").inner_text() == f"IP {want['ip'][s]}"
+    shown = watcher.eval_on_selector_all(
+        '.wb-side[data-side="red"] .wb-card b', "bs => bs.map(b => b.textContent)")
+    today = {r["mission"]: r["actual"] for r in want["reveals"]
+             if r["owner"] == "red" and r["day"] == want["day"]}
+    assert shown == [str(today.get(m, "?")) for m in range(1, 5)]
+    assert nothing_clipped(watcher, ".wb *") == []
+    shot(watcher, "first-watcher-390")
+
+    # 6: "Today" numbers each reveal by its place in the day, the newest above the list
+    table.sync(tv)
+    n = sum(1 for r in want["reveals"] if r["day"] == want["day"])
+    assert n >= 3
+    values = tv.eval_on_selector_all("#history li", "ls => ls.map(l => l.value)")
+    assert values == list(range(n - 1, 0, -1))
+    tv.set_viewport_size({"width": 1280, "height": 720})
+    tv.wait_for_function("() => +getComputedStyle(document.documentElement)"
+                         ".getPropertyValue('--s') < 0.7")
+    assert tv.locator("#history li:visible").count() >= 2
+    figure = tv.locator("#board .ip-n").first.bounding_box()
+    assert figure["height"] >= 24, figure                   # the IP track's figures
+    shot(tv, "first-tv-today-1280")
+    tv.set_viewport_size({"width": 1920, "height": 1080})
+
+    # 8: the end: an opaque card, the reason once, the rematch not covered by a moment
+    table.enter_by_http([event_from_dict(e) for e in events[10:]])
+    end_state = expected_after(WALL, events)
+    table.version = max(table.version, want_version(table))
+    reason = table.check_end(end_state)
+    end = tv.locator("#end")
+    text = end.inner_text()
+    assert text.count(reason) == 1 and end_state["end"] not in text
+    assert tv.locator("#next").inner_text() == "Game over"
+    assert end.evaluate("e => getComputedStyle(e).backgroundColor").startswith("rgb(")
+    assert tv.locator("#moment").is_hidden()
+    same = tv.locator('[data-rematch="same"]')
+    assert same.evaluate("""b => { const r = b.getBoundingClientRect();
+        return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === b; }""")
+    shot(tv, "first-tv-end-1920")
+
+
+def want_version(table: Table) -> int:
+    """The table's version now, as the server has it."""
+    client = table.live.app.test_client()
+    return int(client.get(f"/api/tables/{table.code}/state").get_json()["view"]["version"])
+
+
+def test_a_french_tv_keeps_every_word_in_its_box(screens, live, tmp_path):
+    """7: mid-game on day 3 with two old intel cards and an effect in play on each side,
+    the intel card holding the Lieutenant, the Démineur and the Capitaine."""
+    events = game(9)[:36]
+    state = replay_output(replay(Record(Options(WALL), tuple(event_from_dict(e)
+                                                              for e in events))))
+    assert state["day"] == 3 and len(state["old_intel"]) == 2
+    assert state["effects"]["red"] and state["effects"]["blue"]
+    f = tmp_path / "mid.json"
+    f.write_text(json.dumps({"format": "spies-and-lies-record/1",
+                             "options": {"wall_distance": WALL}, "events": events}))
+    for size in ((1920, 1080), (1280, 720)):
+        tv = screens("tv", locale="fr-FR")
+        tv.set_viewport_size({"width": size[0], "height": size[1]})
+        tv.goto(live.url + "/")
+        tv.set_input_files('[data-testid="import-file"]', str(f))
+        tv.wait_for_url("**/t/*")
+        tv.wait_for_selector("#board .intel-name")
+        assert (tv.get_by_test_id("da").text_content() or "").strip() == "AD"   # French: AD
+        card = tv.locator("#board .intel-card").bounding_box()
+        for i in range(tv.locator("#board .intel-name").count()):
+            b = tv.locator("#board .intel-name").nth(i).bounding_box()
+            assert b["x"] + b["width"] <= card["x"] + card["width"] + 1, (i, b, card)
+        right = max(b["x"] + b["width"] for b in
+                    (tv.locator("#board .old-intel").nth(i).bounding_box() for i in range(2)))
+        for side in ("red", "blue"):
+            for i in range(tv.get_by_test_id(f"in-play-{side}").count()):
+                assert right < tv.get_by_test_id(f"in-play-{side}").nth(i).bounding_box()["x"]
+        shot(tv, f"first-tv-fr-{size[0]}")
+        tv.close()
