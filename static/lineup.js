@@ -58,13 +58,13 @@ const Lineup = (() => {
     let verdict;
     const esc = SL.esc;
     if (!plan.some(r => r)) verdict = `<p class="muted">${esc(T("Tap a mission, then a rank. Nothing you enter here leaves this phone."))}</p>`;
-    else if (!c.legal) verdict = `<div class="lu-verdict bad" data-testid="lu-order" data-legal="0">${esc(T("Out of order: apart from the Sergeant, ranks must rise from mission 1 to mission 4 (R10)."))}</div>`;
-    else verdict = `<div class="lu-verdict ok" data-testid="lu-order" data-legal="1">${esc(c.complete ? T("Legal order (R10).") : T("In order so far (R10)."))}</div>`;
+    else if (!c.legal) verdict = `<div class="lu-verdict bad" data-testid="lu-order" data-legal="0">${esc(T("Out of order: apart from the Sergeant, ranks must rise from mission 1 to mission 4."))}</div>`;
+    else verdict = `<div class="lu-verdict ok" data-testid="lu-order" data-legal="1">${esc(c.complete ? T("Legal order.") : T("In order so far."))}</div>`;
     let intel;
     if (!s.intel) intel = `<p class="muted">${esc(T("The intel card is not recorded yet: the tokens show once it is."))}</p>`;
     else {
       const needs = c.tokens.length ? TN("intel token on mission {missions}", "intel tokens on missions {missions}", c.tokens.length, {missions: `<b>${c.tokens.join(", ")}</b>`}) : esc(T("no mission needs an intel token"));
-      const either = c.either.length ? esc(T("; the Sergeant on mission {m} may carry one or not (R11)", {m: c.either[0]})) : "";
+      const either = c.either.length ? esc(T("; the Sergeant on mission {m} may carry one or not", {m: c.either[0]})) : "";
       intel = `<div class="lu-tokens" data-testid="lu-tokens" data-tokens="${c.tokens.join(",")}">${esc(T("Intel card {card}:", {card: s.intel.join(" · ")}))} ${needs}${either}.</div>`;
     }
     $("panel-body").innerHTML = `<p class="muted">${esc(T("Private: kept on this phone for day {day} only.", {day}))}</p>

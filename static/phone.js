@@ -70,6 +70,7 @@
       <div class="wb-intel">${esc(T("Intel card"))}: <b>${s.intel ? s.intel.map(r => `${r} ${esc(rank(r))}`).join(" · ") : esc(T("not yet"))}</b></div></div>`;
   }
 
+  const PLAIN = ["R22", "R24", "R30"];     // a guess right or wrong: nothing to look up
   function header(v) {
     const s = v.state;
     $("who").innerHTML = seat ? `${mark(seat.side)} ${esc(seat.name)}${seat.part ? ` <span class="muted">${partName(seat.part)}</span>` : ""}` : esc(T("Table {code}", {code: SL.code}));
@@ -79,7 +80,9 @@
     $("notice").textContent = v.notice || "";
     $("notice").classList.toggle("hidden", !v.notice);
     const last = s.reveals[s.reveals.length - 1];
-    $("last").innerHTML = last ? `<b>${esc(T("Last reveal"))}</b> ${esc(last.narration)}` : "";
+    // the words say what happened; a rule out of the ordinary is one tap away, as a link
+    const rule = last && !PLAIN.includes(last.rule) ? ` <a class="rule-link" href="/rules#${esc(last.rule)}" target="_blank" data-testid="last-rule">${esc(last.rule)}</a>` : "";
+    $("last").innerHTML = last ? `<b>${esc(T("Last reveal"))}</b> ${esc(last.narration)}${rule}` : "";
     $("last").classList.toggle("hidden", !last || s.phase === "over" || last.day !== s.day);
   }
 
@@ -162,7 +165,7 @@
       const d = v.draft, yours = side === d.owner;
       const guessed = `<b>${esc(rank(d.guess))}</b>`;
       const head = !d.guess_needed
-        ? esc(T("{side!c}'s order broke this round (R60): mission {m} counts as identified whatever is named. Tap the rank turned up.", {side: sideName(d.owner), m: d.mission}))
+        ? esc(T("{side!c}'s order broke this round: mission {m} counts as identified whatever is named. Tap the rank turned up.", {side: sideName(d.owner), m: d.mission}))
         : yours ? T("{side!c} guessed {rank} for your mission {m}. Turn it up; either phone may tap its rank.", {side: esc(sideName(d.guesser)), rank: guessed, m: d.mission})
           : T("You guessed {rank}. Tap the rank turned up on {side}'s mission {m}.", {rank: guessed, side: esc(sideName(d.owner)), m: d.mission});
       return `<div class="card">${head}${d.deception ? " " + esc(T("A deception token lies on it.")) : ""}</div>${grid(t.ranks, "actual")}`;
@@ -181,7 +184,7 @@
       const four = [1, 2, 3, 4].map(m => m in v.state.revealed[side] ? v.state.revealed[side][m] : picked[down.indexOf(m)]);
       const broken = !Lineup.check(four, null).legal;
       return `<div class="card">${esc(T("Missions {missions}: {ranks}", {missions: down.join(", "), ranks: picked.map(rank).join(", ")}))}</div>
-        ${broken ? `<div class="card warn" data-testid="check-broken"><b>${esc(T("These cards are out of order (R10):"))}</b> ${esc(T("confirming cancels your flag capture and {side} wins (R71). Check each card before you confirm.", {side: sideName(other(side))}))}</div>` : ""}
+        ${broken ? `<div class="card warn" data-testid="check-broken"><b>${esc(T("These cards are out of order:"))}</b> ${esc(T("confirming cancels your flag capture and {side} wins. Check each card before you confirm.", {side: sideName(other(side))}))}</div>` : ""}
         <button type="button" class="primary big" id="do-check">${esc(broken ? T("Confirm: out of order") : T("Confirm"))}</button><button type="button" id="do-clear">${esc(T("Start again"))}</button>`;
     },
     over(v) {
@@ -371,25 +374,35 @@
     if (!help) help = await (await fetch("/rules.json?lang=" + Words.lang)).json();
     const phase = SL.view ? SL.view.state.phase : "setup";
     panel(T("Rules"), `<input type="search" id="q" placeholder="${esc(T("Search: captain, R45, deception…"))}"><div id="rl"></div>`);
-    const list = q => {
-      q = q.trim().toLowerCase();
-      const hit = x => !q || JSON.stringify(x).toLowerCase().includes(q);
-      const now = help.rules.filter(r => (r.phases || []).includes(phase));
-      const ph = help.phases[phase];
-      let h = !q && ph ? `<div class="rule"><h3>${esc(T("Now: {title}", {title: ph.title}))}</h3><p>${esc(ph.text)}</p></div>` : "";
-      const rule = r => `<div class="rule"><h3><a href="/rules#${r.id}" target="_blank">${r.id} ${esc(r.title)}</a>${(r.phases || []).includes(phase) ? `<span class="tag">${esc(T("now"))}</span>` : ""}</h3><p>${esc(r.text)}</p></div>`;
-      const soldier = r => `<div class="rule"><h3><a href="/rules#${r.rule}" target="_blank">${r.rank} ${esc(r.name)}</a><span class="tag">${r.rule}</span></h3><p>${esc(r.ability)}</p></div>`;
+    const rule = r => `<div class="rule"><h3><a href="/rules#${r.id}" target="_blank">${r.id} ${esc(r.title)}</a>${(r.phases || []).includes(phase) ? `<span class="tag">${esc(T("now"))}</span>` : ""}</h3><p>${esc(r.text)}</p></div>`;
+    const soldier = r => `<div class="rule"><h3><a href="/rules#${r.rule}" target="_blank">${r.rank} ${esc(r.name)}</a><span class="tag">${r.rule}</span></h3><p>${esc(r.ability)}</p></div>`;
+    const word = g => `<div class="rule"><h3>${esc(g.term)}</h3><p>${esc(g.text)}</p></div>`;
+    // by the anchors of the /rules page: "R45", "rank-6", "word-7"
+    const entry = id => id.startsWith("rank-") ? soldier(help.ranks[+id.slice(5) - 1])
+      : id.startsWith("word-") ? word(help.glossary[+id.slice(5)]) : rule(help.rules.find(r => r.id === id));
+    let asked = 0;
+    const list = async typed => {
+      const q = typed.trim(), mine = ++asked;
+      let h;
       if (!q) {
-        h += now.map(rule).join("") + help.ranks.map(soldier).join("") + help.rules.filter(r => !now.includes(r)).map(rule).join("");
-      } else {   // as helptext.search ranks them: an exact id, then titles and names, then text
-        const score = x => (String(x.id || "").toLowerCase() === q ? 0 : String(x.rule || "").toLowerCase() === q ? 1
-          : ["title", "name"].some(k => String(x[k] || "").toLowerCase().includes(q)) ? 1 : hit(x) ? 2 : 9);
-        h += [...help.rules, ...help.ranks].map((x, i) => [score(x), i, x]).filter(t => t[0] < 9)
-          .sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(t => t[2].id ? rule(t[2]) : soldier(t[2])).join("");
+        const now = help.rules.filter(r => (r.phases || []).includes(phase)), ph = help.phases[phase];
+        h = (ph ? `<div class="rule"><h3>${esc(T("Now: {title}", {title: ph.title}))}</h3><p>${esc(ph.text)}</p></div>` : "")
+          + now.map(rule).join("") + help.ranks.map(soldier).join("") + help.rules.filter(r => !now.includes(r)).map(rule).join("");
+      } else {   // the server's search: accents, every language's names, a typo forgiven
+        try {
+          const r = await fetch(`/rules/search?q=${encodeURIComponent(q)}&lang=${Words.lang}`);
+          const ids = (await r.json()).ids;
+          h = ids.map(entry).join("") || `<p class="muted">${esc(T("Nothing matches."))}</p>`;
+        } catch (e) {
+          h = `<p class="muted" role="alert">${esc(T("The search cannot reach the server. Check the Wi-Fi."))}</p>`;
+        }
       }
-      $("rl").innerHTML = h || `<p class="muted">${esc(T("Nothing matches."))}</p>`;
+      if (mine !== asked) return;          // a later keystroke asked again
+      $("rl").innerHTML = h;
+      $("rl").dataset.searched = q;
     };
-    $("q").addEventListener("input", e => list(e.target.value));
+    let timer = null;
+    $("q").addEventListener("input", e => { clearTimeout(timer); timer = setTimeout(() => list(e.target.value), 150); });
     list("");
   }
   function openCalc(side) {

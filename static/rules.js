@@ -1,22 +1,47 @@
-/* The rules page: search, and the rules of one phase. */
+/* The rules page: the rules of one phase, and a search the server answers
+   (/rules/search: accents and case folded, every language's words, a typo forgiven);
+   what it finds is shown best first in #found, and goes back in its place after. */
 "use strict";
 (() => {
   const phases = JSON.parse(document.getElementById("phases").textContent);
-  const items = [...document.querySelectorAll(".rule")];
+  const items = [...document.querySelectorAll("main .rule[id]")];
+  const found = document.getElementById("found"), input = document.getElementById("q");
+  const problem = document.getElementById("search-problem");
   const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
-  let phase = new URLSearchParams(location.search).get("phase") || "";
+  // each entry's home: a marker it goes back after when the search is cleared
+  const home = new Map(items.map(el => { const m = document.createComment(el.id); el.before(m); return [el, m]; }));
+  let phase = new URLSearchParams(location.search).get("phase") || "", q = "", hits = null, asked = 0;
+
   function show() {
-    const q = document.getElementById("q").value.trim().toLowerCase();
+    const searching = q && hits;
+    for (const [el, m] of home) if (el.parentNode === found) m.after(el);   // all home first
+    if (searching) hits.forEach(id => { const el = document.getElementById(id); if (el) found.appendChild(el); });
     items.forEach(el => {
-      const okQ = !q || el.dataset.text.includes(q);
-      const okP = !phase || q || el.dataset.phases.split(" ").includes(phase) || el.matches(":target");
-      el.classList.toggle("hidden", !(okQ && okP));
+      const okP = !phase || el.dataset.phases.split(" ").includes(phase) || el.matches(":target");
+      el.classList.toggle("hidden", searching ? el.parentNode !== found : !okP);
     });
+    document.querySelectorAll("main > h2").forEach(h => h.classList.toggle("hidden", !!searching));
     document.querySelectorAll("[data-phase]").forEach(b => b.classList.toggle("sel", b.dataset.phase === phase));
     const ph = phases[phase];
     document.getElementById("phase-note").innerHTML = ph && !q ? `<div class="rule"><h3>${esc(T("Now: {title}", {title: ph.title}))}</h3><p>${esc(ph.text)}</p></div>` : "";
+    document.body.dataset.searched = searching ? q : q ? "…" : "";
   }
-  document.getElementById("q").addEventListener("input", show);
+  let timer = null;
+  async function ask() {
+    const mine = ++asked, typed = input.value.trim();
+    if (!typed) { q = ""; hits = null; problem.classList.add("hidden"); show(); return; }
+    try {
+      const r = await fetch(`/rules/search?q=${encodeURIComponent(typed)}&lang=${document.documentElement.lang}`);
+      const d = await r.json();
+      if (mine !== asked) return;                  // a later keystroke asked again
+      q = typed; hits = d.ids; problem.classList.add("hidden");
+    } catch (e) {
+      if (mine !== asked) return;
+      q = typed; hits = []; problem.classList.remove("hidden");
+    }
+    show();
+  }
+  input.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(ask, 150); });
   document.addEventListener("click", e => { const b = e.target.closest("[data-phase]"); if (b) { phase = b.dataset.phase; show(); } });
   if (location.hash) phase = "";
   window.addEventListener("hashchange", () => { phase = ""; show(); });

@@ -31,7 +31,7 @@ def effect_words(e: Mapping[str, Any]) -> Msg | None:
     kind = e["kind"]
     if kind == "ip":
         if e.get("carried"):
-            return Msg("{side} carries the other {n} IP over (R48)", side=who, n=e["amount"])
+            return Msg("{side} carries the other {n} IP over", side=who, n=e["amount"])
         if e.get("source") == "deception":
             return Msg("{side} +{n} IP for the deception token", side=who, n=e["amount"])
         return Msg("{side} +{n} IP", side=who, n=e["amount"])
@@ -79,9 +79,9 @@ def narrate_effect(e: Mapping[str, Any]) -> str | None:
 
 
 _NEUTRALISED = {
-    "R46": N_("it was the {name}, made to retreat by {guesser}'s Bomb (R46)"),
-    "R40": N_("it was the {name}, made to retreat by {guesser}'s Spy (R40)"),
-    "R42": N_("it was the {name}, made to retreat by {guesser}'s Miner (R42)"),
+    "R46": N_("it was the {name}, made to retreat by {guesser}'s Bomb"),
+    "R40": N_("it was the {name}, made to retreat by {guesser}'s Spy"),
+    "R42": N_("it was the {name}, made to retreat by {guesser}'s Miner"),
 }
 
 
@@ -111,11 +111,11 @@ def reveal_words(r: RevealResult | Mapping[str, Any]) -> Msg:
         if rule == "R30":
             what = Msg("right, the {name}", name=name)
         elif rule == "R61":
-            what = Msg("it was the {name}, but its intel token was wrong (R61)", name=name)
+            what = Msg("it was the {name}, but its intel token was wrong", name=name)
         elif broke:                     # the effect says what happened (R60)
             what = Msg("it was the {name}", name=name)
         else:
-            what = Msg("it was the {name}, identified: {owner}'s order broke this round (R60)",
+            what = Msg("it was the {name}, identified: {owner}'s order broke this round",
                        name=name, owner=o)
     elif r["outcome"] == "neutralised":
         what = Msg(_NEUTRALISED[rule], name=name, guesser=g)
@@ -147,24 +147,24 @@ def end_words(state_dict: Mapping[str, Any]) -> Msg | None:
         return None
     if w == "draw":
         return Msg("After day 3 the double agent is at the centre and IP are equal: "
-                   "a draw (R72).")
+                   "a draw.")
     win, lose = side(w), side(other(w))
     if reason == "flag":
         if state_dict.get("phase") == "capture_check":
-            return Msg("{side!c} captured the flag — waiting for the capture check (R71).",
+            return Msg("{side!c} captured the flag — waiting for the capture check.",
                        side=win)
-        return Msg("{side!c} captured the flag and wins (R70).", side=win)
+        return Msg("{side!c} captured the flag and wins.", side=win)
     if reason == "flag_cancelled":
         return Msg("{loser!c} captured the flag, but its cards were out of order: "
-                   "{side} wins (R71).", loser=lose, side=win)
+                   "{side} wins.", loser=lose, side=win)
     if reason == "territory":
         return Msg("After day 3 the double agent stands in {loser}'s territory: "
-                   "{side} wins (R72).", loser=lose, side=win)
+                   "{side} wins.", loser=lose, side=win)
     if reason == "ip":
         return Msg("After day 3 the double agent is at the centre and {side} has more IP: "
-                   "{side} wins (R72).", side=win)
+                   "{side} wins.", side=win)
     return Msg("After day 3 the double agent is at the centre and IP are equal: "
-               "a draw (R72).")
+               "a draw.")
 
 
 def narrate_end(state_dict: Mapping[str, Any]) -> str | None:

@@ -141,6 +141,19 @@ def rules() -> str:
     return render_template("rules.html", help=_helptext())
 
 
+@bp.get("/rules/search")
+def rules_search() -> Response:
+    """The rules search of the /rules page and the phone's panel (issue 22): the anchors
+    of what answers ``q``, best first, whatever language it is typed in (accents and
+    case folded, a typo forgiven). A long query is cut, never refused."""
+    q = request.args.get("q") or ""
+    asked = request.args.get("lang")
+    locale = asked if asked in lang.LOCALES else lang.current()
+    resp = jsonify({"q": q[:1000], "ids": helptext.ids(q[:1000], locale)})
+    resp.headers["Cache-Control"] = "public, max-age=300"
+    return resp
+
+
 @bp.get("/rules.json")
 def rules_json() -> Response:
     """The rules as data, for the phone's rules panel."""

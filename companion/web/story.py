@@ -81,7 +81,7 @@ def _moment_parts(r: RevealResult) -> tuple[list[str], list[Msg]]:
     words: list[Msg] = []
     if r.rule == "R61":
         kinds.append("R61")
-        words.append(Msg("{side}'s intel token on mission {mission} was wrong (R61)",
+        words.append(Msg("{side}'s intel token on mission {mission} was wrong",
                          side=side(r.owner), mission=r.mission))
     for e in r.to_dict()["effects"]:
         who, kind = side(e["side"]), e["kind"]
@@ -98,7 +98,7 @@ def _moment_parts(r: RevealResult) -> tuple[list[str], list[Msg]]:
                              steps=steps, side=enemy, source=_source(e["source"])))
         elif kind == "order_broken":
             kinds.append("order_broken")
-            words.append(Msg("{side}'s cards are out of order (R60)", side=who))
+            words.append(Msg("{side}'s cards are out of order", side=who))
         elif kind == "flag":
             kinds.append("flag")
             words.append(Msg("{side} captures the flag", side=who))

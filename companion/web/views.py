@@ -110,8 +110,17 @@ def winner_words(winner: str | None) -> Msg | None:
     return Msg("A draw") if winner == "draw" else Msg("{side!c} wins", side=side(winner))
 
 
-def _change(n: int) -> Msg | str:
-    return Msg(" (+{n})", n=n) if n > 0 else Msg(" (−{n})", n=-n) if n < 0 else ""
+def _side_ip(o: dict[str, Any], x: str) -> Msg:
+    """A side's IP as the choice leaves them, from where they stand now: "red 4 → 9 IP"
+    (never a bare "−7" beside a "+6": issue 22), "red 4 → 10 → 0 IP (infiltrates)"."""
+    after, change = o["ip"][x], o["ip_change"][x]
+    if any(e["kind"] == "infiltrate" and e["side"] == x for e in o.get("effects", ())):
+        return Msg("{side} {before} → 10 → {after} IP (infiltrates)", side=side(x),
+                   before=after - change, after=after)
+    if change:
+        return Msg("{side} {before} → {after} IP", side=side(x), before=after - change,
+                   after=after)
+    return Msg("{side} {n} IP", side=side(x), n=after)
 
 
 def choice_summary(o: dict[str, Any]) -> Msg:
@@ -119,10 +128,8 @@ def choice_summary(o: dict[str, Any]) -> Msg:
     moved = o["da_change"]
     toward: Msg | str = Msg(" ({n} toward {side})", n=abs(moved),
                             side=side("red" if moved < 0 else "blue")) if moved else ""
-    text = Msg("Then red {red} IP{red_change} · blue {blue} IP{blue_change} · DA {da}{toward}",
-               red=o["ip"]["red"], red_change=_change(o["ip_change"]["red"]),
-               blue=o["ip"]["blue"], blue_change=_change(o["ip_change"]["blue"]),
-               da=da_words(o["da"]), toward=toward)
+    text = Msg("Then {red} · {blue} · DA {da}{toward}", red=_side_ip(o, "red"),
+               blue=_side_ip(o, "blue"), da=da_words(o["da"]), toward=toward)
     if o.get("winner"):
         win = Msg("a draw") if o["winner"] == "draw" else Msg("{side!c} wins",
                                                                side=side(o["winner"]))
@@ -154,9 +161,9 @@ def choice_label(o: dict[str, Any], own: str) -> Msg:
     fizzle = next((e for e in effects if e["kind"] == "fizzle"), None)
     if fizzle is not None:
         if fizzle["by"] == "R40":
-            return Msg("{what}: fizzles, the enemy Spy is in play (R40), nothing gained",
+            return Msg("{what}: fizzles, the enemy Spy is in play, nothing gained",
                        what=what)
-        return Msg("{what}: fizzles, the enemy Miner is in play (R42), nothing gained",
+        return Msg("{what}: fizzles, the enemy Miner is in play, nothing gained",
                    what=what)
     if any(e["kind"] == "infiltrate" and e["side"] == own for e in effects):
         moved = sum(e["steps"] for e in effects if e["kind"] == "da" and e["side"] == own)
@@ -193,7 +200,7 @@ def next_words(out: dict[str, Any], draft: dict[str, Any] | None, end: Msg | Non
         step = Msg("{guesser!c}: guess {owner}'s mission {mission}", guesser=guesser,
                    owner=owner, mission=m)
     elif d["step"] == "actual" and not d["guess_needed"]:
-        step = Msg("{owner!c}'s mission {mission} counts as identified (R60): "
+        step = Msg("{owner!c}'s mission {mission} counts as identified: "
                    "tap the rank turned up", owner=owner, mission=m)
     elif d["step"] == "actual":
         step = Msg("Turn up {owner}'s mission {mission} ({guesser!c} guessed {name})",

@@ -228,7 +228,7 @@ def test_narration_is_built_from_the_outcome_data():
     out = replay_output(t.state)
     assert out["reveals"][0]["narration"] == narrate_reveal(t.last())
     assert out["next"]["text"] == "Blue: guess red's mission 1"
-    assert narrate_end({"winner": "draw", "reason": "draw"}).endswith("a draw (R72).")
+    assert narrate_end({"winner": "draw", "reason": "draw"}).endswith("a draw.")
 
 
 def test_narration_of_a_colonel_rollover():
@@ -239,4 +239,4 @@ def test_narration_of_a_colonel_rollover():
     assert narrate_reveal(t.last()) == (
         "Blue guessed Spy on red's mission 4 — it was the Colonel: red +8 IP, red infiltrates, "
         "the double agent moves 1 step toward blue's fort and red carries the other 5 IP "
-        "over (R48).")
+        "over.")

@@ -148,7 +148,7 @@ def test_a_whole_game_with_undo_deception_captain_and_flag(table):
     red.event({"type": "check", "side": "red", "ranks": {}})
     v = same_view(host, red, blue)
     assert v["state"]["phase"] == "over"
-    assert v["state"]["end"] == "Red captured the flag and wins (R70)."
+    assert v["state"]["end"] == "Red captured the flag and wins."
     assert v["state"]["stats"]["red"]["infiltrations"] == 1
     assert v["state"]["next"]["type"] is None
     r = red.event({"type": "intel", "ranks": [1, 2, 3, 4]}, expect=409)

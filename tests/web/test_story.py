@@ -82,7 +82,7 @@ def test_the_key_moments_come_from_the_reveals_results(client):
     assert "decisive" in flag["kinds"]
     end = _moments(story, "end")
     assert [m["step"] for m in end] == [len(raw["events"])]
-    assert "blue wins (R71)" in end[0]["text"]
+    assert "blue wins." in end[0]["text"]
     assert [m["step"] for m in story["moments"]] == sorted(m["step"] for m in story["moments"])
     for m in story["moments"]:
         assert m["day"] == story["steps"][m["step"]]["day"] and m["text"]

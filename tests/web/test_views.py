@@ -102,8 +102,10 @@ def test_words_and_taps_through_a_game_played_over_http(table):
     assert v["words"]["next"] == "Red: choose what the Captain does"
     summary = {o["choice"]: o["summary"] for o in v["draft"]["choices"]}
     assert summary == {
-        "ip": "Then red 0 IP (−4) · blue 7 IP · DA 2 toward blue (1 toward blue)",
-        "use:1": "Then red 5 IP (+1) · blue 7 IP · DA 1 toward blue"}
+        # from where each side stands, in words (issue 22 item 5: not "0 IP (−4)")
+        "ip": "Then red 4 → 10 → 0 IP (infiltrates) · blue 7 IP · DA 2 toward blue "
+              "(1 toward blue)",
+        "use:1": "Then red 4 → 5 IP · blue 7 IP · DA 1 toward blue"}
     red.draft("choice", "ip", expect=201)
 
     # the General walks the double agent onto blue's flag: the capture check, then the end
@@ -119,7 +121,7 @@ def test_words_and_taps_through_a_game_played_over_http(table):
     red.event({"type": "check", "side": "red", "ranks": {}})
     v = host.refresh()
     assert v["words"]["winner"] == "Red wins" and v["words"]["reason"] == "flag captured"
-    assert v["words"]["next"] == v["state"]["end"] == "Red captured the flag and wins (R70)."
+    assert v["words"]["next"] == v["state"]["end"] == "Red captured the flag and wins."
     assert v["words"]["da"] == "on blue's flag"
     assert v["taps"] == {"step": "over", "sides": [], "part": None}
 
@@ -192,7 +194,7 @@ def test_the_calculator_says_each_option_and_its_effects_in_the_narrations_words
         assert o["effect_words"] == "; ".join(words) and words
         assert o["summary"].startswith("Then red ")
     drain = d["options"][1]
-    assert drain["summary"] == "Then red 5 IP (+5) · blue 0 IP · DA at the centre"
+    assert drain["summary"] == "Then red 0 → 5 IP · blue 0 IP · DA at the centre"
     spy = host.client.get(f"/api/tables/{host.code}/preview?side=blue&rank=1").get_json()
     assert spy["name"] == "Spy" and spy["options"][0]["effect_words"]
 
@@ -211,6 +213,6 @@ def test_a_choice_that_would_fizzle_says_so_before_it_is_tapped():
         t.right()
     options = {o["choice"]: o for o in choice_options(t.state, 1, 6, False)}
     assert str(choice_label(options["use:10:ip"], "red")) == (
-        "Use the exhausted Marshal (+10 IP): fizzles, the enemy Spy is in play (R40), "
+        "Use the exhausted Marshal (+10 IP): fizzles, the enemy Spy is in play, "
         "nothing gained")
     assert str(choice_label(options["ip"], "red")).startswith("+6 IP: red reaches 10")

@@ -1,0 +1,80 @@
+"""The rules search on the screens (issue 22 item 4): the phone's rules panel and the
+/rules page ask the server, which folds accents and case, knows every rule and rank
+under its names in all four languages and forgives a typo; each screen shows what it
+found in its own language, best first. The /rules page names the phases, not their
+code words."""
+
+from __future__ import annotations
+
+from companion import helptext
+
+from .conftest import shot
+from .table import Table
+
+# what each query must bring first (the anchors of /rules/search)
+FIRST = {"marechal": ["R49", "rank-10"], "Marshal": ["R49", "rank-10"],
+         "deception": ["R14", "R50", "R51"], "captian": ["R45", "rank-6"]}
+
+
+def _heading(locale: str, anchor: str) -> str:
+    """The heading a screen in ``locale`` shows for the entry at ``anchor``."""
+    if anchor.startswith("rank-"):
+        r = helptext.texts(locale)["ranks"][int(anchor[5:]) - 1]
+        return f"{r['rank']} {r['name']}"
+    r = next(x for x in helptext.texts(locale)["rules"] if x["id"] == anchor)
+    return f"{r['id']} {r['title']}"
+
+
+def test_a_french_phone_finds_the_marshal_and_deception_in_any_language(screens, live):
+    table = Table(screens, live, wall=4)
+    phone = table.join("red", "Anne", locale="fr-FR")
+    phone.set_viewport_size({"width": 360, "height": 640})
+    phone.click("#b-rules")
+    phone.locator("#rl .rule").first.wait_for()
+    for q, first in FIRST.items():
+        phone.fill("#q", q)
+        phone.wait_for_function("q => document.getElementById('rl').dataset.searched === q",
+                                arg=q)
+        heads = [h.strip() for h in phone.locator("#rl .rule h3 a").all_inner_texts()]
+        want = [_heading("fr", a) for a in first]
+        assert heads[:len(want)] == want, (q, heads[:4])
+        shot(phone, f"rules-phone-fr-360-{q}")
+    phone.fill("#q", "")
+    phone.wait_for_function("() => document.getElementById('rl').dataset.searched === ''")
+    assert phone.locator("#rl .rule").count() > 40            # everything back
+
+
+def test_a_german_rules_page_finds_in_every_language_and_names_the_phases(screens, live):
+    page = screens("tv", locale="de-DE")
+    page.goto(live.url + "/rules")
+    page.wait_for_selector('html[lang="de"]', state="attached")
+    titles = {k: p["title"] for k, p in helptext.texts("de")["phases"].items()}
+    tags = page.locator("[data-phase-tag]")
+    assert tags.count() > 40
+    for i in range(tags.count()):
+        t = tags.nth(i)
+        assert t.inner_text() == titles[t.get_attribute("data-phase-tag")]
+    assert not set(tags.all_inner_texts()) & set(helptext.PHASE_NAMES) - set(titles.values())
+    shot(page, "rules-page-de-1920")
+    total = page.locator("main .rule[id]").count()
+    for q, first in FIRST.items():
+        page.fill("#q", q)
+        page.wait_for_function("q => document.body.dataset.searched === q", arg=q)
+        shown = page.locator("main .rule[id]:visible")
+        ids = [shown.nth(i).get_attribute("id") for i in range(shown.count())]
+        assert ids[:len(first)] == first, (q, ids[:4])
+        assert ids == page.locator("#found > .rule").evaluate_all("els => els.map(e => e.id)")
+        heads = [h.strip() for h in page.locator("#found .rule h3 a").all_inner_texts()]
+        assert heads[:len(first)] == [_heading("de", a) for a in first], q
+        assert page.locator("main > h2:visible").count() == 0
+        shot(page, f"rules-page-de-1920-{q}")
+    page.fill("#q", "")
+    page.wait_for_function("() => document.body.dataset.searched === ''")
+    assert page.locator("main .rule[id]:visible").count() == total
+    assert page.locator("#found > *").count() == 0
+    # every entry back in its place: the soldiers first, in rank order
+    assert page.locator("main .rule[id]").first.get_attribute("id") == "rank-1"
+    page.locator("#R70").scroll_into_view_if_needed()
+    assert page.locator('#R71 [data-phase-tag="capture_check"]').inner_text() == \
+        "Eroberungsprüfung"
+    shot(page, "rules-page-de-1920-phases")

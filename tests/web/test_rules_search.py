@@ -1,0 +1,57 @@
+"""The rules search asked of the server (issue 22 item 4): one search, in
+companion/helptext.py, for the /rules page and the phone's rules panel; and the rules
+page's phase tags in the screen's language."""
+
+from __future__ import annotations
+
+import re
+
+from companion import helptext
+
+
+def _ids(client, q, lang: str | None = None) -> list[str]:
+    r = client.get("/rules/search", query_string={"q": q, **({"lang": lang} if lang else {})})
+    assert r.status_code == 200 and r.mimetype == "application/json"
+    data = r.get_json()
+    assert data["q"] == q
+    return data["ids"]
+
+
+def test_the_search_route_answers_the_anchors_in_rank_order(client):
+    assert _ids(client, "R45", "fr")[:2] == ["R45", "rank-6"]        # an exact id first
+    assert _ids(client, "marechal", "fr")[:2] == ["R49", "rank-10"]  # accents folded
+    assert _ids(client, "Marshal", "de")[:2] == ["R49", "rank-10"]   # another language
+    assert _ids(client, "deception", "nl")[:3] == ["R14", "R50", "R51"]
+    assert _ids(client, "captian", "de")[:2] == ["R45", "rank-6"]    # a typo
+    for q in ("bomb", "wall", "Täuschung", "double agent"):
+        assert _ids(client, q) == helptext.ids(q)
+
+
+def test_the_search_route_finds_nothing_for_nothing(client):
+    assert _ids(client, "") == [] and _ids(client, "   ") == []
+    r = client.get("/rules/search")
+    assert r.status_code == 200 and r.get_json()["ids"] == []
+
+
+def test_a_long_query_is_cut_not_refused(client):
+    q = "captain " * 200
+    r = client.get("/rules/search", query_string={"q": q})
+    assert r.status_code == 200
+    assert r.get_json()["ids"][:2] == ["R45", "rank-6"]
+
+
+def test_the_rules_page_names_the_phases_in_its_language_and_anchors_every_entry(client):
+    for code in helptext.LOCALES:
+        html = client.get("/rules", query_string={"lang": code}).get_data(as_text=True)
+        titles = {p["title"] for p in helptext.texts(code)["phases"].values()}
+        tags = re.findall(r'<span class="tag"[^>]*>([^<]*)</span>', html)
+        phase_tags = [t for t in tags if t and not re.fullmatch(r"R\d+", t)]
+        assert phase_tags, code
+        assert set(phase_tags) <= titles, (code, set(phase_tags) - titles)
+        assert not set(phase_tags) & set(helptext.PHASE_NAMES) - titles, code
+        for i in range(len(helptext.GLOSSARY)):
+            assert f'id="word-{i}"' in html, code
+        assert "data-text=" not in html          # the page no longer searches by itself
+    de = client.get("/rules", query_string={"lang": "de"}).get_data(as_text=True)
+    assert 'data-phase-tag="capture_check">Eroberungsprüfung</span>' in de
+    assert ">capture_check</span>" not in de
