@@ -2,20 +2,21 @@
 each rough edge was seen: a 1920x1080 and a 1280x720 TV, a 360x640 German phone and a
 390x844 English one, a French TV in the middle of a game.
 
-Items (issue 22's numbering): 1 a new step starts at the top of a small phone; 2 undo asks
-in the page, its words once, the TV's tools stay on screen; 3 the defender's phone waits
-calmly, the deception token a secondary choice behind a second tap; 6 the codes go to a
-corner once every seat is taken, "Today" numbered by the day's reveals; 7 long French and
-German words stay inside their boxes; 8 the end dialog is opaque, says why once, and no
-moment covers the rematch; 9 the first page: a phone joins first, the TV's set-up above
-the fold, the TV's first headline says how to join; 12 the guess grid offers only ranks
-the card can be; 13 a watcher sees the board; 14 choices say their state to a screen
-reader."""
+Items (issue 22's numbering): 1 a new step starts at the top of a small phone; 2 undo
+asks in the page, its words once, the TV's tools stay on screen; 3 the defender's phone
+waits calmly, the deception token a secondary choice behind a second tap; 5 play text
+carries no rule ids; 6 the codes go to a corner once every seat is taken, "Today"
+numbered by the day's reveals; 7 long French and German words stay inside their boxes;
+8 the end dialog is opaque, says why once, and no moment covers the rematch; 9 the first
+page: a phone joins first, the TV's set-up above the fold, the TV's first headline says
+how to join; 12 the guess grid offers only ranks the card can be; 13 a watcher sees the
+board; 14 choices say their state to a screen reader."""
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 from companion.engine import Options, Record, event_from_dict, replay, replay_output
@@ -246,6 +247,17 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     assert same.evaluate("""b => { const r = b.getBoundingClientRect();
         return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === b; }""")
     shot(tv, "first-tv-end-1920")
+
+    # 5: what players read is words: no rule id in a sentence on any screen (a rule
+    # may be a link), here or on the group's history page
+    rule_id = re.compile(r"\(R\d+")
+    for page in (tv, red, blue, watcher):
+        table.sync(page)
+        text = page.locator("body").inner_text()
+        assert not rule_id.search(text), rule_id.search(text)
+    shot(red, "first-phone-de-360-end")
+    blue.goto(f"{live.url}/history")
+    assert not rule_id.search(blue.locator("body").inner_text())
 
 
 def want_version(table: Table) -> int:
