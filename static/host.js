@@ -50,8 +50,7 @@
   document.addEventListener("sl-theme", () => { palette(); if (SL.view) draw(SL.view); });
 
   // a longer word (a language other than English) squeezed to the room it has, never cut
-  // (measured once drawn: fitTexts below; an estimate would miss a wide font)
-  const squeeze = (text, size, room) => `data-room="${room}"`;
+  // (o.room: measured once drawn by fitTexts; an estimate would miss a wide font)
   function fitTexts(svg) {
     for (const el of svg.querySelectorAll("text[data-room]")) {
       const room = +el.dataset.room;
@@ -59,7 +58,7 @@
     }
   }
   const t = (x, y, s, o = {}) => `<text x="${x}" y="${y}" font-size="${o.size || 26}" fill="${o.fill || COL.ink}"
-    text-anchor="${o.anchor || "middle"}" font-weight="${o.weight || 600}" ${o.extra || ""}>${esc(s)}</text>`;
+    text-anchor="${o.anchor || "middle"}" font-weight="${o.weight || 600}" ${o.room ? `data-room="${o.room}"` : ""} ${o.extra || ""}>${esc(s)}</text>`;
   // a side's token: red a square with R, blue a circle with B (never colour alone)
   function token(side, x, y, r) {
     const shape = side === "red"
@@ -85,13 +84,13 @@
         out += `<path d="M${x + w * 0.35} ${y + 54}V${y + 10}l${w * 0.4} 12l-${w * 0.4} 12" fill="${side === "red" ? COL.markRed : COL.markBlue}" stroke="${COL.edge}" stroke-width="2"/>`;
         label = T("flag");
       }
-      out += t(x + w / 2, y + h + 24, a === W ? T("wall") : label, {size: 22, fill: COL.dim, extra: squeeze(a === W ? T("wall") : label, 22, w - 6)});
+      out += t(x + w / 2, y + h + 24, a === W ? T("wall") : label, {size: 22, fill: COL.dim, room: w - 6});
     }
     out += t(x0, y + h + 50, "◀ " + T("{side}'s fort · {side} territory", {side: sideName("red")}), {anchor: "start", size: 22, fill: COL.red});
     out += t(1200, y + h + 50, T("{side} territory · {side}'s fort", {side: sideName("blue")}) + " ▶", {anchor: "end", size: 22, fill: COL.blue});
     const dx = x0 + (s.da + W + 1 + 0.5) * w;
     out += `<g data-testid="da" data-pos="${s.da}" role="img" aria-label="${esc(T("double agent {where}", {where}))}"><rect x="${dx - 20}" y="${y + 6}" width="40" height="52" rx="6" fill="${COL.da}" stroke="${COL.gold}" stroke-width="4"/>
-      ${t(dx, y + 40, T("DA"), {size: 22, weight: 800, fill: "#f2c14e", extra: squeeze(T("DA"), 22, 36)})}</g>`;
+      ${t(dx, y + 40, T("DA"), {size: 22, weight: 800, fill: "#f2c14e", room: 36})}</g>`;
     return out;
   }
 
@@ -106,7 +105,7 @@
     const v = Math.max(0, Math.min(10, s.ip[side]));
     out += token(side, x0 + v * w + (w - 6) / 2, y + 26, 24);
     const st = s.stats[side];
-    out += t(980, y + 36, TN("{n} infiltration", "{n} infiltrations", st.infiltrations), {anchor: "start", size: 24, fill: COL.dim, extra: squeeze(TN("{n} infiltration", "{n} infiltrations", st.infiltrations), 24, 250)});
+    out += t(980, y + 36, TN("{n} infiltration", "{n} infiltrations", st.infiltrations), {anchor: "start", size: 24, fill: COL.dim, room: 250});
     return out;
   }
 
@@ -123,23 +122,22 @@
       const act = info.outcome === "activated";
       body = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="${info.side === "red" ? COL.redBg : COL.blueBg}" stroke="${act ? COL.green : COL.edge}" stroke-width="${act ? 7 : 2}"/>
         ${t(cx, cy + 6, info.rank, {size: 64, weight: 800})}
-        ${t(cx, y + h - 18, rank(info.rank), {size: 22, extra: squeeze(rank(info.rank), 22, w - 14)})}`;
+        ${t(cx, y + h - 18, rank(info.rank), {size: 22, room: w - 14})}`;
       if (!act) body = `<g transform="rotate(-20 ${cx} ${cy})" opacity=".8">${body}</g>`;
       else body = `<g data-testid="activated" data-side="${info.side}" data-mission="${info.mission}">${body}
         <circle cx="${x + 8}" cy="${y + 8}" r="17" fill="#4fd27a" stroke="#000" stroke-width="2"/>${t(x + 8, y + 17, "✓", {size: 26, weight: 800, fill: "#06200f"})}</g>`;
     }
-    const oc = info.outcome, label = !oc ? "" : oc === "activated" ? T("activated") : oc === "identified" ? T("retreated") : T("neutralised");
+    const oc = info.outcome, label = SL.outcomeWord(oc);
     let extra = t(cx, y - 12, T("mission {m}", {m: info.mission}), {size: 22, fill: info.current ? COL.gold : COL.dim, weight: info.current ? 800 : 600});
-    if (label) extra += t(cx, y + h + 28, label, {size: 22, fill: oc === "activated" ? COL.green : COL.dim, weight: oc === "activated" ? 800 : 600, extra: squeeze(label, 22, w + 20)});
+    if (label) extra += t(cx, y + h + 28, label, {size: 22, fill: oc === "activated" ? COL.green : COL.dim, weight: oc === "activated" ? 800 : 600, room: w + 20});
     if (info.token) extra += `<circle cx="${x + w - 8}" cy="${y + 8}" r="16" fill="#f2c14e" stroke="#000" stroke-width="2"/>${t(x + w - 8, y + 16, "i", {size: 22, weight: 800, fill: "#000"})}`;
-    if (info.deception) extra += `<rect x="${x - 12}" y="${y + 2}" width="54" height="32" rx="6" fill="${COL.dt}" stroke="#fff" stroke-width="2"/>${t(x + 15, y + 26, T("DT"), {size: 24, weight: 800, fill: "#fff", extra: squeeze(T("DT"), 24, 46)})}`;
+    if (info.deception) extra += `<rect x="${x - 12}" y="${y + 2}" width="54" height="32" rx="6" fill="${COL.dt}" stroke="#fff" stroke-width="2"/>${t(x + 15, y + 26, T("DT"), {size: 24, weight: 800, fill: "#fff", room: 46})}`;
     return body + extra;
   }
 
   function missions(v, side, y) {
     const s = v.state, d = v.draft;
-    const today = {};
-    for (const r of s.reveals) if (r.day === s.day && r.owner === side) today[r.mission] = r;
+    const today = SL.todays(s, side);
     let out = token(side, 60, y + 60, 26) + t(60, y + 130, capSide(side), {size: 26, fill: COL[side], weight: 800});
     for (let m = 1; m <= 4; m++) {
       const r = today[m];
@@ -173,7 +171,7 @@
     if (!ex.length) out += t(960, y + 80, "—", {anchor: "start", size: 26, fill: COL.dim});
     if (s.phase === "round_end") {
       const draw = T("day {n} draw: {ranks}", {n: s.day + 1, ranks: (s.drawn[side] || []).map(rank).join(", ") || T("not yet")});
-      out += t(960, y + 146, draw, {anchor: "start", size: 22, fill: COL.ink, extra: squeeze(draw, 22, 275)});
+      out += t(960, y + 146, draw, {anchor: "start", size: 22, fill: COL.ink, room: 275});
     }
     out += t(1110, y + 20, T("DT {n}", {n: s.dt[side]}), {anchor: "start", size: 24, fill: COL.ink, extra: `data-testid="dt-${side}" data-value="${s.dt[side]}"`});
     for (let i = 0; i < s.dt[side]; i++)
@@ -189,18 +187,18 @@
   }
 
   function intel(s) {
-    let out = t(790, 312, T("Intel card"), {size: 22, fill: COL.dim, extra: squeeze(T("Intel card"), 22, 200)});
+    let out = t(790, 312, T("Intel card"), {size: 22, fill: COL.dim, room: 200});
     const x = 690, y = 326, w = 200, h = 250;
     out += `<rect class="intel-card" x="${x}" y="${y}" width="${w}" height="${h}" rx="14" fill="${s.intel ? COL.midCell : COL.empty}" stroke="${COL.gold}" stroke-width="3"/>`;
-    if (s.intel) s.intel.forEach((r, i) => { out += t(x + 38, y + 52 + i * 56, r, {size: 36, weight: 800, fill: COL.gold}) + t(x + 74, y + 48 + i * 56, rank(r), {size: 24, anchor: "start", extra: 'class="intel-name" ' + squeeze(rank(r), 24, w - 84)}); });
+    if (s.intel) s.intel.forEach((r, i) => { out += t(x + 38, y + 52 + i * 56, r, {size: 36, weight: 800, fill: COL.gold}) + t(x + 74, y + 48 + i * 56, rank(r), {size: 24, anchor: "start", extra: 'class="intel-name"', room: w - 84}); });
     else out += t(x + w / 2, y + h / 2, T("not yet"), {size: 24, fill: COL.dim});
-    out += t(690, 632, T("DT supply"), {anchor: "start", size: 22, fill: COL.dim, extra: squeeze(T("DT supply"), 22, 225)});
+    out += t(690, 632, T("DT supply"), {anchor: "start", size: 22, fill: COL.dim, room: 225});
     for (let i = 0; i < s.dt.supply; i++) out += `<circle cx="${712 + i * 44}" cy="${666}" r="18" fill="${COL.dt}" stroke="#fff" stroke-width="2"/>`;
     if (!s.dt.supply) out += t(690, 672, T("empty"), {anchor: "start", size: 22, fill: COL.dim});
     if (s.old_intel.length) {
       const old = s.old_intel.map(c => c.join("·")).join("   ");
-      out += t(690, 722, T("old intel"), {anchor: "start", size: 22, fill: COL.dim, extra: 'class="old-intel" ' + squeeze(T("old intel"), 22, 225)});
-      out += t(690, 754, old, {anchor: "start", size: 22, fill: COL.ink, extra: 'class="old-intel" ' + squeeze(old, 22, 225)});
+      out += t(690, 722, T("old intel"), {anchor: "start", size: 22, fill: COL.dim, extra: 'class="old-intel"', room: 225});
+      out += t(690, 754, old, {anchor: "start", size: 22, fill: COL.ink, extra: 'class="old-intel"', room: 225});
     }
     return out;
   }

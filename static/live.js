@@ -153,6 +153,14 @@ const SL = (() => {
     }
   }
 
+  // what became of a card turned up, in the board's words; a side's cards of the day by mission
+  const OUTCOME = {activated: T("activated"), identified: T("retreated"), neutralised: T("neutralised")};
+  const outcomeWord = oc => OUTCOME[oc] || "";
+  function todays(state, side) {
+    const out = {};
+    for (const r of state.reveals) if (r.day === state.day && r.owner === side) out[r.mission] = r;
+    return out;
+  }
   const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
   const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
   const mark = side => `<span class="mark ${side}" aria-hidden="true">${side === "red" ? "R" : "B"}</span>`;
@@ -163,7 +171,7 @@ const SL = (() => {
   const sideName = s => SIDES[s] || s;
   const and = xs => xs.length < 2 ? xs.join("") : T("{first} and {last}", {first: xs.slice(0, -1).join(", "), last: xs[xs.length - 1]});
   return {
-    code, key, newSecret, get, post, refresh, connect, toast, ask, fitNames, rank, esc, cap, mark, sideName, and,
+    code, key, newSecret, get, post, refresh, connect, toast, ask, fitNames, outcomeWord, todays, rank, esc, cap, mark, sideName, and,
     get view() { return view; }, get streaming() { return !!es && es.readyState === 1; }, get me() { return me; }, set me(m) { me = m; },
     get secret() { return secret; }, set secret(s) { secret = s; },
     onView: f => onView.push(f), onPresence: f => onPresence.push(f),

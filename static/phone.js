@@ -46,12 +46,11 @@
       cells.push(`<span class="wb-cell ${where} ${kind} ${p === s.da ? "da" : ""}">${p === s.da ? `<b>${esc(T("DA"))}</b>` : a === W + 1 ? "⚑" : a}</span>`);
     }
     const side = x => {
-      const today = {};
-      for (const r of s.reveals) if (r.day === s.day && r.owner === x) today[r.mission] = r;
+      const today = SL.todays(s, x);
       const cards = [1, 2, 3, 4].map(m => {
         const r = today[m], now = d && d.owner === x && d.mission === m;
         const tok = s.tokens[x] && s.tokens[x].includes(m), dec = r ? r.deception : now && d.deception;
-        const out = !r ? "" : r.outcome === "activated" ? T("activated") : r.outcome === "identified" ? T("retreated") : T("neutralised");
+        const out = r ? SL.outcomeWord(r.outcome) : "";
         return `<div class="wb-card ${x} ${r ? r.outcome : "down"} ${now ? "now" : ""}" data-mission="${m}">
           <small>${esc(T("mission {m}", {m}))}</small><b>${r ? r.actual : "?"}</b><span>${r ? esc(rank(r.actual)) : ""}</span>
           ${out ? `<em>${esc(out)}</em>` : ""}<i>${tok ? `<span class="wb-tok" title="${esc(T("intel token"))}">i</span>` : ""}${dec ? `<span class="wb-dt">${esc(T("DT"))}</span>` : ""}</i></div>`;
@@ -390,7 +389,7 @@
           + now.map(rule).join("") + help.ranks.map(soldier).join("") + help.rules.filter(r => !now.includes(r)).map(rule).join("");
       } else {   // the server's search: accents, every language's names, a typo forgiven
         try {
-          const r = await fetch(`/rules/search?q=${encodeURIComponent(q)}&lang=${Words.lang}`);
+          const r = await fetch(`/rules/search?q=${encodeURIComponent(q)}`);
           const ids = (await r.json()).ids;
           h = ids.map(entry).join("") || `<p class="muted">${esc(T("Nothing matches."))}</p>`;
         } catch (e) {

@@ -31,7 +31,7 @@
     const mine = ++asked, typed = input.value.trim();
     if (!typed) { q = ""; hits = null; problem.classList.add("hidden"); show(); return; }
     try {
-      const r = await fetch(`/rules/search?q=${encodeURIComponent(typed)}&lang=${document.documentElement.lang}`);
+      const r = await fetch(`/rules/search?q=${encodeURIComponent(typed)}`);
       const d = await r.json();
       if (mine !== asked) return;                  // a later keystroke asked again
       q = typed; hits = d.ids; problem.classList.add("hidden");

@@ -31,7 +31,7 @@ from .errors import ApiError, from_refusal
 from .fields import body_field
 from .states import active_events, derive
 from .tables import Actor
-from .views import event_text, public_view, stored_words, undo_target
+from .views import event_text, public_view, stored_words, undo_question, undo_target
 
 _rng = random.SystemRandom()
 
@@ -242,7 +242,8 @@ def undo(tx: Transaction, actor: Actor) -> None:
             tx.state = state
             tx.commit(200, {"undone": None},
                       notice=Msg("{name} kept it: {what}", name=actor.name,
-                                 what=stored_words(asked.get("thing") or asked["what"])))
+                                 what=stored_words(asked["thing"]) if "thing" in asked
+                                 else undo_question(asked)))
             return
     else:
         needs = _needs_yes(actor, by)
@@ -250,8 +251,8 @@ def undo(tx: Transaction, actor: Actor) -> None:
             table.draft = json.dumps({**stored, "events": state.event_count,
                                       "undo": {"by": actor.seat.side if actor.seat else None,
                                                "needs": needs,
-                                               "what": Msg("Undo: {what}", what=what).to_dict(),
-                                               # what stays if the other side says no
+                                               # what it takes back (views.py says
+                                               # "Undo: …"; "kept it: …" if refused)
                                                "thing": what.to_dict() if isinstance(what, Msg)
                                                else what}})
             tx.state = state

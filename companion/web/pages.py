@@ -146,10 +146,8 @@ def rules_search() -> Response:
     """The rules search of the /rules page and the phone's panel (issue 22): the anchors
     of what answers ``q``, best first, whatever language it is typed in (accents and
     case folded, a typo forgiven). A long query is cut, never refused."""
-    q = request.args.get("q") or ""
-    asked = request.args.get("lang")
-    locale = asked if asked in lang.LOCALES else lang.current()
-    resp = jsonify({"q": q[:1000], "ids": helptext.ids(q[:1000], locale)})
+    q = (request.args.get("q") or "")[:1000]
+    resp = jsonify({"q": q, "ids": helptext.ids(q)})    # the same in every language
     resp.headers["Cache-Control"] = "public, max-age=300"
     return resp
 

@@ -291,6 +291,14 @@ def undo_target(table: Table, state: State, rows: list[Any] | None = None
     return event_text(d), side, n
 
 
+def undo_question(asked: dict[str, Any]) -> Msg | str:
+    """ "Undo: …" for an undo waiting for an answer, from what it takes back (rows from
+    before issue 22 kept the question itself)."""
+    if "thing" in asked:
+        return Msg("Undo: {what}", what=stored_words(asked["thing"]))
+    return stored_words(asked["what"])
+
+
 def stored_words(stored: Any) -> Msg | str:
     """Words kept in the database (a notice, an undo's question): a message as its dict
     (:meth:`Msg.to_dict`), so each screen reads it in its own language; older rows hold
@@ -403,8 +411,8 @@ def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
     stored = table.draft_dict() or {}
     # an undo that waits for the other side's phone (or the big screen) to agree
     asked = stored.get("undo") if stored.get("events") == state.event_count else None
-    view["undo"] = ({**{k: v for k, v in asked.items() if k != "thing"},
-                     "what": stored_words(asked["what"])} if asked else None)
+    view["undo"] = ({"by": asked["by"], "needs": asked["needs"], "what": undo_question(asked)}
+                    if asked else None)
     target = undo_target(table, state, rows)
     # what the undo button would take back now, and who entered it (a completed reveal,
     # or the other side's entry, waits for that side's phone to agree)

@@ -51,6 +51,7 @@ class Table:
         self.teams = teams
         self.version = 0
         self.taps = 0                   # every tap a player made on a phone, counted
+        self._sent = itertools.count()  # the HTTP entries' idempotency keys (enter_by_http)
         self.shot_done: set[str] = set()
         tv = self.tv = screens("tv")
         tv.goto(live.url + "/")
@@ -211,7 +212,7 @@ class Table:
             keys[who] = json.loads(got.json_value())["secret"]
         keys["host"] = self.tv.evaluate(f"() => localStorage.getItem('sl-host-{self.code}')")
         url = f"/api/tables/{self.code}"
-        sent = self.__dict__.setdefault("_sent", itertools.count())   # keys unique per table
+        sent = self._sent                       # keys unique over the table's life
         for e in events:
             view = client.get(url + "/state").get_json()["view"]
             todo, status = steps(e, view), None
