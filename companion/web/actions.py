@@ -37,10 +37,8 @@ _rng = random.SystemRandom()
 
 
 def _may(actor: Actor, side: str, part: int | None = None) -> bool:
-    s = actor.seat
-    if s is None or s.status != "active" or s.side != side:
-        return False
-    return part is None or s.part in (0, part)
+    """Whether ``actor`` enters for ``side``: its phone's seat, or a side on the big screen."""
+    return actor.acting(side, part) is not None
 
 
 def _need_seat(actor: Actor) -> None:
@@ -53,13 +51,14 @@ def _need_seat(actor: Actor) -> None:
                        code="pending")
 
 
-def _commit_event(tx: Transaction, actor: Actor, state: State, event: Event) -> None:
-    """Record ``event`` and answer with it, its words and what comes next.
+def _commit_event(tx: Transaction, seat_id: int | None, state: State, event: Event) -> None:
+    """Record ``event`` (entered for the seat ``seat_id``; ``None``: the host screen for
+    nobody's side) and answer with it, its words and what comes next.
 
     On days 2 and 3 the starting side is no one's choice (R12): once both sides'
     tokens are in, its ``start`` is recorded with them, and nobody taps for it.
     """
-    after = tx.record(state, event, actor.seat_id)
+    after = tx.record(state, event, seat_id)
     text = reveal_words(after.reveals[-1]) if isinstance(event, Reveal) else \
         event_text(event.to_dict())
     nxt = expected(after)
@@ -119,7 +118,9 @@ def post_event(tx: Transaction, actor: Actor) -> None:
                            code="wrong_seat")
     elif exp.type == event.type and actor.seat is not None and actor.seat.status != "active":
         raise ApiError(403, Msg("this phone is not seated"), code="wrong_seat")
-    _commit_event(tx, actor, state, event)
+    side = getattr(event, "side", None)
+    entered = actor.acting(side) if side else actor.seat
+    _commit_event(tx, entered.id if entered is not None else None, state, event)
 
 
 def _tap_value(step: str, body: dict[str, Any]) -> Any:
@@ -186,27 +187,36 @@ def post_draft(tx: Transaction, actor: Actor) -> None:
             who = Msg("{first} or {last}", first=who, last=x)
         raise ApiError(403, Msg("it is {who}'s phone that records the {step} now", who=who,
                                 step=Msg(STEP_WORDS[step])), code="wrong_seat")
+    # the seat it is tapped for: a phone's own, or the first of the sides the step is
+    # open to that sits on the big screen
+    entered = next(x for x in (actor.acting(side, part) for side in sides) if x is not None)
     try:
-        after = draft.tap(step, _tap_value(step, tx.body),
-                          by=Side(actor.seat.side) if actor.seat is not None else None)
+        after = draft.tap(step, _tap_value(step, tx.body), by=Side(entered.side))
     except RecordError as err:
         raise from_refusal(err, field="value") from None
     if isinstance(after, Reveal):
-        _commit_event(tx, actor, state, after)
+        _commit_event(tx, entered.id, state, after)
         return
     table.draft = json.dumps(after.to_dict())
     tx.state = state            # a tap of a reveal records no event: same game
     tx.commit(200, {"draft": after.to_dict(), "text": _tap_words(draft, step, after)})
 
 
+def _mine(actor: Actor) -> set[str]:
+    """The sides ``actor`` enters for: its phone's, or those on the big screen (every
+    side for a host screen nobody sits on: it referees, as before issue 23)."""
+    if actor.seat is not None:
+        return {actor.seat.side}
+    return (actor.screen_sides or set(SIDES)) if actor.host else set()
+
+
 def _needs_yes(actor: Actor, by: str | None) -> str | None:
     """The side whose phone must agree before ``actor`` undoes what ``by`` entered: a
-    completed reveal (the card was seen) or anything the other side entered."""
-    if actor.host or actor.seat is None:
-        return None
-    mine = actor.seat.side
-    if by == "reveal" or (by is not None and by != mine):
-        return "blue" if mine == "red" else "red"
+    completed reveal (the card was seen) or anything the other side entered. A screen
+    both sides sit on asks its own second tap instead (issue 23)."""
+    mine = _mine(actor)
+    if by == "reveal" or (by is not None and by not in mine):
+        return next((x for x in SIDES if x not in mine), None)
     return None
 
 
@@ -234,7 +244,7 @@ def undo(tx: Transaction, actor: Actor) -> None:
                            code="bad_field")
         if not asked:
             raise ApiError(409, Msg("no undo is waiting for an answer"), code="nothing_to_undo")
-        if not (actor.host or (actor.seat is not None and actor.seat.side == asked["needs"])):
+        if asked["needs"] not in _mine(actor):
             raise ApiError(403, Msg("{side}'s phone or the big screen answers this undo",
                                     side=side_word(asked["needs"])), code="wrong_seat")
         if not confirm:
@@ -249,7 +259,7 @@ def undo(tx: Transaction, actor: Actor) -> None:
         needs = _needs_yes(actor, by)
         if needs is not None:
             table.draft = json.dumps({**stored, "events": state.event_count,
-                                      "undo": {"by": actor.seat.side if actor.seat else None,
+                                      "undo": {"by": next(iter(_mine(actor))),
                                                "needs": needs,
                                                # what it takes back (views.py says
                                                # "Undo: …"; "kept it: …" if refused)

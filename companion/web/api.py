@@ -224,6 +224,13 @@ def join(code: str) -> tuple[Response, int]:
         client(), tx.body.get("player")), anonymous=True)
 
 
+@bp.post("/tables/<code>/screen")
+def screen_seat(code: str) -> tuple[Response, int]:
+    """The host screen takes a side to enter it there (``on``: true, ``name``), or frees
+    it for a phone (``on``: false): a table played without phones (issue 23)."""
+    return _act(code, "screen", tables.screen_seat)
+
+
 @bp.post("/tables/<code>/rematch")
 def rematch(code: str) -> tuple[Response, int]:
     """The next game, same options, everyone seated (``swap``: colours exchanged); the

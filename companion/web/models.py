@@ -98,7 +98,8 @@ class Table(Base):
 
 
 class Seat(Base):
-    """A phone at the table: a side (and in team play, missions 1-2 or 3-4)."""
+    """A phone at the table, or a side the big screen holds (``screen``, issue 23): a
+    side, and in team play missions 1-2 or 3-4."""
 
     __tablename__ = "seat"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -114,6 +115,8 @@ class Seat(Base):
     # the player the phone remembers (issue 14), if it sent one
     player_id: Mapped[int | None] = mapped_column(
         ForeignKey("player.id", name="fk_seat_player", ondelete="SET NULL"), index=True)
+    # entered from the host screen (issue 23): no phone holds it, the host's key acts for it
+    screen: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     table: Mapped[Table] = relationship(back_populates="seats")
 

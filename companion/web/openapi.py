@@ -172,6 +172,13 @@ def document() -> dict[str, Any]:
                         "deduction": {"type": "boolean", "description":
                                       "opt in to the deduction aid on the guess step"},
                         "first_game": FIRST_GAME,
+                        "screen": {"type": "array", "maxItems": 4, "description":
+                                   "the seats entered on the big screen (issue 23), not by "
+                                   "phones", "items": {
+                                       "type": "object", "required": ["side"], "properties": {
+                                           "side": _ref("Side"),
+                                           "part": {"type": "integer", "enum": [0, 1, 2]},
+                                           "name": {"type": "string", "maxLength": 40}}}},
                         "idempotency_key": _ref("IdempotencyKey")}}}}},
                 "responses": {"201": table_created,
                               **_errors(400, 403, 409, 413, 421, 429)}}},
@@ -234,6 +241,13 @@ def document() -> dict[str, Any]:
                 {"step": {"type": "string", "enum": ["deception", "guess", "actual", "choice"]},
                  "value": {"description": "bool (deception), rank (guess, actual) or a "
                            "choice text"}}, ["step", "value"], 200)},
+            "/api/tables/{code}/screen": {"post": _post(
+                "the host screen takes a side to enter it on the big screen (on: true, with a "
+                "name), taking it from a phone if one held it, or frees it (on: false)",
+                {"side": _ref("Side"), "part": {"type": "integer", "enum": [0, 1, 2]},
+                 "on": {"type": "boolean"},
+                 "name": {"type": "string", "minLength": 1, "maxLength": 40}},
+                ["side", "on"], 200)},
             "/api/tables/{code}/rematch": {"post": _post(
                 "the next game with the same options and everyone seated (swap: colours "
                 "exchanged); only the host screen, once the game is over",

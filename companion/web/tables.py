@@ -52,10 +52,26 @@ PENDING_MAX = 8             # phones that may wait at once for the host to let t
 
 @dataclass
 class Actor:
-    """Who sends a request: the host screen, a seat, or nobody known."""
+    """Who sends a request: the host screen, a seat, or nobody known. The host screen
+    also acts for the sides that sit on it (``screens``, issue 23)."""
 
     host: bool = False
     seat: Seat | None = None
+    screens: tuple[Seat, ...] = ()
+
+    def acting(self, side: str | None, part: int | None = None) -> Seat | None:
+        """The seat this request enters for at ``side`` (``part``: a team's half, R80):
+        a phone's own seat, or a side sitting on the host screen; ``None`` if neither."""
+        for s in (self.seat,) if self.seat is not None else self.screens:
+            if s.status == "active" and s.side == side and (part is None
+                                                            or s.part in (0, part)):
+                return s
+        return None
+
+    @property
+    def screen_sides(self) -> set[str]:
+        """The sides (whole or a part) that sit on the host screen."""
+        return {s.side for s in self.screens if s.status == "active"}
 
     @property
     def name(self) -> str:
@@ -116,7 +132,8 @@ def actor_for(table: Table, secret: str | None) -> Actor:
         return Actor()
     h = hash_secret(secret)
     if h == table.host_hash:
-        return Actor(host=True)
+        return Actor(host=True, screens=tuple(
+            s for s in table.seats if s.screen and s.status == "active"))
     # the table's seats are read once (the view needs them too) and searched here
     seat = next((s for s in table.seats if s.secret_hash == h), None)
     if seat is None:
@@ -214,7 +231,12 @@ def open_table(body: dict[str, Any], imported: bool = False) -> Opened:
         if end is not None and end.phase == Phase.OVER:
             said = body["record"].get("options") or {}
             remember_game(t, end, played_at(said.get("played")), told_players(said))
+    screens = _screen_field(body, teams) if not imported else []
     made, secret = _insert_table(table, key, events, own, remember)
+    if screens:
+        for side, part, name in screens:
+            _sit_on_screen(made, side, part, name)
+        db.session.commit()
     return Opened(made, secret)
 
 
@@ -329,6 +351,84 @@ def _insert_table(table: Table, key: str | None, events: list[dict[str, Any]],
 
 # --- seats -----------------------------------------------------------------------
 
+def _side_part(table_teams: bool, side: Any, part: Any, where: str = "") -> int:
+    """A seat's part, checked with its side (``where``: the field's name in the answer)."""
+    if side not in SIDES:
+        raise ApiError(400, Msg("the field 'side' must be \"red\" or \"blue\""),
+                       field=where + "side", code="bad_field")
+    if table_teams:
+        if part not in (1, 2):
+            raise ApiError(400, Msg("in team play the field 'part' must be 1 (missions 1-2) or "
+                                "2 (missions 3-4)"), field=where + "part", code="bad_field")
+        return int(part)
+    if part not in (None, 0):
+        raise ApiError(400, Msg("without team play the field 'part' must be 0 or left out"),
+                       field=where + "part", code="bad_field")
+    return 0
+
+
+def _screen_field(body: dict[str, Any], teams: bool) -> list[tuple[str, int, str]]:
+    """The sides a new table seats on its big screen (issue 23): ``screen``, a list of
+    ``{"side", "part", "name"}`` (name optional: the side's name)."""
+    raw = body.get("screen", [])
+    if not isinstance(raw, list) or len(raw) > 4 or not all(isinstance(x, dict) for x in raw):
+        raise ApiError(400, Msg("the field 'screen' must be a list of seats: side, part, name"),
+                       field="screen", code="bad_field")
+    out: list[tuple[str, int, str]] = []
+    for x in raw:
+        part = _side_part(teams, x.get("side"), x.get("part"), "screen.")
+        name = name_field(x) if x.get("name") not in (None, "") else str(x["side"]).capitalize()
+        if any(o[:2] == (x["side"], part) for o in out):
+            raise ApiError(400, Msg("the field 'screen' names the same seat twice"),
+                           field="screen", code="bad_field")
+        out.append((x["side"], part, name))
+    return out
+
+
+def _sit_on_screen(table: Table, side: str, part: int, name: str) -> Seat:
+    """A seat the host screen holds: no phone key (a random one nobody is given)."""
+    seat = Seat(table_id=table.id, side=side, part=part, name=name, screen=True,
+                secret_hash=hash_secret(new_secret()), status="active", last_seen=None)
+    table.seats.append(seat)
+    db.session.flush()
+    return seat
+
+
+def screen_seat(tx: Transaction, actor: Actor) -> None:
+    """The host screen takes a side (``on``: true, with a ``name``), taking it from the
+    phone that held it if one did, or gives it up for a phone to take (``on``: false)."""
+    table = tx.table
+    if not actor.host:
+        raise ApiError(403, Msg("only the big screen that opened the table seats a side on it"),
+                       code="not_host")
+    on = body_field(tx.body, "on", bool, "true or false")
+    part = _side_part(table.teams, tx.body.get("side"), tx.body.get("part"))
+    side = str(tx.body["side"])
+    held = [s for s in table.seats if s.side == side and s.part == part
+            and s.status == "active"]
+    if on:
+        name = name_field(tx.body)
+        if held and held[0].screen:
+            held[0].name = name
+            notice = Msg("{seat} is played on the big screen as {name}",
+                         seat=_where(side, part), name=name)
+        else:
+            for s in held:
+                s.status = "replaced"
+            seat = _sit_on_screen(table, side, part, name)
+            notice = Msg("{seat} is now played on the big screen as {name}",
+                         seat=_where(side, part), name=seat.name)
+    else:
+        if not held or not held[0].screen:
+            raise ApiError(409, Msg("{seat} is not played on the big screen",
+                                    seat=_where(side, part)), code="not_on_screen")
+        held[0].status = "replaced"
+        notice = Msg("{seat} is free for a phone to join", seat=_where(side, part))
+    if table.finished is not None:
+        changed()
+    tx.commit(200, {"seats": [seat_dict(s) for s in table.seats if s.status == "active"]},
+              notice=notice)
+
 def _where(side: str, part: int) -> Msg:
     if part:
         return Msg("{side!c} missions {part}", side=side_word(side),
@@ -345,19 +445,8 @@ def join(tx: Transaction, name: Any, side: Any, part: Any, secret: Any = None,
     phone keeps for its player (issue 14): the same person at the next table.
     """
     table = tx.table
-    if side not in SIDES:
-        raise ApiError(400, Msg("the field 'side' must be \"red\" or \"blue\""), field="side",
-                       code="bad_field")
+    part = _side_part(table.teams, side, part)
     name = name_field({"name": name})
-    if table.teams:
-        if part not in (1, 2):
-            raise ApiError(400, Msg("in team play the field 'part' must be 1 (missions 1-2) or "
-                                "2 (missions 3-4)"), field="part", code="bad_field")
-    else:
-        if part not in (None, 0):
-            raise ApiError(400, Msg("without team play the field 'part' must be 0 or left out"),
-                           field="part", code="bad_field")
-        part = 0
     own = secret_field({"secret": secret}, "secret")
     if own is not None and (hash_secret(own) == table.host_hash or db.session.scalar(
             select(Seat.id).where(Seat.secret_hash == hash_secret(own))) is not None):
@@ -497,7 +586,8 @@ def rematch(tx: Transaction, actor: Actor) -> None:
         db.session.flush()
         side = ("blue" if old.side == "red" else "red") if swap else old.side
         seat = Seat(table_id=new.id, side=side, part=old.part, name=old.name,
-                    secret_hash=key, status="active", player_id=old.player_id)
+                    secret_hash=key, status="active", player_id=old.player_id,
+                    screen=old.screen)
         db.session.add(seat)
         db.session.flush()
         moved[str(old.id)] = seat_dict(seat)

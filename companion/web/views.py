@@ -327,7 +327,7 @@ def requests(table: Table) -> list[dict[str, Any]]:
 def seat_dict(seat: Seat) -> dict[str, Any]:
     """A seat as every screen may see it (no secret)."""
     return {"id": seat.id, "side": seat.side, "part": seat.part, "name": seat.name,
-            "status": seat.status, "player": seat.player_id}
+            "status": seat.status, "player": seat.player_id, "screen": seat.screen}
 
 
 def deduction_view(state: State) -> dict[str, Any] | None:
