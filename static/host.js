@@ -7,16 +7,27 @@
   SL.secret = localStorage.getItem("sl-host-" + SL.code);
   let connected = [];
 
-  // any TV or laptop: the screen is laid out once at 1920x1080 and scaled to fit, so
-  // 720p, 768p, 1440p and 4K show all of it, nothing clipped, text growing with the screen
-  // (a phone-width window stacks instead: host.css below 1001 px)
+  // any TV or laptop: the screen is laid out once at 1920x1080 (body.staged) and scaled to
+  // fit, so 720p, 768p, 1440p and 4K show all of it, nothing clipped, text growing with the
+  // screen (a phone-width window stacks instead: host.css, body:not(.staged))
   function fit() {
-    const root = document.documentElement.style;
-    if (innerWidth <= 1000) { ["--s", "--x", "--y"].forEach(k => root.removeProperty(k)); return; }
-    const s = Math.min(innerWidth / 1920, innerHeight / 1080);
+    const root = document.documentElement.style, body = document.body;
+    // a table entered here (issue 23): a tablet too gets the stage, shaped to its screen
+    const entry = body.classList.contains("entry");
+    const staged = entry ? Math.min(innerWidth, innerHeight) >= 600 : innerWidth > 1000;
+    body.classList.toggle("staged", staged);
+    if (!staged) { ["--s", "--x", "--y", "--w", "--h"].forEach(k => root.removeProperty(k)); body.classList.remove("portrait"); return; }
+    let W = 1920, H = 1080;
+    const r = innerWidth / innerHeight;
+    if (entry && r < 1) { W = 1080; H = Math.round(Math.min(1920, Math.max(1350, 1080 / r))); }
+    else if (entry) W = Math.round(Math.min(1920, Math.max(1440, 1080 * r)));
+    body.classList.toggle("portrait", W < H);
+    const s = Math.min(innerWidth / W, innerHeight / H);
+    root.setProperty("--w", W + "px");
+    root.setProperty("--h", H + "px");
     root.setProperty("--s", s);
-    root.setProperty("--x", (innerWidth - 1920 * s) / 2 + "px");
-    root.setProperty("--y", (innerHeight - 1080 * s) / 2 + "px");
+    root.setProperty("--x", (innerWidth - W * s) / 2 + "px");
+    root.setProperty("--y", (innerHeight - H * s) / 2 + "px");
     trimHistory();
   }
   // the day's history shows the newest reveals that fit whole: none is cut mid-line
@@ -241,7 +252,69 @@
     $("notice").textContent = v.notice || "";
     $("notice").classList.toggle("hidden", !v.notice);
     seats(v);
+    entry(v);
     end(v);
+  }
+
+  // --- one shared screen (issue 23): the sides that sit on this screen enter their steps
+  // here, drawn as on a phone (static/steps.js), for the side whose step it is
+  const screenSeats = v => v.seats.filter(x => x.screen && x.status === "active");
+  const onScreen = (v, side, part) => screenSeats(v).some(x => x.side === side && (!v.teams || !part || x.part === 0 || x.part === part));
+  function postStep(path, body) {
+    return SL.post(path, body).then(r => { if (r.ok) { steps.picked = []; if (SL.view) entry(SL.view); } return r; });
+  }
+  const steps = Steps.panel({post: postStep, redraw: () => SL.view && entry(SL.view)});
+  let entryKey = "", entrySide = null, chosen = null;   // chosen: the side tapped to enter first
+  // the step this screen enters now, and for which side (null: anyone at the table)
+  function acting(v) {
+    const t = v.taps;
+    if (!screenSeats(v).length || !SL.secret || t.step === "over") return null;
+    if (!t.sides.length) return {step: t.step, side: null};
+    const open = t.sides.filter(x => onScreen(v, x, t.part));
+    const side = open.includes(chosen) ? chosen : open[0];
+    if (side) return {step: t.step, side, open};
+    if (t.deceive && onScreen(v, t.deceive.side, t.part)) return {step: "deceive", side: t.deceive.side};
+    return {step: "wait", side: null};
+  }
+  function entry(v) {
+    const box = $("entry"), on = !!screenSeats(v).length && !!SL.secret;
+    box.classList.toggle("hidden", !on);
+    if (document.body.classList.contains("entry") !== on) { document.body.classList.toggle("entry", on); setTimeout(fit); }
+    if (!on) return;
+    const a = acting(v), t = v.taps, body = $("entry-body");
+    const key = [t.step, t.sides.join(","), a && a.side, v.draft ? v.draft.mission : "", v.state.events].join("|");
+    if (key !== entryKey) { steps.picked = []; entryKey = key; }
+    entrySide = a && a.side;
+    // the step's name as a phone's panel says it (#act): reveal steps as "reveal-…"
+    box.dataset.step = !a ? "over" : ["guess", "actual", "choice"].includes(a.step) ? "reveal-" + a.step : a.step;
+    box.dataset.side = entrySide || "";
+    const seat = entrySide && screenSeats(v).find(x => x.side === entrySide && (!v.teams || !t.part || x.part === 0 || x.part === t.part));
+    $("entry-who").innerHTML = !a ? `<b>${esc(T("Game over"))}</b>`
+      : a.step === "wait" ? `<span class="muted">${esc(v.words.waiting || v.words.next)}</span>`
+      : entrySide ? `${mark(entrySide)} <b>${esc(capSide(entrySide))}</b>${seat && !seat.name.startsWith(capSide(entrySide)) ? ` · ${esc(seat.name)}` : ""}${v.teams && t.part ? ` <span class="muted">${esc(t.part === 1 ? T("missions 1–2") : T("missions 3–4"))}</span>` : ""}`
+      : `<b>${esc(T("The table"))}</b>`;
+    // both sides may enter this step here: either goes first, a tap away
+    if (a && a.open && a.open.length > 1)
+      $("entry-who").innerHTML += `<span class="entry-switch">${a.open.filter(x => x !== entrySide).map(x => `<button type="button" class="small" data-entry-side="${x}" data-testid="entry-side-${x}">${mark(x)} ${esc(T("{side!c} first", {side: sideName(x)}))}</button>`).join("")}</span>`;
+    if (!a || a.step === "wait") { body.innerHTML = ""; return; }
+    let html = steps.draw[a.step](v, t, entrySide);
+    // both sides here: the owner of the mission being guessed may lay a token first
+    if (a.step === "guess" && t.deceive && onScreen(v, t.deceive.side, t.part) && v.state.dt[t.deceive.side])
+      html += `<button type="button" class="quiet" data-dec="ask" data-for="${t.deceive.side}" data-testid="deceive">${mark(t.deceive.side)} ${esc(T("{side!c}: lay a deception token…", {side: sideName(t.deceive.side)}))}</button>`;
+    body.innerHTML = html;
+    SL.fitNames(body);
+  }
+  // the sides this screen may take or give back: at a table's start, or later
+  function screenTools(v) {
+    if (!SL.secret || v.state.phase === "over") return "";
+    const parts = v.teams ? [1, 2] : [0], out = [];
+    for (const side of ["red", "blue"]) for (const part of parts) {
+      const held = v.seats.find(x => x.status === "active" && x.side === side && x.part === part);
+      const where = capSide(side) + (part ? " " + (part === 1 ? "1–2" : "3–4") : "");
+      if (held && held.screen) out.push(`<button type="button" class="small" data-free="${side}:${part}" data-testid="free-${side}-${part}">${esc(T("{seat}: give to a phone", {seat: where}))}</button>`);
+      else out.push(`<button type="button" class="small" data-take="${side}:${part}" data-name="${esc(held ? held.name : capSide(side))}" data-testid="take-${side}-${part}">${esc(T("{seat}: enter on this screen", {seat: where}))}</button>`);
+    }
+    return `<details class="screen-tools" data-testid="screen-tools"><summary>${esc(T("Play without phones"))}</summary><div>${out.join("")}</div></details>`;
   }
 
   // A first game: the first time an ability acts in this game (a card activated, or an
@@ -277,10 +350,12 @@
     // phone asleep or off the network turns "away" within 10 s
     const on = new Set(connected.map(String).filter(id => seen[id] !== undefined && seen[id] !== null && seen[id] <= 10));
     const active = v.seats.filter(x => x.status === "active");
-    $("seats").innerHTML = active.length ? active.map(x => `<span class="seat">${mark(x.side)}
+    const open = $("seats").querySelector("details[open]");
+    $("seats").innerHTML = (active.length ? active.map(x => `<span class="seat" data-screen="${x.screen ? 1 : 0}">${mark(x.side)}
       ${esc(x.name)}${x.part ? ` <span class="muted">(${x.part === 1 ? "1-2" : "3-4"})</span>` : ""}
-      <span class="dot ${on.has(String(x.id)) ? "on" : ""}" title="${esc(on.has(String(x.id)) ? T("connected") : T("not connected"))}"></span></span>`).join("")
-      : `<span class="muted">${esc(T("No phone seated yet."))}</span>`;
+      ${x.screen ? `<span class="on-screen" title="${esc(T("entered on this screen"))}">▣</span>` : `<span class="dot ${on.has(String(x.id)) ? "on" : ""}" title="${esc(on.has(String(x.id)) ? T("connected") : T("not connected"))}"></span>`}</span>`).join("")
+      : `<span class="muted">${esc(T("No phone seated yet."))}</span>`) + screenTools(v);
+    if (open && $("seats").querySelector("details")) $("seats").querySelector("details").open = true;
     const pending = asking;
     if (pending.length) $("notice").classList.add("hidden");     // the request says it all
     if (pending.length || (v.undo && SL.secret)) skipMoments();  // the host must tap: no overlay
@@ -291,8 +366,10 @@
       ${SL.secret ? `<div class="req-actions"><button class="primary" data-approve="${x.id}">${esc(T("Let {name} in", {name: x.name}))}</button><button data-decline="${x.id}">${esc(T("Keep {name}", {name: keep}))}</button></div>` : ""}</div>`;
     }).join("");
     const u = v.undo;       // an undo waiting for the other side: the big screen may agree too
-    if (u && SL.secret) $("notice").classList.add("hidden");     // its card says it: not twice
-    $("requests").innerHTML += u && SL.secret ? `<div class="req" data-testid="undo-request"><div>${mark(u.by || "red")} <b>${esc(u.what)}</b>: ${esc(T("{side!c}'s phone or this screen agrees", {side: sideName(u.needs)}))}</div>
+    // (not when a side sits here and the answer is the other side's phone's)
+    const mine = screenSeats(v).map(x => x.side), answers = u && SL.secret && (!mine.length || mine.includes(u.needs));
+    if (answers) $("notice").classList.add("hidden");     // its card says it: not twice
+    $("requests").innerHTML += answers ? `<div class="req" data-testid="undo-request"><div>${mark(u.by || "red")} <b>${esc(u.what)}</b>: ${esc(T("{side!c}'s phone or this screen agrees", {side: sideName(u.needs)}))}</div>
       <div class="req-actions"><button class="primary" data-undo="yes">${esc(T("Undo it"))}</button><button data-undo="no">${esc(T("Keep it"))}</button></div></div>` : "";
   }
 
@@ -351,9 +428,29 @@
     }
     if (b.id === "undo") {
       if (!SL.secret) return SL.toast(T("Only a seated phone or the screen that opened the table can undo."));
-      const next = SL.view && SL.view.undo_next;
+      const v = SL.view, next = v && v.undo_next;
       if (!next) return SL.toast(T("There is nothing to undo yet."));
-      if (await SL.ask({id: "undo", title: next.what, yes: T("Undo it"), no: T("Keep it")})) await SL.post("/undo", {});
+      // a side on this screen and one on a phone: the phone agrees to undo what it saw
+      const mine = screenSeats(v).map(x => x.side), theirs = ["red", "blue"].find(x => !mine.includes(x));
+      const agree = mine.length && theirs && (next.by === "reveal" || next.by === theirs);
+      if (await SL.ask({id: "undo", title: next.what, yes: T("Undo it"), no: T("Keep it"),
+        text: agree ? T("{side!c}'s phone must agree.", {side: sideName(theirs)}) : ""})) await SL.post("/undo", {});
+      return;
+    }
+    if (b.dataset.take || b.dataset.free) {
+      const [side, part] = (b.dataset.take || b.dataset.free).split(":");
+      const body = {side, part: +part, on: !!b.dataset.take};
+      if (b.dataset.take) body.name = b.dataset.name;
+      b.disabled = true;
+      b.closest("details").open = false;
+      await SL.post("/screen", body);
+      return;
+    }
+    if (b.dataset.entrySide) { chosen = b.dataset.entrySide; if (SL.view) entry(SL.view); return; }
+    if (SL.view && b.closest("#entry")) {          // a step entered on this screen
+      const v = SL.view, a = acting(v);
+      if (a && (a.side || a.step !== "wait")) await steps.tap(b, v, b.dataset.for || a.side);
+      return;
     }
     if (b.dataset.undo) await SL.post("/undo", {confirm: b.dataset.undo === "yes"});
     if (b.dataset.approve || b.dataset.decline) {
@@ -361,6 +458,30 @@
       const r = await SL.post(`/seats/${id}/decision`, {approve: !!b.dataset.approve});
       if (r.ok) { asking = asking.filter(x => String(x.id) !== id); if (SL.view) seats(SL.view); }
     }
+  });
+
+  // a laptop's keyboard at the entry panel (issue 23): 1–9 and 0 (10) pick a rank (or on
+  // the tokens step a mission; M then 1–4 a mission anywhere), Enter confirms the step,
+  // Backspace takes back the last tap (none: the undo, asked first), ? opens the rules
+  let missionNext = false;
+  addEventListener("keydown", e => {
+    const box = $("entry"), k = e.key;
+    if (box.classList.contains("hidden") || e.ctrlKey || e.metaKey || e.altKey || document.querySelector("dialog[open]")) return;
+    if (/^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName)) return;
+    const press = sel => {
+      const b = $("entry-body").querySelector(sel);
+      if (!b || b.disabled) return false;
+      e.preventDefault(); b.click(); return true;
+    };
+    if (k === "?") { e.preventDefault(); $("rules-link").click(); return; }
+    if (k === "Enter") { if (!e.target.closest("button, a, summary")) press("button.primary"); return; }
+    if (k === "Backspace") { e.preventDefault(); if (!steps.back()) $("undo").click(); return; }
+    if (k === "m" || k === "M") { missionNext = true; return; }
+    if (!/^[0-9]$/.test(k)) return;
+    const n = k === "0" ? 10 : +k, mission = missionNext || box.dataset.step === "tokens";
+    missionNext = false;
+    if (mission) press(`button.mission[data-pick="${n}"]`);
+    else press(`[data-pick="${n}"], [data-guess="${n}"], [data-actual="${n}"]`) || press(`button.choice:nth-of-type(${n})`);
   });
 
   // phones asking to take over a seat wait outside the versioned view (their requests
@@ -497,7 +618,7 @@
   }
   // a phone asking for a seat, or an undo waiting for this screen, needs the host's tap:
   // it outranks any moment
-  const hostMustAct = v => asking.length > 0 || !!(v.undo && SL.secret);
+  const hostMustAct = v => asking.length > 0 || !!(v.undo && SL.secret && (!screenSeats(v).length || screenSeats(v).some(x => x.side === v.undo.needs)));
   function moments(v) {
     if (hostMustAct(v) || v.state.phase === "over") { skipMoments(); last = v; return; }
     if (last && v.state && last.state) {
@@ -513,9 +634,12 @@
     }
     last = v;
   }
-  addEventListener("keydown", e => { if (skipMoments()) e.preventDefault(); }, true);
-  // the overlay covers the whole screen: a tap anywhere lands on it (and on nothing below)
+  // (on a screen a side enters at, a key or a tap goes on to the step: the moment gives way)
+  addEventListener("keydown", e => { if (skipMoments() && !document.body.classList.contains("entry")) e.preventDefault(); }, true);
+  // the overlay covers the whole screen: a tap anywhere lands on it (and on nothing below,
+  // but for the entry panel of a side that enters here: host.css lets taps through)
   $("moment").addEventListener("click", () => skipMoments());
+  document.addEventListener("pointerdown", e => { if (e.target.closest("#entry")) skipMoments(); }, true);
   soundButton();
 
   SL.onView(v => { draw(v); moments(v); });

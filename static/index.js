@@ -2,7 +2,11 @@
    aid, a first game (the big screen then explains each ability the first time it acts). */
 "use strict";
 (() => {
-  let wall = 4, teams = false, deduction = false, firstGame = false;
+  let wall = 4, teams = false, deduction = false, firstGame = false, enter = "phones";
+  // the seats entered on the big screen (issue 23): none, every one, or blue's
+  const SIDE = {red: T("red"), blue: T("blue")}, cap = w => w[0].toUpperCase() + w.slice(1);
+  const screen = () => (enter === "screen" ? ["red", "blue"] : enter === "blue" ? ["blue"] : [])
+    .flatMap(side => (teams ? [1, 2] : [0]).map(part => ({side, part, name: cap(SIDE[side])})));
   const pic = document.getElementById("wd-pic");
   const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
   // a longer word squeezed to its square, never cut
@@ -42,6 +46,7 @@
     if (b.dataset.aid) { deduction = b.dataset.aid === "1"; choose("aid", b); }
     if (b.dataset.first) { firstGame = b.dataset.first === "1"; choose("first", b); }
     if (b.dataset.teams) { teams = b.dataset.teams === "1"; choose("teams", b); }
+    if (b.dataset.enter) { enter = b.dataset.enter; choose("enter", b); }
   });
   // the wall distance is a radio group: the arrow keys move the choice
   document.querySelector(".wd").addEventListener("keydown", e => {
@@ -78,7 +83,7 @@
   const problem = document.getElementById("import-problem");
   document.getElementById("create").addEventListener("submit", e => {
     e.preventDefault();
-    open("/api/tables", {wall_distance: wall, teams, deduction, first_game: firstGame}, msg => { document.getElementById("create-problem").textContent = msg; });
+    open("/api/tables", {wall_distance: wall, teams, deduction, first_game: firstGame, screen: screen()}, msg => { document.getElementById("create-problem").textContent = msg; });
   });
   document.getElementById("import-file").addEventListener("change", async e => {
     const file = e.target.files[0];

@@ -9,32 +9,20 @@
   const store = "sl-seat-" + SL.code;
   // a watcher: opened from the TV's watch QR (/w/CODE), or "Just watch" tapped here
   let watching = document.body.dataset.watch === "1" || localStorage.getItem("sl-watch-" + SL.code) === "1";
-  let seat = null, lastStep = "", lastTurn = "", picked = [], joinSide = null, joinPart = null, connected = [];
+  let seat = null, lastStep = "", lastTurn = "", joinSide = null, joinPart = null, connected = [];
   try { const s = JSON.parse(localStorage.getItem(store) || "null"); if (s) { seat = s.seat; SL.secret = s.secret; } } catch (e) { /* none */ }
 
   const other = s => s === "red" ? "blue" : "red";
   const partName = p => p === 1 ? T("missions 1–2") : p === 2 ? T("missions 3–4") : "";
   const sideName = SL.sideName, capSide = s => cap(sideName(s));
   const mine = (side, part) => seat && seat.side === side && (!teams || !part || seat.part === 0 || seat.part === part);
-  const rankBtn = (r, attrs = "", cls = "") => `<button type="button" class="${cls}" ${attrs}><b>${r}</b>${esc(rank(r))}</button>`;
-  const grid = (ranks, data, sel = []) => `<div class="ranks">${ranks.map(r => rankBtn(r, `data-${data}="${r}"`, sel.includes(r) ? "sel" : "")).join("")}</div>`;
+  const rankBtn = Steps.rankBtn;
   const REVEAL = ["deception", "guess", "actual", "choice"];
   // my line-up, planned in private (static/lineup.js): never sent, at most in localStorage
   let planning = false;
   const planBtn = () => seat ? `<button type="button" id="b-lineup" data-testid="plan-lineup">${esc(T("My line-up (private): check order and tokens"))}</button>` : "";
-  // the deduction aid (a table that opted in): each rank's share of the line-ups the public
-  // information still allows on this mission; ranks no line-up puts there are dimmed
-  function aidGrid(ded, d, ranks) {
-    if (!ded || ded.side !== d.owner || ded.mission !== d.mission) return "";
-    const n = ded.lineups, here = ded.missions[String(d.mission)] || {};
-    if (!n) return `<div class="card aid-none" data-testid="aid-none">${esc(T("No honest line-up fits what the table has seen: some intel token on the table must be wrong."))}</div>${grid(ranks, "guess")}`;
-    const pct = c => { const p = Math.round(100 * c / n); return p ? p + "%" : "<1%"; };
-    return `<p class="aid-note muted">${esc(TN("Deduction aid: {n} line-up fits what the table has seen.", "Deduction aid: {n} line-ups fit what the table has seen.", n))}</p><div class="ranks aid">${ranks.map(r => {
-      const c = here[String(r)] || 0;
-      return `<button type="button" class="${c ? "" : "dim"}" data-guess="${r}" data-share="${c ? Math.round(100 * c / n) : 0}"><b>${r}</b><span class="nm">${esc(rank(r))}${c ? `<small class="pct">${esc(T("{share} of line-ups", {share: pct(c)}))}</small>` : ""}</span></button>`;
-    }).join("")}</div>`;
-  }
-
+  // the game's steps, drawn as on the big screen (static/steps.js), with this phone's taps
+  const steps = Steps.panel({post: (path, body) => act(path, body), redraw: () => render(), plan: planBtn});
   // a watcher's board (issue 22): what the TV shows, laid out for a phone's width: the
   // double agent's track, each side's IP, today's four cards, tokens and exhausted soldiers
   function watchBoard(v) {
@@ -118,74 +106,7 @@
         <button type="button" id="do-unwatch">${esc(T("Take a seat instead"))}</button>`;
     },
     waiting: () => "",
-    exhaust(v, t, side) {
-      const n = t.count[side];
-      const ask = n > 1 ? T("Which of your soldiers did {side} draw ({n}, double damage)?", {side: sideName(other(side)), n})
-        : T("Which of your soldiers did {side} draw?", {side: sideName(other(side))});
-      return `<div class="card">${esc(ask)}</div>
-        ${grid(t.ranks[side], "pick", picked)}
-        <button type="button" class="primary big" id="do-exhaust" ${picked.length === n ? "" : "disabled"}>${esc(picked.length ? T("Record {ranks}", {ranks: SL.and(picked.map(rank))}) : n > 1 ? T("Tap the {n} soldiers above", {n}) : T("Tap the soldier above"))}</button>
-        <button type="button" id="do-draw">${esc(T("Draw for me at random"))}</button>`;
-    },
-    intel(v, t) {
-      const cards = (t.cards || []).map(c => `<button type="button" class="big card-pick" data-card="${c.join(",")}" aria-label="${esc(T("intel card {ranks}", {ranks: c.join(", ")}))}">${c.join(" · ")}</button>`).join("");
-      const ask = T("Tap the four ranks on the intel card: it is recorded with the fourth ({done}/{all}).", {done: picked.length, all: t.count});
-      return cards && !picked.length
-        ? `<div class="card">${esc(T("Which intel card is turned up? One tap records a card seen before."))}</div>
-          <div class="cards" data-testid="known-cards">${cards}</div>
-          <div class="card muted">${esc(T("A card not listed?"))} ${esc(ask)}</div>${grid(t.ranks, "pick", picked)}${planBtn()}`
-        : `<div class="card">${esc(ask)}</div>${grid(t.ranks, "pick", picked)}${planBtn()}`;
-    },
-    tokens(v, t, side) {
-      const plan = Lineup.tokens(v, side), same = plan.length === picked.length && plan.every(m => picked.includes(m));
-      return `<div class="card">${esc(T("Intel card:"))} <b>${v.state.intel.join(" · ")}</b>. ${esc(T("Tap your missions that carry an intel token."))}</div>
-        <div class="row" role="group" aria-label="${esc(T("Missions with an intel token"))}">${t.missions.map(m => `<button type="button" class="big mission ${picked.includes(m) ? "sel" : ""}" data-pick="${m}" aria-pressed="${picked.includes(m)}" aria-label="${esc(T("mission {m}", {m}))}"><small>${esc(T("mission"))}</small>${m}</button>`).join("")}</div>
-        ${plan.length && !same ? `<button type="button" class="quiet" id="do-plan" data-testid="use-plan">${esc(T("From my private line-up: select missions {missions}", {missions: plan.join(", ")}))}</button>` : ""}
-        <button type="button" class="primary big" id="do-tokens">${esc(picked.length ? T("Tokens on {missions}", {missions: [...picked].sort().join(", ")}) : T("No intel tokens"))}</button>${planBtn()}`;
-    },
-    start(v, t) {
-      if (!t.spin) return `<button type="button" class="primary big" data-start="${t.starts[0]}">${esc(T("{side!c} starts day {day}", {side: sideName(t.starts[0]), day: v.state.day}))}</button>`;
-      return `<button type="button" class="primary big" id="do-spin">${esc(T("Spin for the starting side"))}</button>
-        <div class="row">${t.starts.map(x => `<button type="button" class="${x}" data-start="${x}">${mark(x)} ${esc(T("{side!c} starts", {side: sideName(x)}))}</button>`).join("")}</div>`;
-    },
-    // the owner's phone while the guess is awaited: a token may be laid, nobody waits for it
-    deceive(v, t, side) {
-      const d = v.draft, n = v.state.dt[side];
-      return `<div class="card calm" data-testid="wait-guess"><b>${esc(T("Waiting for {side}'s guess on your mission {m}.", {side: sideName(d.guesser), m: d.mission}))}</b>
-        <p class="muted">${esc(TN("Nothing to tap. You hold {n} deception token; if you want to lay it on this mission, do it before the guess.", "Nothing to tap. You hold {n} deception tokens; if you want to lay one on this mission, do it before the guess.", n))}</p></div>
-        ${n ? `<button type="button" class="quiet" data-dec="ask" data-testid="deceive">${esc(T("Lay a deception token…"))}</button>` : ""}`;
-    },
-    guess(v, t) {
-      const d = v.draft;
-      return `<div class="card">${esc(T("Guess {side}'s mission {m}.", {side: sideName(d.owner), m: d.mission}))} ${esc(d.token ? T("It carries an intel token.") : T("No intel token on it."))}${d.deception ? ` <b class="dt-played" data-testid="dt-played">${esc(T("{side!c} laid a deception token on it.", {side: sideName(d.owner)}))}</b>` : ""}</div>${aidGrid(v.deduction, d, t.ranks) || grid(t.ranks, "guess")}`;
-    },
-    // the card is face up for everyone: the guesser's phone taps it (the owner's may too)
-    actual(v, t, side) {
-      const d = v.draft, yours = side === d.owner;
-      const guessed = `<b>${esc(rank(d.guess))}</b>`;
-      const head = !d.guess_needed
-        ? esc(T("{side!c}'s order broke this round: mission {m} counts as identified whatever is named. Tap the rank turned up.", {side: sideName(d.owner), m: d.mission}))
-        : yours ? T("{side!c} guessed {rank} for your mission {m}. Turn it up; either phone may tap its rank.", {side: esc(sideName(d.guesser)), rank: guessed, m: d.mission})
-          : T("You guessed {rank}. Tap the rank turned up on {side}'s mission {m}.", {rank: guessed, side: esc(sideName(d.owner)), m: d.mission});
-      return `<div class="card">${head}${d.deception ? " " + esc(T("A deception token lies on it.")) : ""}</div>${grid(t.ranks, "actual")}`;
-    },
-    choice(v) {
-      const d = v.draft;
-      return `<div class="card">${esc(T("Your {rank} is activated. Choose:", {rank: rank(d.actual)}))}</div>` + d.choices.map(o =>
-        `<button type="button" class="choice big" data-choice="${esc(o.choice)}">${esc(o.label)}<small>${esc(o.summary)}</small></button>`).join("");
-    },
-    check(v, t, side) {
-      const down = t.missions[side];
-      if (!down.length) return `<div class="card">${esc(T("All your cards are face up."))}</div><button type="button" class="primary big" id="do-check">${esc(T("Confirm the capture check"))}</button>`;
-      const m = down[picked.length];
-      if (m) return `<div class="card">${esc(T("Capture check: turn up mission {m} and tap its rank.", {m}))}</div>${grid(t.ranks[side].filter(r => !picked.includes(r)), "pick")}`;
-      // one mistap here loses the game: say before it is sent when the cards break the order
-      const four = [1, 2, 3, 4].map(m => m in v.state.revealed[side] ? v.state.revealed[side][m] : picked[down.indexOf(m)]);
-      const broken = !Lineup.check(four, null).legal;
-      return `<div class="card">${esc(T("Missions {missions}: {ranks}", {missions: down.join(", "), ranks: picked.map(rank).join(", ")}))}</div>
-        ${broken ? `<div class="card warn" data-testid="check-broken"><b>${esc(T("These cards are out of order:"))}</b> ${esc(T("confirming cancels your flag capture and {side} wins. Check each card before you confirm.", {side: sideName(other(side))}))}</div>` : ""}
-        <button type="button" class="primary big" id="do-check">${esc(broken ? T("Confirm: out of order") : T("Confirm"))}</button><button type="button" id="do-clear">${esc(T("Start again"))}</button>`;
-    },
+    ...steps.draw,
     over(v) {
       const s = v.state;
       return `<div class="card over" data-testid="winner" data-winner="${s.winner}">
@@ -235,7 +156,7 @@
     const stepKey = [t.step, t.sides.join(","), v.draft ? v.draft.mission : "", v.state.events].join("|");
     if (stepKey !== lastStep && $("toast")) $("toast").hidden = true;   // about a step now over
     const fresh = stepKey !== lastStep;
-    if (fresh) { picked = []; lastStep = stepKey; }
+    if (fresh) { steps.picked = []; lastStep = stepKey; }
     const step = watching && !seat ? "watch" : !seat ? "join" : seat.status === "pending" ? "waiting" : t.step;
     // a step of the game is drawn only for the phones that may tap it (no sides: anyone)
     const open = step in NEXT || !t.sides.length || t.sides.some(x => mine(x, t.part));
@@ -258,11 +179,10 @@
   async function act(path, body) {
     const r = await SL.post(path, body);
     const shown = SL.view && SL.view.state.reveals.slice(-1).map(x => x.narration)[0];
-    if (r.ok) { picked = []; if (r.data.text && r.data.text !== shown) SL.toast(r.data.text, true); }
+    if (r.ok) { steps.picked = []; if (r.data.text && r.data.text !== shown) SL.toast(r.data.text, true); }
     render();
     return r;
   }
-  const ev = e => act("/events", {event: e});
 
   document.addEventListener("click", async e => {
     const b = e.target.closest("button");
@@ -301,44 +221,7 @@
       }
       render(); return;
     }
-    if (b.dataset.pick) {
-      const x = +b.dataset.pick;
-      if (picked.includes(x)) picked = picked.filter(y => y !== x);
-      else {
-        const max = t.step === "exhaust" ? t.count[seat.side] : t.step === "intel" ? t.count : 10;
-        if (picked.length >= max) picked.shift();
-        picked.push(x);
-        // the intel card is recorded with its fourth rank: no extra tap (undo fixes a slip)
-        if (t.step === "intel" && picked.length === t.count) return ev({type: "intel", ranks: [...picked].sort((a, c) => a - c)});
-      }
-      render(); return;
-    }
-    if (b.dataset.card) return ev({type: "intel", ranks: b.dataset.card.split(",").map(Number)});
-    if (b.id === "do-exhaust") return ev({type: "exhaust", side: seat.side, ranks: picked});
-    if (b.id === "do-draw") return ev({type: "exhaust", side: seat.side, random: true});
-    if (b.id === "do-intel") return ev({type: "intel", ranks: [...picked].sort((a, c) => a - c)});
-    if (b.id === "do-tokens") return ev({type: "tokens", side: seat.side, missions: [...picked].sort()});
-    if (b.id === "do-spin") return ev({type: "start", random: true});
-    if (b.dataset.start) return ev({type: "start", side: b.dataset.start});
-    if (b.dataset.dec === "ask") {     // a scarce token: a second tap, in words, lays it
-      const d = v.draft, n = v.state.dt[seat.side];
-      const yes = await SL.ask({id: "deceive", yes: T("Lay it"), no: T("Not now"),
-        title: T("Lay a deception token on your mission {m}?", {m: d.mission}),
-        text: TN("You hold {n} deception token.", "You hold {n} deception tokens.", n)});
-      if (yes && SL.view && SL.view.draft && SL.view.draft.mission === d.mission && SL.view.draft.owner === d.owner)
-        return act("/draft", {step: "deception", value: true});
-      return;
-    }
-    if (b.dataset.dec) return act("/draft", {step: "deception", value: b.dataset.dec === "1"});
-    if (b.id === "do-plan") { picked = Lineup.tokens(v, seat.side); render(); return; }
-    if (b.dataset.guess) return act("/draft", {step: "guess", value: +b.dataset.guess});
-    if (b.dataset.actual) return act("/draft", {step: "actual", value: +b.dataset.actual});
-    if (b.dataset.choice) return act("/draft", {step: "choice", value: b.dataset.choice});
-    if (b.id === "do-clear") { picked = []; render(); return; }
-    if (b.id === "do-check") {
-      const ranks = {}; t.missions[seat.side].forEach((m, i) => { ranks[m] = picked[i]; });
-      return ev({type: "check", side: seat.side, ranks});
-    }
+    if (seat && await steps.tap(b, v, seat.side)) return;    // a step of the game
     if (b.id === "b-undo") {
       if (!seat) return SL.toast(T("Join the table first."));
       const next = v && v.undo_next;

@@ -142,18 +142,22 @@ class Wire:
 @pytest.fixture
 def screens(browser, live) -> Iterator[Callable[..., Any]]:
     """``screens("phone")`` / ``screens("tv")``: a new page of that size, watched;
-    ``locale``: the browser's language (what it sends as Accept-Language)."""
+    ``locale``: the browser's language (what it sends as Accept-Language); ``size``:
+    another screen's viewport for the TV (a tablet, a laptop)."""
     contexts, wires = [], []
 
-    def open_page(kind: str, locale: str | None = None) -> Any:
+    def open_page(kind: str, locale: str | None = None,
+                  size: tuple[int, int] | None = None) -> Any:
         # the screens ask for the dark room, the pages' default look (test_home.py switches)
         opts: dict[str, Any] = {"color_scheme": "dark", **({"locale": locale} if locale else {})}
         if kind == "phone":
             ctx = browser.new_context(viewport={"width": 390, "height": 844},
                                       device_scale_factor=2, is_mobile=True, has_touch=True,
                                       **opts)
-        else:
-            ctx = browser.new_context(viewport={"width": 1920, "height": 1080}, **opts)
+        else:              # a TV, or (size) a laptop or a tablet used as the table's screen
+            w, h = size or (1920, 1080)
+            ctx = browser.new_context(viewport={"width": w, "height": h},
+                                      has_touch=size is not None, **opts)
         contexts.append(ctx)
         page = ctx.new_page()
         page.set_default_timeout(10_000)

@@ -46,14 +46,19 @@ class Table:
 
     def __init__(self, screens: Callable[..., Any], live: Any, wall: int,
                  shots: str | None = None, teams: bool = False,
-                 tv_language: str | None = None) -> None:
+                 tv_language: str | None = None, enter: str = "phones",
+                 tv_size: tuple[int, int] | None = None) -> None:
         self.screens, self.live, self.wall, self.shots = screens, live, wall, shots
         self.teams = teams
+        # the seats entered on the TV (issue 23): a side, or (side, part) in team play
+        parts = (1, 2) if teams else (0,)
+        self.on_screen: set[Any] = {(x, p) if teams else x for x in (
+            SIDES if enter == "screen" else ("blue",) if enter == "blue" else ()) for p in parts}
         self.version = 0
         self.taps = 0                   # every tap a player made on a phone, counted
         self._sent = itertools.count()  # the HTTP entries' idempotency keys (enter_by_http)
         self.shot_done: set[str] = set()
-        tv = self.tv = screens("tv")
+        tv = self.tv = screens("tv", size=tv_size) if tv_size else screens("tv")
         tv.goto(live.url + "/")
         if tv_language:                 # the TV's language is chosen on the create page
             tv.click(f'[data-testid="langs"] [data-lang="{tv_language}"]')
@@ -63,17 +68,22 @@ class Table:
         tv.click(f'[data-w="{wall}"]')
         if teams:
             tv.click('[data-teams="1"]')
+        if enter != "phones":
+            tv.click(f'[data-enter="{enter}"]')
         tv.click('#create button[type="submit"]')
         tv.wait_for_url("**/t/*")
         tv.wait_for_selector("body[data-version]", state="attached")
         self.code = tv.url.rstrip("/").rsplit("/", 1)[1]
+        self.phones: dict[Any, Any] = {}     # by side, or (side, part) in team play
+        if enter == "screen":                # no phone will join: no code to scan
+            self.join_url = f"{live.url}/j/{self.code}"
+            return
         # the address phones will open: read from the QR code the TV draws, with a real decoder
         tv.locator("img.qr").evaluate("img => img.complete || new Promise(r => img.onload = r)")
         path = SCREENS / f"{shots or 'table'}-tv-qr.png"
         SCREENS.mkdir(parents=True, exist_ok=True)
         tv.screenshot(path=str(path))
         self.join_url = read_qr(path)
-        self.phones: dict[Any, Any] = {}     # by side, or (side, part) in team play
 
     # --- waiting and tapping ---------------------------------------------------------
     def seen(self, page: Any) -> int:
@@ -92,9 +102,20 @@ class Table:
         page.wait_for_function("v => +(document.body.dataset.version || 0) > v", arg=before)
         self.version = max(self.version, self.seen(page))
 
+    def panel(self, page: Any) -> str:
+        """Where ``page`` shows the step to enter: a phone's #act, the TV's #entry."""
+        return "#entry" if page is self.tv else "#act"
+
     def step(self, page: Any) -> str:
         self.sync(page)
-        return page.locator("#act").get_attribute("data-step") or ""
+        return page.locator(self.panel(page)).get_attribute("data-step") or ""
+
+    def facing(self, page: Any, side: str) -> None:
+        """On a screen both sides enter at, the panel for ``side``: a tap if the other
+        side's is up (the setup's soldiers and tokens, the capture check)."""
+        if page is self.tv and page.locator("#entry").get_attribute("data-side") != side:
+            self.tap(page, f'[data-entry-side="{side}"]')
+            page.wait_for_selector(f'#entry[data-side="{side}"]', state="attached")
 
     def tap(self, page: Any, selector: str) -> None:
         """A tap that only changes what this phone has picked so far."""
@@ -134,7 +155,8 @@ class Table:
     def of(self, side: str, mission: int = 1) -> Any:
         """The phone that taps for ``side``: in team play (R80) the player of the part
         holding ``mission`` (missions 1-2 or 3-4; the part of missions 1-2 otherwise)."""
-        return self.phones[(side, team_part(mission))] if self.teams else self.phones[side]
+        who = (side, team_part(mission)) if self.teams else side
+        return self.tv if who in self.on_screen else self.phones[who]
 
     # --- one event, by taps ----------------------------------------------------------
     def play(self, d: dict[str, Any], before: Callable[[str, Any], None] | None = None) -> None:
@@ -144,60 +166,65 @@ class Table:
         if kind == "exhaust":
             p = self.of(d["side"])
             assert self.step(p) == "exhaust"
+            self.facing(p, d["side"])
             hook("exhaust", p)
             for r in d["ranks"]:
-                self.tap(p, f'#act [data-pick="{r}"]')
-            self.submit(p, "#do-exhaust")
+                self.tap(p, f'{self.panel(p)} [data-pick="{r}"]')
+            self.submit(p, f"{self.panel(p)} #do-exhaust")
         elif kind == "intel":
             p = self.of("red")
             assert self.step(p) == "intel"
-            card = f'#act [data-card="{",".join(map(str, sorted(d["ranks"])))}"]'
+            card = f'{self.panel(p)} [data-card="{",".join(map(str, sorted(d["ranks"])))}"]'
             if p.locator(card).count():           # seen before on this server: one tap
                 hook("intel", p)
                 self.submit(p, card)
                 return
             for r in d["ranks"][:-1]:
-                self.tap(p, f'#act [data-pick="{r}"]')
+                self.tap(p, f'{self.panel(p)} [data-pick="{r}"]')
             hook("intel", p)
-            self.submit(p, f'#act [data-pick="{d["ranks"][-1]}"]')   # the fourth records it
+            # the fourth records it
+            self.submit(p, f'{self.panel(p)} [data-pick="{d["ranks"][-1]}"]')
         elif kind == "tokens":
             p = self.of(d["side"])
             assert self.step(p) == "tokens"
+            self.facing(p, d["side"])
             for m in d["missions"]:
-                self.tap(p, f'#act [data-pick="{m}"]')
+                self.tap(p, f'{self.panel(p)} [data-pick="{m}"]')
             hook("tokens", p)
-            self.submit(p, "#do-tokens")
+            self.submit(p, f"{self.panel(p)} #do-tokens")
         elif kind == "start":
             p = self.of(d["side"])
             if self.step(p) != "start":          # days 2 and 3 start by themselves (R12)
                 assert self.step(p).startswith("reveal-")
                 return
             hook("start", p)
-            self.submit(p, f'#act [data-start="{d["side"]}"]')
+            self.submit(p, f'{self.panel(p)} [data-start="{d["side"]}"]')
         elif kind == "reveal":
             owner = self.of("blue" if d["guesser"] == "red" else "red", d["mission"])
             guesser = self.of(d["guesser"], d["mission"])
             if d["deception"]:                   # laid while the guess waits; else no tap
                 hook("deception", owner)
-                self.tap(owner, '[data-dec="ask"]')             # a second tap lays it
+                self.sync(owner)
+                self.tap(owner, f'{self.panel(owner)} [data-dec="ask"]')   # a second tap lays it
                 owner.get_by_test_id("ask").wait_for()
                 self.submit(owner, '[data-testid="ask-yes"]')
             if self.step(guesser) == "reveal-guess":   # none after R60 broke the order
                 hook("guess", guesser)
-                self.submit(guesser, f'[data-guess="{d["guess"]}"]')
+                self.submit(guesser, f'{self.panel(guesser)} [data-guess="{d["guess"]}"]')
             assert self.step(guesser) == "reveal-actual"
             hook("actual", guesser)
-            self.submit(guesser, f'[data-actual="{d["actual"]}"]')   # the card, seen
+            self.submit(guesser, f'{self.panel(guesser)} [data-actual="{d["actual"]}"]')  # seen
             if d.get("choice") is not None and self.step(owner) == "reveal-choice":
                 hook("choice", owner)
-                self.submit(owner, f'[data-choice="{d["choice"]}"]')
+                self.submit(owner, f'{self.panel(owner)} [data-choice="{d["choice"]}"]')
         elif kind == "check":
             p = self.of(d["side"])
             assert self.step(p) == "check"
+            self.facing(p, d["side"])
             for _m, r in sorted((int(m), r) for m, r in d["ranks"].items()):
-                self.tap(p, f'#act [data-pick="{r}"]')
+                self.tap(p, f'{self.panel(p)} [data-pick="{r}"]')
             hook("check", p)
-            self.submit(p, "#do-check")
+            self.submit(p, f"{self.panel(p)} #do-check")
         else:  # pragma: no cover
             raise AssertionError(kind)
 

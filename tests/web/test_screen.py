@@ -88,7 +88,7 @@ def test_a_mixed_table_each_side_enters_its_own_steps_and_undo_asks_the_phone(cl
 def test_both_sides_on_the_screen_undo_a_reveal_without_a_phone(client):
     host = _screen_table(client, [{"side": "red"}, {"side": "blue"}])
     for side in ("red", "blue"):
-        host.event({"type": "exhaust", "side": side, "random": True})
+        host.event({"type": "exhaust", "side": side, "ranks": [9]})
     host.event({"type": "intel", "ranks": [1, 4, 6, 9]})
     for side in ("red", "blue"):
         host.event({"type": "tokens", "side": side, "missions": []})
@@ -115,6 +115,9 @@ def test_a_team_game_with_one_part_on_the_screen(client):
             who.event(d)
             continue
         part = view["draft"]["part"]
+        if part == 2 and e.guesser == "red" and view["draft"]["step"] == "guess":
+            # the screen holds red's missions 1-2 only: red's 3-4 is the phone's
+            assert host.draft("guess", e.guess, expect=403).get_json()["code"] == "wrong_seat"
         by = {s: host if (s, part) == ("red", 1) else phones.get((s, part))
               for s in ("red", "blue")}
         if e.deception:

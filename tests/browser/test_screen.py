@@ -1,0 +1,217 @@
+"""One shared screen (issue 23): whole games kept from the big screen, phones optional.
+
+Each game is a legal game from the referee's simulator, entered by taps (and keys) on
+the host page; at every day's end the board must show what the referee's replay of
+the same events says, and at the end its winner. The taps are counted as on phones.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from companion.engine.simulate import random_record
+
+from .conftest import TAPS, shot
+from .table import Table, expected_after, normalise
+from .test_game import WALL, plan, played_before
+
+
+def numbers(table: Table, want: dict[str, Any]) -> None:
+    """The board's figures (any language) are the referee's."""
+    tv = table.tv
+    table.sync(tv)
+    for side in ("red", "blue"):
+        assert tv.get_by_test_id(f"ip-{side}").get_attribute("data-value") == str(want["ip"][side])
+        assert tv.get_by_test_id(f"dt-{side}").get_attribute("data-value") == str(want["dt"][side])
+    assert int(tv.get_by_test_id("da").get_attribute("data-pos") or "x") == want["da"]
+    assert tv.locator("#day .on").text_content() == str(want["day"])
+
+
+def photographer(table: Table, name: str) -> Any:
+    """A hook for Table.play: the TV photographed at each kind of step, the first time."""
+    done: set[str] = set()
+
+    def photograph(stage: str, page: Any) -> None:
+        if stage in done or page is not table.tv:
+            return
+        done.add(stage)
+        table.sync(page)
+        shot(page, f"{name}-{len(done):02d}-{stage}")
+    return photograph
+
+
+def play(table: Table, events: list[dict], name: str, wall: int = WALL,
+         keys: bool = False) -> dict[str, Any]:
+    """Enter ``events`` by taps; the board checked at each day's end; photographs of
+    each kind of step the first time it comes. ``keys``: some steps by the keyboard."""
+    photograph = photographer(table, name)
+    plain, rounds, days = [], [], []
+    round_from = 0
+    by_keys = False
+    for i, d in enumerate(events):
+        before = table.taps
+        if d["type"] == "intel":
+            round_from = before
+        simple = d["type"] == "reveal" and not d["deception"] and d.get("choice") is None
+        if keys and simple and not by_keys and table.of(d["guesser"], d["mission"]) is table.tv:
+            by_keys = True                        # a laptop: digits, 0 for 10, no mouse
+            tv = table.tv
+            if table.step(tv) == "reveal-guess":
+                v = table.seen(tv)
+                tv.keyboard.press(str(d["guess"] % 10))
+                tv.wait_for_function("v => +document.body.dataset.version > v", arg=v)
+            v = table.seen(tv)
+            tv.keyboard.press(str(d["actual"] % 10))
+            tv.wait_for_function("v => +document.body.dataset.version > v", arg=v)
+            table.version = max(table.version, table.seen(tv))
+        else:
+            table.play(d, photograph)
+        if simple and not (keys and by_keys and table.taps == before):
+            plain.append(table.taps - before)
+        reveals = sum(e["type"] == "reveal" for e in events[: i + 1])
+        if d["type"] == "reveal" and reveals % 8 == 0:
+            rounds.append(table.taps - round_from)
+        want = expected_after(wall, events[: i + 1])
+        if want["phase"] in ("round_end", "over") and want["day"] not in days:
+            days.append(want["day"])
+            numbers(table, want)
+            shot(table.tv, f"{name}-day{want['day']}-end")
+    want = expected_after(wall, events)
+    assert want["phase"] == "over"
+    table.sync(table.tv)
+    won = table.tv.get_by_test_id("winner")
+    won.wait_for()
+    assert won.get_attribute("data-winner") == want["winner"]
+    shot(table.tv, f"{name}-winner")
+    record = table.live.app.test_client().get(f"/api/tables/{table.code}/record").get_json()
+    # the same record as the same game on phones: a choice with one option is the
+    # referee's, tapped by nobody (a phone's record leaves it out too)
+    assert record["events"] == [{k: v for k, v in e.items() if k != "choice" or "choice" in got}
+                                for e, got in zip(events, record["events"], strict=True)]
+    return {"plain": plain, "rounds": rounds, "days": days}
+
+
+def test_a_whole_game_from_the_tv_alone_by_taps_and_keys(screens, live):
+    events = plan()
+    assert played_before(live, [e["ranks"] for e in events if e["type"] == "intel"]) >= 1
+    table = Table(screens, live, WALL, shots="screen", enter="screen")
+    tv = table.tv
+    assert tv.get_by_test_id("entry").is_visible()
+    assert "Enter" in tv.get_by_test_id("entry-keys").inner_text()
+    assert [s.get_attribute("data-screen") for s in tv.locator("#seats .seat").all()] == ["1", "1"]
+    # a tap in progress taken back with Backspace; ? opens the rules
+    assert table.step(tv) == "exhaust"
+    tv.locator('#entry [data-pick="5"]').click()
+    assert tv.locator('#entry [data-pick="5"].sel').count() == 1
+    tv.keyboard.press("Backspace")
+    tv.wait_for_selector('#entry [data-pick="5"]:not(.sel)')
+    with tv.context.expect_page() as rules:
+        tv.keyboard.press("?")
+    assert "/rules" in rules.value.url
+    rules.value.close()
+    out = play(table, events, "screen", keys=True)
+    assert out["days"] == [1, 2, 3]
+    assert out["plain"] and set(out["plain"]) == {2}, out["plain"]
+    # a round from the intel card to the eighth reveal, as counted on phones (test_game)
+    assert len(out["rounds"]) == 3 and all(r <= 24 + 4 for r in out["rounds"]), out["rounds"]
+    base = [r - extra for r, extra in zip(out["rounds"], extras(events), strict=True)]
+    assert all(b <= 24 for b in base), base
+    TAPS["one screen: a plain reveal"] = f"{sorted(set(out['plain']))} (target 2)"
+    TAPS["one screen: rounds 1-3, intel, tokens, 8 reveals"] = f"{base} (target <= 24)"
+    TAPS["  with deception tokens, choices, day 1's start"] = f"{out['rounds']}"
+
+
+def extras(events: list[dict]) -> list[int]:
+    """The optional taps of each round: a deception token (2 taps), a choice (1), day 1's
+    start (1), the setup's side switch on a screen both sides share (tokens: 1)."""
+    out, n = [], 0
+    for d in events:
+        if d["type"] == "intel":
+            n = 0
+        if d["type"] == "start" and not out:
+            n += 1
+        if d["type"] == "tokens" and d["side"] == "blue":
+            n += 0
+        if d["type"] == "reveal":
+            n += 2 * d["deception"] + (d.get("choice") is not None)
+            if sum(e["type"] == "reveal" for e in events[: events.index(d) + 1]) % 8 == 0:
+                out.append(n)
+    return out
+
+
+def test_a_whole_game_on_a_tablet_in_german_and_its_other_shapes(screens, live):
+    events = plan()
+    table = Table(screens, live, WALL, shots="tablet", enter="screen", tv_size=(1024, 768),
+                  tv_language="de")
+    tv = table.tv
+    assert tv.evaluate("() => document.body.classList.contains('staged')")
+    # every control thumb-size (at least 44 CSS px) and nothing off the screen
+    assert table.step(tv) == "exhaust"
+    sizes = tv.evaluate("""() => [...document.querySelectorAll('#entry button, .host-tools button')]
+        .filter(b => b.offsetParent).map(b => { const r = b.getBoundingClientRect();
+        return [r.height, r.bottom <= innerHeight + 1 && r.right <= innerWidth + 1,
+                b.textContent.trim()]; })""")
+    shot(tv, "tablet-1024x768-exhaust")
+    assert sizes and not [x for x in sizes if x[0] < 44 or not x[1]], sizes
+    for w, h in ((768, 1024), (1280, 800)):            # upright, and a wider tablet
+        tv.set_viewport_size({"width": w, "height": h})
+        tv.wait_for_function("w => document.body.classList.contains('portrait') === w", arg=w < h)
+        shot(tv, f"tablet-{w}x{h}-exhaust")
+        bottom = tv.evaluate("() => $entry().bottom".replace(
+            "$entry()", "document.getElementById('entry').getBoundingClientRect()"))
+        assert bottom <= h + 1
+    tv.set_viewport_size({"width": 1024, "height": 768})
+    out = play(table, events, "tablet")
+    assert out["days"] == [1, 2, 3] and set(out["plain"]) == {2}
+    assert tv.locator("html").get_attribute("lang") == "de"
+
+
+def test_a_mixed_game_red_on_a_phone_blue_on_the_screen_in_french(screens, live):
+    events = plan()
+    table = Table(screens, live, WALL, shots="mixed", enter="blue", tv_size=(1280, 720),
+                  tv_language="fr")
+    red = table.join("red", "Ann")
+    tv = table.tv
+    # the screen enters blue's steps only: red's soldier is asked on red's phone
+    assert table.step(tv) == "exhaust" and tv.locator("#entry").get_attribute("data-side") == "blue"
+    first_reveal, snap = True, photographer(table, "mixed")
+    for i, d in enumerate(events):
+        if d["type"] == "reveal" and first_reveal and d["guesser"] == "blue" and not d["deception"]:
+            first_reveal = False
+            # a reveal undone from the screen waits for red's phone (red saw the card)
+            table.play(d)
+            table.sync(tv)
+            tv.locator("#undo").click()
+            tv.get_by_test_id("ask").wait_for()
+            # the dialog says red's phone must agree
+            assert "rouge" in tv.locator('[data-testid="ask"] p').inner_text().lower()
+            table.submit(tv, '[data-testid="ask-yes"]')
+            table.sync(red)
+            red.get_by_test_id("undo-ask").wait_for()
+            assert tv.get_by_test_id("undo-request").count() == 0     # not the screen's to agree
+            table.submit(red, '[data-testid="undo-ask"] [data-undo="yes"]')
+            assert table.step(tv) == "reveal-guess"
+        table.play(d, snap)
+        want = expected_after(WALL, events[: i + 1])
+        if want["phase"] in ("round_end", "over"):
+            numbers(table, want)
+    shot(tv, "mixed-end")
+    won = tv.get_by_test_id("winner")
+    won.wait_for()
+    assert won.get_attribute("data-winner") == expected_after(WALL, events)["winner"]
+
+
+def test_a_team_game_with_one_part_on_the_screen(screens, live):
+    events = normalise([e.to_dict() for e in random_record(
+        random.Random(4), wall_distance=WALL, disorder=0, lie=0).events])
+    table = Table(screens, live, WALL, shots="screen-teams", teams=True)
+    tv = table.tv
+    tv.locator('[data-testid="screen-tools"] summary').click()
+    table.submit(tv, '[data-testid="take-red-1"]')
+    table.on_screen.add(("red", 1))
+    for (side, part), name in {("red", 2): "Cleo", ("blue", 1): "Bob", ("blue", 2): "Dirk"}.items():
+        table.join(side, name, part=part)
+    shot(tv, "screen-teams-seated")
+    out = play(table, events, "screen-teams")
+    assert out["days"]
