@@ -1,4 +1,5 @@
-"""``python -m benchmarks engine | server | pages | history [options]`` (from the checkout)."""
+"""``python -m benchmarks engine | server | pages | history | chances [options]``
+(from the checkout)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Sequence
 def build_parser() -> argparse.ArgumentParser:
     b = argparse.ArgumentParser(prog="python -m benchmarks",
                                 description="performance figures (docs/PERFORMANCE.md)")
-    b.add_argument("what", choices=["engine", "server", "pages", "history"])
+    b.add_argument("what", choices=["engine", "server", "pages", "history", "chances"])
     b.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     b.add_argument("--tables", type=int, default=50, help="tables (server)")
     b.add_argument("--threads", type=int, default=None,
@@ -30,11 +31,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="history: finished games in each run (default 100,1000,10000)")
     b.add_argument("--blocks", type=int, default=4,
                    help="history: alone / loaded blocks of --seconds each (default 4)")
+    b.add_argument("--games", type=int, default=2000,
+                   help="chances: simulated games to grade the estimates on (default 2000)")
+    b.add_argument("--playouts", type=int, default=100,
+                   help="chances: playouts per estimate while grading (default 100)")
     return b
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.what == "chances":
+        from .chances import run as chances
+        return chances(games=args.games, playouts=args.playouts)
     if args.what == "engine":
         from .engine import run
         return run(seconds=args.seconds, against=args.against, rounds=args.rounds)

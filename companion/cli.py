@@ -3,6 +3,8 @@
 - ``spies-lies replay FILE``: the state of a recorded game as JSON (RECORD.md).
 - ``spies-lies deduce FILE``: per side, the line-ups still consistent with the
   public information of the round in play (``companion/engine/deduce.py``).
+- ``spies-lies chances FILE``: each side's chance to win after every event, from
+  public information (``companion/engine/chances.py``, docs/CHANCES.md).
 - ``spies-lies serve``: the table companion on the LAN.
 - ``spies-lies keeper``: the keeper link again (who may delete games, issue 20).
 - ``spies-lies ratings --rebuild``: every player's rating made again from every finished
@@ -19,12 +21,18 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .engine import State
+    from .engine import Record, State
 
 
 def _replayed(args: argparse.Namespace) -> State | None:
     """The state at the end of the record in ``args.file``; ``None`` (after one
     ``error: …`` line on stderr) when it cannot be read or replayed."""
+    got = _record(args)
+    return None if got is None else got[1]
+
+
+def _record(args: argparse.Namespace) -> tuple[Record, State] | None:
+    """The record in ``args.file`` and its end, or ``None`` as :func:`_replayed`."""
     from .engine import Record, RecordError, replay
 
     try:
@@ -37,7 +45,8 @@ def _replayed(args: argparse.Namespace) -> State | None:
         print(f"error: cannot read {args.file}: {err.strerror}", file=sys.stderr)
         return None
     try:
-        return replay(Record.from_json(text))
+        rec = Record.from_json(text)
+        return rec, replay(rec)
     except RecordError as err:
         print(f"error: {err}", file=sys.stderr)
         return None
@@ -65,6 +74,18 @@ def _deduce(args: argparse.Namespace) -> int:
 
     state = _replayed(args)
     return 2 if state is None else _print(deduce_output(state), args.pretty)
+
+
+def _chances(args: argparse.Namespace) -> int:
+    from .engine.chances import chances_output
+
+    got = _record(args)
+    if got is None:
+        return 2
+    if not 1 <= args.playouts <= 100_000:
+        print("error: --playouts must be 1-100000", file=sys.stderr)
+        return 2
+    return _print(chances_output(got[0], args.playouts, args.seed), args.pretty)
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -118,6 +139,16 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("file", help="a spies-and-lies-record/1 JSON file, or - for stdin")
     d.add_argument("--pretty", action="store_true", help="indent the JSON")
     d.set_defaults(func=_deduce)
+
+    c = sub.add_parser("chances", help="print each side's chance to win after every event "
+                                       "of a record, from public information, as JSON")
+    c.add_argument("file", help="a spies-and-lies-record/1 JSON file, or - for stdin")
+    c.add_argument("--playouts", type=int, default=600,
+                   help="games played on from each event (default 600: standard error "
+                        "at most 2 points)")
+    c.add_argument("--seed", type=int, default=0, help="the same seed, the same numbers")
+    c.add_argument("--pretty", action="store_true", help="indent the JSON")
+    c.set_defaults(func=_chances)
 
     b = sub.add_parser("bench", help="moved: python -m benchmarks, from a checkout")
     b.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)

@@ -32,8 +32,8 @@ from .events import (
     other,
 )
 from .expect import expected, owner_choices
-from .referee import apply, new_game
-from .state import Phase
+from .referee import advance, apply, new_game
+from .state import Phase, State
 
 
 def deploy(rng: random.Random, hand: list[int], disorder: float = 0.0) -> list[int]:
@@ -55,16 +55,45 @@ def play(rng: random.Random, options: Options | None = None, disorder: float = 0
 
     ``box``: the intel cards of the box, drawn without replacement as at a real table
     (by default any four ranks make a card)."""
-    s = new_game(options)
     deck = [tuple(sorted(c)) for c in box] if box is not None else None
-    deployed: dict[Side, list[int]] = {}
+    yield from play_on(rng, new_game(options), {}, disorder, lie, correct, deceive, deck)
+
+
+def play_on(rng: random.Random, s: State, deployed: dict[Side, list[int]],
+            disorder: float = 0.1, lie: float = 0.1, correct: float = 0.35,
+            deceive: float = 0.3, deck: list[tuple[int, ...]] | None = None,
+            in_place: bool = False) -> Iterator[Event]:
+    """The rest of a game from ``s`` by the same players: ``deployed`` holds each side's
+    four cards of the round in play (drawn again at each round's intel card).
+    ``in_place``: ``s`` itself is played on (a playout's own copy, issue 25)."""
 
     def emit(e: Event) -> Event:
         nonlocal s
-        s = apply(s, e)
+        if in_place:
+            advance(s, e)
+        else:
+            s = apply(s, e)
         return e
 
     while s.phase != Phase.OVER:
+        # a reveal, by far the most frequent event, is found without expected()'s words
+        nxt = s.next_reveal() if s.phase == Phase.MISSION else None
+        if nxt is not None:
+            guesser, mission = nxt
+            owner = other(guesser)
+            actual = deployed[owner][mission - 1]
+            guess = actual if rng.random() < correct else rng.randint(1, 10)
+            hand = s.hand_ranks(owner)
+            if guess != actual and guess not in hand:
+                # a player names a rank the card could be (the phones offer no other,
+                # issue 22); the same draw picks it, so the game's course is unchanged
+                wrong = [r for r in hand if r != actual]
+                guess = wrong[guess % len(wrong)]
+            dec = s.dt[owner] > 0 and rng.random() < deceive
+            choices = owner_choices(s, owner, actual)
+            yield emit(Reveal(guesser, mission, guess, actual, dec,
+                              rng.choice(choices) if choices else None))
+            continue
         exp = expected(s)
         if exp.type == "exhaust":
             side = exp.sides[0]
@@ -86,21 +115,6 @@ def play(rng: random.Random, options: Options | None = None, disorder: float = 0
             yield emit(Tokens(side, tuple(sorted(truth))))
         elif exp.type == "start":
             yield emit(Start(exp.sides[0] if exp.sides else rng.choice(SIDES)))
-        elif exp.type == "reveal" and exp.mission is not None:
-            guesser, mission = exp.sides[0], exp.mission
-            owner = other(guesser)
-            actual = deployed[owner][mission - 1]
-            guess = actual if rng.random() < correct else rng.randint(1, 10)
-            hand = s.hand_ranks(owner)
-            if guess != actual and guess not in hand:
-                # a player names a rank the card could be (the phones offer no other,
-                # issue 22); the same draw picks it, so the game's course is unchanged
-                wrong = [r for r in hand if r != actual]
-                guess = wrong[guess % len(wrong)]
-            dec = s.dt[owner] > 0 and rng.random() < deceive
-            choices = owner_choices(s, owner, actual)
-            yield emit(Reveal(guesser, mission, guess, actual, dec,
-                              rng.choice(choices) if choices else None))
         elif exp.type == "check":
             side = exp.sides[0]
             down = {m: r for m, r in enumerate(deployed[side], 1) if m not in s.revealed[side]}

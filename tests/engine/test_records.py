@@ -77,9 +77,9 @@ def test_replay_command_refuses_a_bad_record_with_one_line(path):
     ('{"format": "spies-and-lies-record/1", "events": [{"type": "fly"}]}',
      'error: event 0: unknown event type "fly"'),
 ])
-@pytest.mark.parametrize("command", ["replay", "deduce"])
+@pytest.mark.parametrize("command", ["replay", "deduce", "chances"])
 def test_the_commands_refuse_bad_files(tmp_path, content, line, command):
-    """``replay`` and ``deduce`` read records alike: one error line, exit 2."""
+    """``replay``, ``deduce`` and ``chances`` read records alike: one error line, exit 2."""
     f = tmp_path / "r.json"
     f.write_text(content)
     run = _cli(sys.executable, "-m", "companion", command, str(f))
