@@ -73,7 +73,17 @@ def brier(p: dict[str, float], winner: str) -> float:
 
 
 def run(games: int = 2000, playouts: int = 100, workers: int = 2) -> int:
+    """Grade ``games`` games (0: only time the live estimate) and time the live figure."""
     started = time.perf_counter()
+    ok = better = True
+    if games:
+        ok, better = _grade(games, playouts, workers)
+    _live_figure()
+    print(f"calibrated: {'yes' if ok else 'NO'} · {time.perf_counter() - started:.0f} s")
+    return 0 if ok and better else 1
+
+
+def _grade(games: int, playouts: int, workers: int) -> tuple[bool, bool]:
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         graded = [x for xs in pool.imap(_one, [(s, playouts) for s in range(games)], 8)
                   for x in xs]
@@ -114,6 +124,10 @@ def run(games: int = 2000, playouts: int = 100, workers: int = 2) -> int:
               f"{seen - mean:>+7.3f}  {('yes' if good else 'NO') if graded_bin else '(< 200)'}")
     print(f"Brier score (red, blue, draw): ours {ours:.4f}, the IP/double-agent baseline "
           f"{base:.4f} ({'better' if ours < base else 'NOT better'})")
+    return ok, ours < base
+
+
+def _live_figure() -> None:
     # the live figure: as many playouts as fit in 300 ms (at least 100), from every
     # fourth event of a few games, on one core
     times, counts = [], []
@@ -134,5 +148,3 @@ def run(games: int = 2000, playouts: int = 100, workers: int = 2) -> int:
           f"(standard error <= {standard_error(counts[len(counts) // 2]):.3f}, at worst "
           f"{standard_error(counts[0]):.3f}); time median {1000 * times[len(times) // 2]:.0f} "
           f"ms, longest {1000 * times[-1]:.0f} ms")
-    print(f"calibrated: {'yes' if ok else 'NO'} · {time.perf_counter() - started:.0f} s")
-    return 0 if ok and ours < base else 1

@@ -97,12 +97,32 @@
       }
       out += t(x + w / 2, y + h + 24, a === W ? T("wall") : label, {size: 22, fill: COL.dim, room: w - 6});
     }
-    out += t(x0, y + h + 50, "◀ " + T("{side}'s fort · {side} territory", {side: sideName("red")}), {anchor: "start", size: 22, fill: COL.red});
-    out += t(1200, y + h + 50, T("{side} territory · {side}'s fort", {side: sideName("blue")}) + " ▶", {anchor: "end", size: 22, fill: COL.blue});
+    // (room for the chance bar between them, when the table shows one)
+    const room = SL.view && SL.view.chances ? 425 : 560;
+    out += t(x0, y + h + 50, "◀ " + T("{side}'s fort · {side} territory", {side: sideName("red")}), {anchor: "start", size: 22, fill: COL.red, room});
+    out += t(1200, y + h + 50, T("{side} territory · {side}'s fort", {side: sideName("blue")}) + " ▶", {anchor: "end", size: 22, fill: COL.blue, room});
     const dx = x0 + (s.da + W + 1 + 0.5) * w;
     out += `<g data-testid="da" data-pos="${s.da}" role="img" aria-label="${esc(T("double agent {where}", {where}))}"><rect x="${dx - 20}" y="${y + 6}" width="40" height="52" rx="6" fill="${COL.da}" stroke="${COL.gold}" stroke-width="4"/>
       ${t(dx, y + 40, T("DA"), {size: 22, weight: 800, fill: "#f2c14e", room: 36})}</g>`;
     return out;
+  }
+
+  // the chance to win (issue 25, a table that opted in): a slim bar between the forts,
+  // red's share from the left, blue's from the right, a draw between them
+  function chanceBar(v) {
+    const c = SL.chance;
+    if (!v.chances) return "";
+    const x0 = 480, w = 280, y = 142, h = 24;
+    if (!c) return `<g data-testid="chance-bar" data-pending="1">${t(x0 + w / 2, y + 18, T("chance to win…"), {size: 18, fill: COL.dim, room: w})}</g>`;
+    const red = Math.round(100 * c.red), blue = Math.round(100 * c.blue), stale = c.events !== v.state.events;
+    const rw = w * c.red, bw = w * c.blue;
+    return `<g data-testid="chance-bar" data-red="${red}" data-blue="${blue}" data-events="${c.events}" opacity="${stale ? 0.6 : 1}" role="img"
+      aria-label="${esc(T("Chance to win: red {red}%, blue {blue}%", {red, blue}))}"><title>${esc(T("Chance to win from here, from what the table has seen: red {red}%, blue {blue}%", {red, blue}))}</title>
+      <rect x="${x0}" y="${y}" width="${w}" height="${h}" rx="6" fill="${COL.midCell}" stroke="${COL.line}" stroke-width="2"/>
+      <rect x="${x0}" y="${y}" width="${rw}" height="${h}" rx="6" fill="${COL.markRed}"/>
+      <rect x="${x0 + w - bw}" y="${y}" width="${bw}" height="${h}" rx="6" fill="${COL.markBlue}"/>
+      ${t(x0 + 8, y + 19, red + "%", {size: 19, anchor: "start", weight: 800, fill: "#fff"})}
+      ${t(x0 + w - 8, y + 19, blue + "%", {size: 19, anchor: "end", weight: 800, fill: "#06203d"})}</g>`;
   }
 
   function ipTrack(s, side, y) {
@@ -218,7 +238,7 @@
     const s = v.state, w = v.words;
     document.body.dataset.version = v.version;
     document.body.dataset.phase = s.phase;
-    $("board").innerHTML = daTrack(s, w.da) + ipTrack(s, "red", 170) + ipTrack(s, "blue", 232)
+    $("board").innerHTML = daTrack(s, w.da) + chanceBar(v) + ipTrack(s, "red", 170) + ipTrack(s, "blue", 232)
       + missions(v, "red", 340) + missions(v, "blue", 585) + intel(s)
       + sidePanel(s, "red", 330) + sidePanel(s, "blue", 575);
     fitTexts($("board"));
@@ -643,6 +663,7 @@
   soundButton();
 
   SL.onView(v => { draw(v); moments(v); });
+  SL.watchChance(() => { if (SL.view) draw(SL.view); });
   SL.onPresence((c, watching) => {
     connected = c;
     if (SL.view) seats(SL.view);

@@ -2,7 +2,7 @@
    aid, a first game (the big screen then explains each ability the first time it acts). */
 "use strict";
 (() => {
-  let wall = 4, teams = false, deduction = false, firstGame = false, enter = "phones";
+  let wall = 4, teams = false, deduction = false, firstGame = false, enter = "phones", chances = false;
   // the seats entered on the big screen (issue 23): none, every one, or blue's
   const SIDE = {red: T("red"), blue: T("blue")}, cap = w => w[0].toUpperCase() + w.slice(1);
   const screen = () => (enter === "screen" ? ["red", "blue"] : enter === "blue" ? ["blue"] : [])
@@ -47,6 +47,11 @@
     if (b.dataset.first) { firstGame = b.dataset.first === "1"; choose("first", b); }
     if (b.dataset.teams) { teams = b.dataset.teams === "1"; choose("teams", b); }
     if (b.dataset.enter) { enter = b.dataset.enter; choose("enter", b); }
+    if (b.dataset.chances) {         // on or off by itself, beside the aids (issue 25)
+      chances = !chances;
+      b.classList.toggle("sel", chances);
+      b.setAttribute("aria-pressed", String(chances));
+    }
   });
   // the wall distance is a radio group: the arrow keys move the choice
   document.querySelector(".wd").addEventListener("keydown", e => {
@@ -83,7 +88,7 @@
   const problem = document.getElementById("import-problem");
   document.getElementById("create").addEventListener("submit", e => {
     e.preventDefault();
-    open("/api/tables", {wall_distance: wall, teams, deduction, first_game: firstGame, screen: screen()}, msg => { document.getElementById("create-problem").textContent = msg; });
+    open("/api/tables", {wall_distance: wall, teams, deduction, first_game: firstGame, screen: screen(), chances}, msg => { document.getElementById("create-problem").textContent = msg; });
   });
   document.getElementById("import-file").addEventListener("change", async e => {
     const file = e.target.files[0];

@@ -170,8 +170,30 @@ const SL = (() => {
   const SIDES = {red: T("red"), blue: T("blue")};
   const sideName = s => SIDES[s] || s;
   const and = xs => xs.length < 2 ? xs.join("") : T("{first} and {last}", {first: xs.slice(0, -1).join(", "), last: xs[xs.length - 1]});
+  // the chance to win (issue 25), for a table that opted in: worked out by the server
+  // off the request path, asked for every 2 s while the figure shown is older than the game
+  let chance = null, chanceAsked = false;
+  const onChance = [];
+  async function chancePoll() {
+    const v = view;
+    if (v && v.chances && !document.hidden && (!chance || chance.events !== v.state.events)) {
+      try {
+        const r = await get("/chances");
+        if (r.status === 200 && r.data.live && (!chance || r.data.live.events !== chance.events)) {
+          chance = r.data.live;
+          onChance.forEach(f => f(chance));
+        }
+      } catch (e) { /* the live connection shows the trouble */ }
+    }
+    setTimeout(chancePoll, chance && view && chance.events === view.state.events ? 2000 : 700);
+  }
+  function watchChance(f) {
+    onChance.push(f);
+    if (!chanceAsked) { chanceAsked = true; chancePoll(); }
+  }
   return {
     code, key, newSecret, get, post, refresh, connect, toast, ask, fitNames, outcomeWord, todays, rank, esc, cap, mark, sideName, and,
+    watchChance, get chance() { return chance; },
     get view() { return view; }, get streaming() { return !!es && es.readyState === 1; }, get me() { return me; }, set me(m) { me = m; },
     get secret() { return secret; }, set secret(s) { secret = s; },
     onView: f => onView.push(f), onPresence: f => onPresence.push(f),

@@ -53,8 +53,18 @@
       <div class="wb-head"><b>${esc(T("day {n}", {n: s.day}))}</b> <span>${esc(T("Double agent {where}", {where: v.words.da}))}</span></div>
       <div class="wb-track" data-testid="wb-track" data-da="${s.da}" style="grid-template-columns:repeat(${2 * W + 3},1fr)">${cells.join("")}</div>
       <div class="wb-forts"><span class="side-red">◀ ${esc(T("{side}'s fort", {side: sideName("red")}))}</span><span class="side-blue">${esc(T("{side}'s fort", {side: sideName("blue")}))} ▶</span></div>
+      ${chanceBar(v)}
       ${side("red")}${side("blue")}
       <div class="wb-intel">${esc(T("Intel card"))}: <b>${s.intel ? s.intel.map(r => `${r} ${esc(rank(r))}`).join(" · ") : esc(T("not yet"))}</b></div></div>`;
+  }
+
+  // the chance to win (issue 25) on a watcher's board, as on the big screen
+  function chanceBar(v) {
+    const c = SL.chance;
+    if (!v.chances || !c) return "";
+    const red = Math.round(100 * c.red), blue = Math.round(100 * c.blue);
+    return `<small class="muted wb-chance-cap">${esc(T("Chance to win"))}</small><div class="wb-chance ${c.events !== v.state.events ? "stale" : ""}" data-testid="wb-chance" data-red="${red}" data-blue="${blue}" role="img" aria-label="${esc(T("Chance to win: red {red}%, blue {blue}%", {red, blue}))}">
+      <span class="r" style="width:${red}%">${red}%</span><span class="b" style="width:${blue}%">${blue}%</span></div>`;
   }
 
   const PLAIN = ["R22", "R24", "R30"];     // a guess right or wrong: nothing to look up
@@ -319,6 +329,7 @@
   }
   $("next").dataset.turn = T("Your turn · ");
   SL.onView(render);
+  SL.watchChance(() => { if (watching && !seat) render(); });
   waitForTheHost();
   // the heartbeat: while this page runs it says "here" every 4 s (a sleeping phone stops)
   setInterval(() => { if (seat && seat.status !== "pending" && !document.hidden) SL.get("/me").catch(() => null); }, 4000);

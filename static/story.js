@@ -148,8 +148,8 @@
       out += `<path d="M${x} ${CH.daBot + 6}l-6 10h12z" fill="${big ? COL.gold : COL.dim}"><title>${esc(m.text)}</title></path>`;
     }
     // a key that does not rely on colour: red solid, blue dashed
-    out += `<path d="M${CH.x1 - 290} 10h26" stroke="${COL.red}" stroke-width="3"/>` + t(CH.x1 - 258, 15, T("{side} IP", {side: SIDE.red}), {size: 14, anchor: "start", fill: COL.red});
-    out += `<path d="M${CH.x1 - 190} 10h26" stroke="${COL.blue}" stroke-width="3" stroke-dasharray="8 4"/>` + t(CH.x1 - 158, 15, T("{side} IP", {side: SIDE.blue}), {size: 14, anchor: "start", fill: COL.blue});
+    out += `<path d="M${CH.x1 - 350} 10h26" stroke="${COL.red}" stroke-width="3"/>` + t(CH.x1 - 318, 15, T("{side} IP", {side: SIDE.red}), {size: 14, anchor: "start", fill: COL.red});
+    out += `<path d="M${CH.x1 - 210} 10h26" stroke="${COL.blue}" stroke-width="3" stroke-dasharray="8 4"/>` + t(CH.x1 - 178, 15, T("{side} IP", {side: SIDE.blue}), {size: 14, anchor: "start", fill: COL.blue});
     out += `<path d="M${CH.x1 - 88} 10h26" stroke="${COL.gold}" stroke-width="3"/>` + t(CH.x1 - 56, 15, "DA", {size: 14, anchor: "start", fill: COL.gold});
     out += `<g id="cursor"></g>`;
     $("chart").innerHTML = out;
@@ -161,6 +161,40 @@
       + `<circle cx="${x}" cy="${ipY(s.ip.blue)}" r="7" fill="${COL.markBlue}" stroke="${COL.edge}" stroke-width="2"/>`
       + `<circle cx="${x}" cy="${daY(s.da)}" r="7" fill="${COL.da}" stroke="${COL.gold}" stroke-width="3"/>`;
   }
+
+  // --- the chance to win over the game (issue 25) and its turning points ----------
+  const CC = {top: 26, bot: 116};
+  const ccY = p => CC.bot - p * (CC.bot - CC.top);
+  function drawChances() {
+    const c = story.chances, box = $("chance"), list = $("turning");
+    if (!c) { box.classList.add("hidden"); list.innerHTML = ""; return; }
+    if (c.pending) {
+      box.classList.add("hidden");
+      list.innerHTML = `<p class="muted" data-testid="turning-pending">${esc(T("Working out each side's chance to win, step by step…"))}</p>`;
+      return;
+    }
+    box.classList.remove("hidden");
+    const red = c.steps.map(x => x[0]), blue = c.steps.map(x => x[1]);
+    const line = vals => vals.map((p, i) => `${i ? "L" : "M"}${cx(i)} ${ccY(p)}`).join("");
+    let out = t(8, 12, T("Chance to win"), {size: 15, anchor: "start", fill: COL.dim, weight: 800});
+    for (const p of [0, 0.5, 1]) out += `<path d="M${CH.x0} ${ccY(p)}H${CH.x1}" stroke="${COL.line}" stroke-width="1" ${p === 0.5 ? 'stroke-dasharray="6 4"' : ""}/>` + t(CH.x0 - 8, ccY(p) + 5, Math.round(100 * p) + "%", {size: 13, anchor: "end", fill: COL.dim});
+    out += `<path d="${line(red)}" fill="none" stroke="${COL.red}" stroke-width="3"/>`;
+    out += `<path d="${line(blue)}" fill="none" stroke="${COL.blue}" stroke-width="3" stroke-dasharray="8 4"/>`;
+    c.turning.forEach((m, k) => {
+      const x = cx(m.step), y = ccY(red[m.step]);
+      out += `<g class="turn" data-step="${m.step}"><circle cx="${x}" cy="${y}" r="11" fill="${COL.gold}" stroke="${COL.edge}" stroke-width="2"/>${t(x, y + 5, k + 1, {size: 14, weight: 800, fill: "#000"})}<title>${esc(m.text)}</title></g>`;
+    });
+    box.innerHTML = out;
+    list.innerHTML = c.turning.length ? `<h2>${esc(T("Turning points"))}</h2><ol>${c.turning.map((m, k) => `<li><button type="button" data-step="${m.step}" data-testid="turning-point" data-swing="${m.swing}">
+      <span class="n">${k + 1}</span><span>${esc(m.text)} <small class="swing side-${m.toward}">${esc(T("{points} points toward {side}", {points: Math.round(100 * m.swing), side: SIDE[m.toward]}))}</small></span></button></li>`).join("")}</ol>` : "";
+  }
+  $("chance").addEventListener("pointerdown", e => {
+    if (!story) return;
+    const svg = $("chance"), p = svg.createSVGPoint();
+    p.x = e.clientX; p.y = e.clientY;
+    const x = p.matrixTransform(svg.getScreenCTM().inverse()).x;
+    go(Math.round((x - CH.x0) / (CH.x1 - CH.x0) * (story.steps.length - 1)));
+  });
 
   // --- the key moments, by day ----------------------------------------------------
   function drawMoments() {
@@ -182,7 +216,7 @@
     const s = story.steps[at];
     drawBoard(s);
     drawCursor(s);
-    $("words").textContent = s.text;
+    $("told").textContent = s.text;
     $("slider").value = at;
     $("slider").setAttribute("aria-valuetext", T("step {n} of {all}, day {day}", {n: at, all: story.steps.length - 1, day: s.day}));
     $("where").textContent = T("Step {n} of {all}", {n: at, all: story.steps.length - 1});
@@ -225,18 +259,29 @@
     try {
       const r = await fetch(`/api/tables/${code}/story`, {cache: "no-store"});
       const d = await r.json();
-      if (!r.ok) { $("words").textContent = d.error || T("This story cannot be told."); return; }
+      if (!r.ok) { $("told").textContent = d.error || T("This story cannot be told."); return; }
       story = d;
-    } catch (e) { $("words").textContent = T("No answer from the companion. Is it still running?"); return; }
+    } catch (e) { $("told").textContent = T("No answer from the companion. Is it still running?"); return; }
     const win = story.winner;
     $("result").textContent = story.end || (story.over ? "" : T("The game goes on: this is its story so far."));
     $("result").dataset.winner = win || "";
     $("slider").max = story.steps.length - 1;
     drawChart();
     drawMoments();
+    drawChances();
     const m = /step=(\d+)/.exec(location.hash);
     go(m ? +m[1] : 0);
     document.body.dataset.ready = "1";
+    if (story.chances && story.chances.pending) setTimeout(moreChances, 2000);
+  }
+  // a finished game's chances are worked out once, in the background: asked again until in
+  async function moreChances() {
+    try {
+      const r = await fetch(`/api/tables/${code}/story`, {cache: "no-store"});
+      const d = await r.json();
+      if (r.ok && d.chances && !d.chances.pending) { story.chances = d.chances; drawChances(); go(at); return; }
+    } catch (e) { /* tried again below */ }
+    setTimeout(moreChances, 2000);
   }
   load();
 })();

@@ -121,8 +121,9 @@ def timed_estimate(state: State, playouts: int = PLAYOUTS, rng: random.Random | 
 
 
 def standard_error(playouts: int) -> float:
-    """The largest standard error of a share of ``playouts`` games (at a chance of 1/2)."""
-    return 0.5 / math.sqrt(playouts)
+    """The largest standard error of a share of ``playouts`` games (at a chance of 1/2);
+    0 for a finished game (no playout: the result is known)."""
+    return 0.5 / math.sqrt(playouts) if playouts else 0.0
 
 
 def chances_output(record: Record, playouts: int = PLAYOUTS, seed: int = 0,

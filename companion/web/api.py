@@ -19,7 +19,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..engine import SIDES, Msg, Options, Side, ability_preview
 from ..engine import rank as rank_word
-from . import actions, history, keeper, live, tables
+from . import actions, chances, history, keeper, live, tables
 from .authority import Transaction
 from .edges import check_origin, client
 from .errors import ApiError
@@ -294,7 +294,22 @@ def preview(code: str) -> Response:
 def story(code: str) -> Response:
     """The game replayed event by event: each step's board and words, and the key moments
     (expired tables too: a story is read, never played)."""
-    return jsonify(game_story(_load(code, allow_expired=True)))
+    table = _load(code, allow_expired=True)
+    out = game_story(table)
+    if out["over"]:         # the chance over the whole game, once worked out (issue 25)
+        got = chances.series(table)
+        out["chances"] = {"pending": True} if got is None else {
+            "steps": got["steps"], "playouts": got["playouts"],
+            "turning": chances.turning_words(got)}
+    return jsonify(out)
+
+
+@bp.get("/tables/<code>/chances")
+def chance(code: str) -> Response:
+    """A table's live chance to win, if it opted in (``live``: the latest figure, of the
+    game after ``events`` events; a newer one is being worked out when that is behind)."""
+    table = _load(code, allow_expired=True)
+    return jsonify({"on": table.chances, "live": chances.live(table)})
 
 
 @bp.get("/tables/<code>/record")

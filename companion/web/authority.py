@@ -179,6 +179,8 @@ class Transaction:
             values["finished"] = None
         if values["finished"] is None and t.digest is not None:
             values["digest"] = None           # an end undone: no longer that finished game
+        if values["finished"] is None and t.chance_series is not None:
+            values["chance_series"] = None    # nor its chances by step (issue 25)
         if not keep_notice:     # a notice is kept as its message (each screen reads it)
             values["notice"] = (json.dumps(notice.to_dict()) if isinstance(notice, Msg)
                                 else notice) if bump else t.notice

@@ -48,6 +48,7 @@ from .models import (
     now,
 )
 from .states import Recent, derive
+from .views import stored_words
 
 PAGE = 20               # games a history page lists
 EXPIRY_DAYS = 30        # a table untouched this long is no longer in play
@@ -240,7 +241,7 @@ def _listing(page: int, player: int | None, month: str | None) -> dict[str, Any]
     page = min(max(1, page), pages)
     t = cast(SATable, Table.__table__)
     rows = db.session.execute(
-        select(GAME, t.c.code, t.c.teams, t.c.wall_distance, t.c.imported)
+        select(GAME, t.c.code, t.c.teams, t.c.wall_distance, t.c.imported, t.c.chance_series)
         .join(t, t.c.id == GAME.c.table_id).where(*where)
         .order_by(GAME.c.played.desc(), GAME.c.table_id.desc())
         .limit(PAGE).offset((page - 1) * PAGE)).mappings().all()
@@ -267,9 +268,22 @@ def _listing(page: int, player: int | None, month: str | None) -> dict[str, Any]
             "teams": r["teams"], "wall_distance": r["wall_distance"],
             "imported": r["imported"], "sides": sides, "winner": r["winner"],
             "reason": r["reason"], "end": Msg.from_dict(json.loads(r["ending"])),
-            "days": r["days"], "ip": {s: ips.get((r["table_id"], s), 0) for s in SIDES}})
+            "days": r["days"], "ip": {s: ips.get((r["table_id"], s), 0) for s in SIDES},
+            "turning": _turning(r["chance_series"])})
     return {"games": games, "total": total, "page": page, "pages": pages,
             "player": player, "month": month if span else None}
+
+
+def _turning(kept: str | None) -> dict[str, Any] | None:
+    """A game's biggest swing of the chance to win (issue 25), once worked out."""
+    if not kept:
+        return None
+    turning = json.loads(kept).get("turning") or []
+    if not turning:
+        return None
+    top = max(turning, key=lambda t: t["swing"])
+    return {"step": top["step"], "toward": top["toward"], "swing": top["swing"],
+            "text": stored_words(top["text"])}
 
 
 def players_with_games() -> list[dict[str, Any]]:

@@ -69,6 +69,9 @@ class Table(Base):
     deduction: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # a first game (issue 13): the big screen explains each ability the first time it acts
     first_game: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # the chance to win (issue 25): the live bar opted in; a finished game's chances by step
+    chances: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    chance_series: Mapped[str | None] = mapped_column(Text)
     host_hash: Mapped[str] = mapped_column(String(64))
     version: Mapped[int] = mapped_column(Integer, default=1)
     draft: Mapped[str | None] = mapped_column(Text)      # JSON of the reveal being built

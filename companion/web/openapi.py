@@ -54,6 +54,8 @@ PLAYER_ID = {"name": "player_id", "in": "path", "required": True,
              "schema": {"type": "integer", "minimum": 0}}
 FIRST_GAME = {"type": "boolean", "description": "a first game: the big screen explains each "
               "ability in one sentence the first time it is activated"}
+CHANCES = {"type": "boolean", "description": "opt in to the live chance-to-win bar on the big "
+           "screen and the watchers' phones (issue 25)"}
 ACTION = ["version", "idempotency_key"]      # fields every change of a table carries
 LOOKUP = (404, 410, 421, 429)                 # every address with a table code may answer these
 
@@ -171,7 +173,7 @@ def document() -> dict[str, Any]:
                         "teams": {"type": "boolean"}, "host_secret": own_secret,
                         "deduction": {"type": "boolean", "description":
                                       "opt in to the deduction aid on the guess step"},
-                        "first_game": FIRST_GAME,
+                        "first_game": FIRST_GAME, "chances": CHANCES,
                         "screen": {"type": "array", "maxItems": 4, "description":
                                    "the seats entered on the big screen (issue 23), not by "
                                    "phones", "items": {
@@ -189,7 +191,7 @@ def document() -> dict[str, Any]:
                         "record": _ref("Record"), "teams": {"type": "boolean"},
                         "deduction": {"type": "boolean", "description":
                                       "opt in to the deduction aid on the guess step"},
-                        "first_game": FIRST_GAME,
+                        "first_game": FIRST_GAME, "chances": CHANCES,
                         "host_secret": own_secret,
                         "idempotency_key": _ref("IdempotencyKey")}}}}},
                 "responses": {"201": table_created,
@@ -262,6 +264,14 @@ def document() -> dict[str, Any]:
                                             "properties": {"requests": {"type": "array"},
                                                            "seen": {"type": "object"}}},
                                            "the waiting phones"),
+                              **_errors(*LOOKUP)}}},
+            "/api/tables/{code}/chances": {"get": {
+                "summary": "the live chance to win of a table that opted in (issue 25)",
+                "parameters": [CODE],
+                "responses": {"200": _json({"type": "object", "required": ["on", "live"],
+                                            "properties": {"on": {"type": "boolean"},
+                                                           "live": {"type": ["object", "null"]}}},
+                                           "the latest figure"),
                               **_errors(*LOOKUP)}}},
             "/api/tables/{code}/preview": {"get": {
                 "summary": "the ability calculator: what if this side's rank were activated",

@@ -223,6 +223,7 @@ def open_table(body: dict[str, Any], imported: bool = False) -> Opened:
                            field="wall_distance", code="bad_field")
     deduction = flag(body, "deduction")
     table = Table(wall_distance=wall, teams=teams, deduction=deduction,
+                  chances=flag(body, "chances"),
                   first_game=flag(body, "first_game"), version=1 + len(events), notice=notice,
                   finished=now() if end is not None and end.phase == Phase.OVER else None,
                   imported=imported, digest=same)
@@ -290,6 +291,7 @@ def _record_from(body: dict[str, Any]) -> tuple[Record, State]:
     flag(body, "teams")
     flag(body, "deduction")
     flag(body, "first_game")
+    flag(body, "chances")
     try:
         rec = Record.from_dict(raw)
         end = replay(rec)
@@ -572,7 +574,8 @@ def rematch(tx: Transaction, actor: Actor) -> None:
     if derive(table).phase != Phase.OVER:
         raise ApiError(409, Msg("a rematch starts once the game is over"), code="out_of_turn")
     new = Table(wall_distance=table.wall_distance, teams=table.teams,
-                deduction=table.deduction, first_game=False, host_hash=hash_secret(own),
+                deduction=table.deduction, chances=table.chances, first_game=False,
+                host_hash=hash_secret(own),
                 version=1, notice=json.dumps(
                     (Msg("Rematch: everyone is seated, colours swapped") if swap
                      else Msg("Rematch: everyone is seated")).to_dict()))

@@ -399,7 +399,7 @@ def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
         can["cards"] = known(state.old_intel)
     view = {
         "code": table.code, "version": table.version, "teams": table.teams,
-        "first_game": table.first_game,
+        "first_game": table.first_game, "chances": table.chances,
         "wall_distance": table.wall_distance, "state": out, "draft": draft,
         "seats": [seat_dict(s) for s in table.seats if s.status == "active"],
         "notice": notice_words(table.notice), "log": log, "seen_intel": seen,

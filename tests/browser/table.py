@@ -47,7 +47,7 @@ class Table:
     def __init__(self, screens: Callable[..., Any], live: Any, wall: int,
                  shots: str | None = None, teams: bool = False,
                  tv_language: str | None = None, enter: str = "phones",
-                 tv_size: tuple[int, int] | None = None) -> None:
+                 tv_size: tuple[int, int] | None = None, chances: bool = False) -> None:
         self.screens, self.live, self.wall, self.shots = screens, live, wall, shots
         self.teams = teams
         # the seats entered on the TV (issue 23): a side, or (side, part) in team play
@@ -70,6 +70,8 @@ class Table:
             tv.click('[data-teams="1"]')
         if enter != "phones":
             tv.click(f'[data-enter="{enter}"]')
+        if chances:                      # the chance-to-win bar, opted in (issue 25)
+            tv.click('[data-testid="chances"]')
         tv.click('#create button[type="submit"]')
         tv.wait_for_url("**/t/*")
         tv.wait_for_selector("body[data-version]", state="attached")

@@ -1,0 +1,94 @@
+"""The chance to win at a real table (issue 25): the bar between the forts on the big
+screen, updated after each reveal, on a watcher's phone too; then the story's chance
+line and its turning points, and the history's decisive moment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion.engine import event_from_dict
+
+from .conftest import shot
+from .table import Table, expected_after
+from .test_game import WALL, plan
+
+
+def bar(page: Any, events: int, testid: str = "chance-bar") -> dict[str, int]:
+    """The bar once it shows the game after ``events`` events: red's and blue's %."""
+    sel = f'[data-testid="{testid}"][data-red]'
+    if testid == "chance-bar":
+        sel = f'[data-testid="chance-bar"][data-events="{events}"]'
+    page.wait_for_selector(sel, state="attached", timeout=30_000)
+    got = page.locator(sel)
+    return {"red": int(got.get_attribute("data-red") or -1),
+            "blue": int(got.get_attribute("data-blue") or -1)}
+
+
+def test_the_bar_follows_each_reveal_and_the_story_names_the_turning_points(screens, live):
+    events = plan()
+    table = Table(screens, live, WALL, shots="chances", chances=True)
+    tv = table.tv
+    table.join("red", "Ann")
+    table.join("blue", "Bob")
+    watcher = table.phone()
+    watcher.get_by_test_id("watch").click()
+    watcher.get_by_test_id("watch-board").wait_for()
+    first = 0
+    for i, d in enumerate(events[:14]):
+        table.play(d)
+        if d["type"] == "reveal":
+            got = bar(tv, i + 1)             # a figure for the game after this reveal
+            assert 0 <= got["red"] <= 100 and 0 <= got["blue"] <= 100
+            assert got["red"] + got["blue"] <= 100
+            first = first or i + 1
+    table.sync(watcher)
+    assert bar(watcher, 0, "wb-chance")["red"] >= 0
+    tv.keyboard.press("Shift")               # a day's recap over the board: skipped
+    tv.wait_for_selector("#moment.hidden", state="attached")
+    shot(tv, "chances-tv-1920")
+    shot(watcher, "chances-watcher-390")
+    tv.set_viewport_size({"width": 1280, "height": 720})
+    shot(tv, "chances-tv-1280")
+    tv.set_viewport_size({"width": 1920, "height": 1080})
+    table.enter_by_http([event_from_dict(e) for e in events[14:]])
+    want = expected_after(WALL, events)
+    assert want["phase"] == "over"
+    # the story: the chance over the game under its chart, three turning points
+    story = screens("tv")
+    story.goto(f"{live.url}/t/{table.code}/story")
+    story.wait_for_selector('[data-testid="turning-point"]', timeout=120_000)
+    points = story.locator('[data-testid="turning-point"]')
+    assert 1 <= points.count() <= 3
+    assert story.get_by_test_id("chance-chart").is_visible()
+    step = points.nth(0).get_attribute("data-step")
+    points.nth(0).click()
+    story.wait_for_function("s => document.body.dataset.step === s", arg=step)
+    assert story.get_by_test_id("narration").inner_text() in points.nth(0).inner_text()
+    shot(story, "chances-story-1920")
+    story.set_viewport_size({"width": 1280, "height": 720})
+    shot(story, "chances-story-1280")
+    # the history names each game's decisive moment
+    story.goto(f"{live.url}/history")
+    story.wait_for_selector(f'[data-code="{table.code}"] [data-testid="turning"]', timeout=30_000)
+    shot(story, "chances-history")
+
+
+def test_the_bar_and_the_story_in_french(screens, live):
+    events = plan()
+    table = Table(screens, live, WALL, shots="chances-fr", chances=True, tv_language="fr")
+    tv = table.tv
+    table.join("red", "Ann")
+    table.join("blue", "Bob")
+    for d in events[:8]:
+        table.play(d)
+    bar(tv, 8)
+    assert "Chances de gagner" in (tv.locator('[data-testid="chance-bar"]').get_attribute(
+        "aria-label") or "")
+    tv.keyboard.press("Shift")
+    tv.wait_for_selector("#moment.hidden", state="attached")
+    shot(tv, "chances-fr-tv-1920")
+    table.enter_by_http([event_from_dict(e) for e in events[8:]])
+    tv.goto(f"{live.url}/t/{table.code}/story")
+    tv.wait_for_selector('[data-testid="turning-point"]', timeout=120_000)
+    assert "Tournants" in (tv.locator("#turning h2").text_content() or "")
+    shot(tv, "chances-fr-story-1920")

@@ -1,0 +1,84 @@
+"""The chance to win at the table (issue 25), over HTTP: the live figure of a table that
+opted in, worked out off the request path; a finished game's chances in its story, its
+turning points, and the history's decisive moment."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from .conftest import ORIGIN, Player, sit
+
+RECORDS = Path(__file__).resolve().parents[1] / "records"
+
+
+def _until(get: Any, ok: Any, seconds: float = 60) -> Any:
+    """Ask ``get()`` until ``ok(answer)`` (the work is done in a background thread)."""
+    end = time.monotonic() + seconds
+    while True:
+        got = get()
+        if ok(got) or time.monotonic() > end:
+            return got
+        time.sleep(0.1)
+
+
+def test_a_table_that_opted_in_gets_a_live_figure_for_each_state(client):
+    r = client.post("/api/tables", json={"wall_distance": 3, "chances": True},
+                    headers={"Origin": ORIGIN})
+    d = r.get_json()
+    host = Player(client, d["code"], d["host_secret"])
+    assert host.refresh()["chances"] is True
+    red, blue = sit(host, "red", "Ann"), sit(host, "blue", "Bo")
+    url = f"/api/tables/{host.code}/chances"
+
+    def live() -> Any:
+        return client.get(url).get_json()["live"]
+
+    events = host.refresh()["state"]["events"]
+    got = _until(live, lambda x: x is not None and x["events"] == events)
+    assert got["events"] == events and got["playouts"] >= 100
+    assert abs(got["red"] + got["blue"] + got["draw"] - 1) < 1e-3
+    # a post is answered without it; the next figure is of the game after the post
+    red.event({"type": "exhaust", "side": "red", "ranks": [3]})
+    answer = blue.event({"type": "exhaust", "side": "blue", "ranks": [5]}).get_json()
+    assert "chances" not in json.dumps(answer["view"].get("live", {}))
+    events = host.refresh()["state"]["events"]
+    got = _until(live, lambda x: x is not None and x["events"] == events)
+    assert got["events"] == events == 2
+    # strangers read it as they read the board (public information only)
+    assert client.get(url, environ_base={"REMOTE_ADDR": "127.0.3.2"}).status_code == 200
+
+
+def test_a_table_without_it_asks_for_nothing(client, table):
+    host = table()
+    r = client.get(f"/api/tables/{host.code}/chances").get_json()
+    assert r == {"on": False, "live": None} and host.view["chances"] is False
+    assert client.get("/api/tables/NOPE1/chances").status_code == 404
+
+
+def test_a_finished_game_tells_its_chances_turning_points_and_decisive_moment(client):
+    record = json.loads((RECORDS / "random-flag-1.json").read_text())
+    r = client.post("/api/tables/import", json={"record": record}, headers={"Origin": ORIGIN})
+    code = r.get_json()["code"]
+    first = client.get(f"/api/tables/{code}/story").get_json()
+    assert first["over"] and first["chances"] in ({"pending": True}, first["chances"])
+    story = _until(lambda: client.get(f"/api/tables/{code}/story").get_json(),
+                   lambda s: not s["chances"].get("pending"), 120)
+    c = story["chances"]
+    assert len(c["steps"]) == len(story["steps"]) == len(record["events"]) + 1
+    assert c["steps"][-1][["red", "blue", "draw"].index(story["winner"])] == 1.0
+    assert 1 <= len(c["turning"]) <= 3
+    steps = [t["step"] for t in c["turning"]]
+    assert steps == sorted(steps)
+    for t in c["turning"]:          # each with the words of its step, in the page's language
+        assert t["text"] == story["steps"][t["step"]]["text"] and t["toward"] in ("red", "blue")
+    swing = [abs(a[0] - b[0]) for a, b in zip(c["steps"][1:], c["steps"], strict=False)]
+    assert max(t["swing"] for t in c["turning"]) == round(max(swing), 3)
+    page = _until(lambda: client.get("/history").get_data(as_text=True),
+                  lambda h: 'data-testid="turning"' in h, 30)
+    top = max(c["turning"], key=lambda t: t["swing"])
+    assert f'/t/{code}/story#step={top["step"]}' in page
+    fr = client.get(f"/api/tables/{code}/story", headers={"Accept-Language": "fr"}).get_json()
+    assert fr["chances"]["turning"][0]["text"] == fr["steps"][steps[0]]["text"]
