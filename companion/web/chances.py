@@ -14,6 +14,7 @@ The numbers come from :mod:`companion.engine.chances` (docs/CHANCES.md).
 
 from __future__ import annotations
 
+import itertools
 import json
 import queue
 import random
@@ -37,7 +38,9 @@ TABLE = cast(SATable, Table.__table__)
 
 _live: Recent[dict[str, Any]] = Recent(1024)     # (app, table id) -> its latest live figure
 _asked: set[tuple[int, str, int, int]] = set()   # jobs waiting or running (by app)
-_jobs: queue.Queue[tuple[Flask, str, int, int, Any]] = queue.Queue()
+# live figures first: a story's series (seconds of work) never holds up the table's bar
+_jobs: queue.PriorityQueue[tuple[int, int, Flask, str, int, int, Any]] = queue.PriorityQueue()
+_order = itertools.count()
 _lock = threading.Lock()
 _worker: threading.Thread | None = None
 
@@ -58,12 +61,12 @@ def _ask(kind: str, table_id: int, events: int, payload: Any) -> None:
             return
         _asked.add(key)
     _start()
-    _jobs.put((app, kind, table_id, events, payload))
+    _jobs.put((0 if kind == "live" else 1, next(_order), app, kind, table_id, events, payload))
 
 
 def _work() -> None:
     while True:
-        app, kind, table_id, events, payload = _jobs.get()
+        _first, _n, app, kind, table_id, events, payload = _jobs.get()
         try:
             if kind == "live":
                 p, n = timed_estimate(payload, 100_000, random.Random(events),
