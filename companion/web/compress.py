@@ -1,8 +1,8 @@
 """Gzip for text answers: pages, styles, scripts, JSON and SVG, and the live stream.
 
 A phone on a café's Wi-Fi loads the page in a fraction of the bytes. Static
-files are compressed once per file version and kept; other answers are
-compressed as they go (level 6: most of the gain for little CPU). The live stream
+files are compressed once per file version and kept (level 9: it is paid once); other
+answers are compressed as they go (level 6: most of the gain for little CPU). The live stream
 is compressed message by message (:func:`gzip_stream`): each one is flushed whole, so
 it arrives at once, and the deltas of one game share the stream's dictionary (the same
 keys and words again and again cost a few bytes each: issue 15).
@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from flask import Flask, Response, request
 
 TYPES = {"text/html", "text/css", "text/javascript", "application/javascript",
-         "application/json", "image/svg+xml", "text/plain"}
+         "application/json", "application/manifest+json", "image/svg+xml", "text/plain"}
 MIN_SIZE = 500
 _static: dict[tuple[str, str], bytes] = {}
 _static_lock = threading.Lock()
@@ -77,7 +77,7 @@ def compress(resp: Response) -> Response:
         close()
     if len(data) < MIN_SIZE:
         return resp
-    packed = gzip.compress(data, compresslevel=6, mtime=0)
+    packed = gzip.compress(data, compresslevel=9 if static_key else 6, mtime=0)
     if static_key is not None:
         with _static_lock:
             _static[static_key] = packed

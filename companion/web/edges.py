@@ -39,6 +39,11 @@ HEADERS = {
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
 }
+# what only a document (a page, an SVG opened on its own, a worker) obeys: a style sheet,
+# a script or a PNG fetched by a page follows the page's policy, not its own, so these
+# ~300 bytes are left off them (a first visit fetches a dozen: issue 24)
+DOCUMENT_ONLY = frozenset({"Content-Security-Policy", "X-Frame-Options"})
+PLAIN_ASSETS = frozenset({"text/css", "text/javascript", "image/png"})
 LOCAL_NAMES = frozenset({"localhost"})
 
 
@@ -120,9 +125,14 @@ def check_origin() -> None:
 
 
 def add_headers(resp: Response) -> Response:
-    """The security headers of every answer."""
+    """The security headers of every answer (a style sheet's, a script's or an image's
+    from ``/static/``: those that apply to them)."""
+    plain = request.path.startswith("/static/") and resp.mimetype in PLAIN_ASSETS
     for k, v in HEADERS.items():
-        resp.headers.setdefault(k, v)
+        if not (plain and k in DOCUMENT_ONLY):
+            resp.headers.setdefault(k, v)
+    if plain:
+        resp.headers.pop("Content-Disposition", None)   # a page's asset is never saved
     return resp
 
 
