@@ -22,6 +22,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(["serve", *(sys.argv[1:] if argv is None else argv)])
     app = create_app({"PUBLIC_URL": public_url(args), **engine_config(args.threads)})
     app.register_blueprint(floor.bp)
+    with app.app_context():
+        floor.create_table()
     print(f"floor server on http://{args.host}:{args.port}/ ({args.threads} threads)", flush=True)
     with suppress(KeyboardInterrupt):       # Ctrl+C; the benchmark stops it with SIGTERM
         Server(app, host=args.host, port=args.port, threads=args.threads,

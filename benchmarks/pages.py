@@ -132,7 +132,7 @@ def in_browser(origin: str, pages: dict[str, str]) -> None:
                 ctx = browser.new_context(viewport=size, service_workers="block")
                 page = ctx.new_page()
                 got: list[tuple[str, int]] = []
-                page.on("requestfinished", lambda r: got.append(
+                page.on("requestfinished", lambda r, got=got: got.append(
                     (r.url, r.sizes()["responseHeadersSize"] + r.sizes()["responseBodySize"])))
                 page.goto(origin + path, wait_until="load")
                 # the live stream stays open (never "network idle"): wait for the state the
