@@ -17,6 +17,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="server request threads (server; default 32, as spies-lies serve)")
     b.add_argument("--pace", default="1-2", metavar="LO-HI",
                    help="server: seconds between one table's posts at a human pace (1-2)")
+    b.add_argument("--burst", type=float, default=None,
+                   help="server: seconds of the burst phase (default: a third of --seconds, "
+                        "at least 5)")
     b.add_argument("--block", type=float, default=5.0,
                    help="server: seconds of each block; floor, durable floor and ours "
                         "take turns (default 5)")

@@ -682,7 +682,7 @@ def main(args: argparse.Namespace) -> int:
     seconds = max(args.seconds, 5.0)
     from companion.server import raise_file_limit
     raise_file_limit(tables * 18 + idle + 1024)     # this client's sockets too
-    burst = max(5.0, seconds / 3)
+    burst = getattr(args, "burst", None) or max(5.0, seconds / 3)
     block = getattr(args, "block", None) or 5.0
     with open("/proc/loadavg") as f:
         load = " ".join(f.read().split()[:3])

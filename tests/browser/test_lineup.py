@@ -72,7 +72,11 @@ def test_the_plan_stays_on_the_phone_and_prefills_the_tokens(screens, live, tmp_
     shot(p, "lineup-phone-out-of-order-390")
     p.click('#panel [data-lrank="9"]')                           # mission 4 again: the 9
     assert p.get_by_test_id("lu-order").get_attribute("data-legal") == "1"
-    assert len(requests) == before, requests[before:]           # planning asked nothing
+    # planning asked nothing (the live link's own catch-up, GET …/state, may come at any
+    # time: on a busy machine the stream opens late and asks then)
+    asked = [r for r in requests[before:]
+             if not (r["method"] == "GET" and "/state" in r["url"] and r["body"] is None)]
+    assert asked == [], asked
     p.click("#panel-close")
     # (issue 22 item 11) the plan selects nothing by itself: the tokens on the table are
     # what the player taps; the plan is offered, in words, as one tap
