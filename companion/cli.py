@@ -170,6 +170,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--trust-proxy", type=int, default=0, metavar="N",
                    help="behind N reverse proxies: take the client's address, scheme and "
                         "host from their X-Forwarded-* headers (default 0: ignore them)")
+    s.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="server processes on the one port (default 1; more need PostgreSQL "
+                        "through DATABASE_URL)")
+    s.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
     s.set_defaults(func=_serve)
 
     k = sub.add_parser("keeper", help="print the keeper link (for this machine's browser: it "

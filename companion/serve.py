@@ -9,8 +9,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .address import base_url
+
+if TYPE_CHECKING:
+    import socket
+
+    from flask import Flask
 
 
 def loopback_only(args: argparse.Namespace) -> bool:
@@ -91,34 +97,95 @@ def engine_config(threads: int) -> dict[str, object]:
     return {"SQLALCHEMY_ENGINE_OPTIONS": options}
 
 
-def serve(args: argparse.Namespace) -> int:
-    from .server import Server
+def _app(args: argparse.Namespace, url: str) -> Flask:
     from .web import create_app
-    from .web.keeper import keeper_key, link
+    return create_app({"PUBLIC_URL": url, "ALLOWED_HOSTS": list(args.allow_host or ()),
+                       "TRUST_PROXY": getattr(args, "trust_proxy", 0) or 0,
+                       **engine_config(args.threads)})
 
-    url = public_url(args)
-    app = create_app({"PUBLIC_URL": url, "ALLOWED_HOSTS": list(args.allow_host or ()),
-                      "TRUST_PROXY": getattr(args, "trust_proxy", 0) or 0,
-                      **engine_config(args.threads)})
-    server = Server(app, host=args.host, port=args.port, threads=args.threads,
-                    per_client=client_cap(args))
+
+def _banner(args: argparse.Namespace, url: str, instance: Path, workers: int = 1) -> None:
+    from .web.keeper import keeper_key, link
     out = sys.stdout
     out.write("\nSpies & Lies table companion\n\n")
     out.write(f"  Open on the big screen:  {url}/\n")
     out.write(f"  On this machine:         http://127.0.0.1:{args.port}/\n")
     out.write(f"  Keeper link (in this machine's browser only: it may delete games and forget\n"
-              f"  players; the key is in {app.instance_path}/keeper_key):\n"
-              f"    {link(own_url(args), keeper_key(Path(app.instance_path)))}\n")
+              f"  players; the key is in {instance}/keeper_key):\n"
+              f"    {link(own_url(args), keeper_key(instance))}\n")
     if loopback_only(args) and not args.public_url:
         out.write(f"  Listening on {args.host} only: phones on the network cannot join.\n"
                   "  Start without --host (or with --host 0.0.0.0) to let them in.\n\n")
     else:
         out.write(f"  Phones join at:          {url}/j  (or scan the QR on the big screen)\n\n")
         out.write(qr_ascii(url + "/"))
+    if workers > 1:
+        out.write(f"\n  {workers} worker processes on port {args.port} (PostgreSQL)\n")
     out.write("\nPress Ctrl+C to stop.\n")
     out.flush()
+
+
+def serve(args: argparse.Namespace) -> int:
+    from .server import Server, listening_socket
+
+    if getattr(args, "listen_fd", None) is not None:
+        return _worker(args)
+    workers = getattr(args, "workers", None)
+    workers = 1 if workers is None else workers
+    if workers < 1:
+        sys.stderr.write("error: --workers must be 1 or more\n")
+        return 2
+    if workers > 1:
+        from .workers import REFUSED_ON_SQLITE, on_postgresql
+        if not on_postgresql():
+            sys.stderr.write(REFUSED_ON_SQLITE)
+            return 2
+    sock = listening_socket(args.host, args.port)
+    args.port = sock.getsockname()[1]        # --port 0: the one the system gave
+    url = public_url(args)
+    app = _app(args, url)                    # the database brought up to date, once
+    _banner(args, url, Path(app.instance_path), workers)
+    if workers > 1:
+        return _supervise(args, url, sock, app, workers)
+    server = Server(app, host=args.host, port=args.port, threads=args.threads,
+                    per_client=client_cap(args), listener=sock)
     from . import gcfreeze
     gcfreeze.start(app)      # no long garbage-collector pause with the caches full
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def _supervise(args: argparse.Namespace, url: str, sock: socket.socket, app: Flask,
+               workers: int) -> int:
+    """The parent of ``--workers N``: the app it made is dropped (its workers make their
+    own), the socket is shared with them (:mod:`companion.workers`)."""
+    from .web import live
+    from .web.models import db
+    from .workers import Supervisor, worker_command
+    with app.app_context():
+        db.engine.dispose()
+    live.close(app)
+    sock.set_inheritable(True)
+    return Supervisor(worker_command(args, args.port, url, sock.fileno()), workers, sock).run()
+
+
+def _worker(args: argparse.Namespace) -> int:
+    """One worker of ``--workers N``: a whole server on the parent's socket, silent (the
+    parent printed the addresses)."""
+    import socket as _socket
+
+    from . import gcfreeze
+    from .server import Server
+    from .workers import watch_parent
+    watch_parent()
+    sock = _socket.socket(fileno=args.listen_fd)
+    app = _app(args, public_url(args))
+    server = Server(app, host=args.host, port=args.port, threads=args.threads,
+                    per_client=client_cap(args), listener=sock)
+    gcfreeze.start(app)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

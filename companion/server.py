@@ -269,6 +269,16 @@ def _watch_close(sock: Any, gone: list[bool], ev: Event) -> None:
             return
 
 
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket listening on ``host:port`` (port 0: a free one)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(1024)
+    return sock
+
+
 class Server:
     """The app served on ``host:port``: connections on gevent's loop, requests on
     ``threads`` threads. :meth:`serve_forever` on the calling thread, or :meth:`start`
@@ -277,15 +287,14 @@ class Server:
     def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0, threads: int = 32,
                  connections: int = CONNECTIONS, idle: float = IDLE,
                  per_client: int | None = PER_CLIENT, request_line: float = REQUEST_LINE,
-                 request_head: float = REQUEST_HEAD) -> None:
+                 request_head: float = REQUEST_HEAD,
+                 listener: socket.socket | None = None) -> None:
         self.app, self.threads, self.connections, self.idle = app, threads, connections, idle
         self.per_client, self.request_line, self.request_head = (per_client, request_line,
                                                                   request_head)
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self.listener = socket.socket(family, socket.SOCK_STREAM)
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind((host, port))
-        self.listener.listen(1024)
+        # ``listener``: a socket already listening, shared with the other workers of
+        # ``spies-lies serve --workers N`` (their parent made it; :mod:`companion.workers`)
+        self.listener = listener if listener is not None else listening_socket(host, port)
         self.port: int = self.listener.getsockname()[1]
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()

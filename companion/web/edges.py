@@ -19,6 +19,7 @@ and the security headers of every answer.
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from collections.abc import Iterable
 from urllib.parse import urlsplit
@@ -45,6 +46,9 @@ HEADERS = {
 DOCUMENT_ONLY = frozenset({"Content-Security-Policy", "X-Frame-Options"})
 PLAIN_ASSETS = frozenset({"text/css", "text/javascript", "image/png"})
 LOCAL_NAMES = frozenset({"localhost"})
+# which of ``serve --workers N`` answered (1..N; absent with one process): for whoever
+# runs the service, reading a proxy's log, and for the tests of the workers
+WORKER_NO = os.environ.get("SPIES_LIES_WORKER", "")
 
 
 def _hostname(netloc: str) -> str:
@@ -133,6 +137,8 @@ def add_headers(resp: Response) -> Response:
             resp.headers.setdefault(k, v)
     if plain:
         resp.headers.pop("Content-Disposition", None)   # a page's asset is never saved
+    if WORKER_NO:
+        resp.headers["X-Companion-Worker"] = WORKER_NO
     return resp
 
 

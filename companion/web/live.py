@@ -23,7 +23,11 @@ Across processes: with SQLite there is one process and the fan-out stays in
 memory. With PostgreSQL every change is also announced with ``NOTIFY`` (table
 code and version); each process listens on its own connection and republishes
 a change it did not make to its own streams, so two servers on one database
-(or a hosted service across machines) show each other's changes.
+(or a hosted service across machines) show each other's changes. Who is connected to a
+table is announced the same way (issue 24, ``serve --workers N``): each process says
+which seats have a stream open on it whenever that changes, and again every
+``ANNOUNCE_EVERY`` seconds; another process's word counts for ``REMOTE_TTL`` seconds,
+so the streams of a worker that was killed stop counting within a minute.
 """
 
 from __future__ import annotations
@@ -32,9 +36,13 @@ import hashlib
 import hmac
 import json
 import logging
+import queue
 import re
+import secrets
 import threading
+import time
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, request
@@ -60,6 +68,57 @@ STREAMS_PER_CLIENT = 64     # ... and on all tables
 KEPT = 3            # views a channel keeps, to send a screen that fell behind a delta
                     # (a late view is ~100 KB in memory: 400 tables x 3 stay well in RSS)
 DELTA_MAX = 8192    # a delta longer than this is sent as the whole view instead
+WORKER = secrets.token_hex(6)   # this process, among those sharing one database
+ANNOUNCE_EVERY = 20.0           # seconds between a process's reminders of its presence
+REMOTE_TTL = 60.0               # another process's presence counts this long after its word
+PRESENCE_MAX = 7000             # bytes of one announcement (NOTIFY takes under 8000)
+
+# who has a stream open on the *other* processes: code -> worker -> (when, key -> streams)
+_remote: dict[str, dict[str, tuple[float, dict[str, int]]]] = {}
+_remote_lock = threading.Lock()
+# called with (code, this process's presence) when it changes (PgFanout.announce)
+_announce: list[Callable[[str, dict[str, int]], None]] = []
+
+
+def _remote_presence(code: str) -> dict[str, int]:
+    """The other processes' open streams of ``code``, by presence key (fresh words only)."""
+    with _remote_lock:
+        by = _remote.get(code)
+        if not by:
+            return {}
+        now, out = time.monotonic(), dict[str, int]()
+        for worker, (when, counts) in list(by.items()):
+            if now - when > REMOTE_TTL:
+                del by[worker]
+                continue
+            for k, n in counts.items():
+                out[k] = out.get(k, 0) + n
+        if not by:
+            del _remote[code]
+        return out
+
+
+def _merged(local: dict[str, int], code: str) -> dict[str, int]:
+    remote = _remote_presence(code)
+    if not remote:
+        return local
+    out = dict(remote)
+    for k, n in local.items():
+        out[k] = out.get(k, 0) + n
+    return out
+
+
+def _connected(presence: dict[str, int]) -> list[str]:
+    return sorted(k for k, n in presence.items() if n > 0 and not k.startswith(WATCH))
+
+
+def _watching(presence: dict[str, int]) -> int:
+    per: dict[str, int] = {}
+    for k, n in presence.items():
+        if n > 0 and k.startswith(WATCH):
+            client = k.split(":", 2)[1]
+            per[client] = per.get(client, 0) + 1
+    return sum(min(n, DEVICES_PER_CLIENT) for n in per.values())
 
 
 # called with a channel's key whenever it changes, from any thread: how the companion's
@@ -155,24 +214,24 @@ class Channel:
         return msg
 
     def connected(self) -> list[str]:
-        """The seats (and ``host``) with a stream open whose key proved them (hold
-        ``cond``)."""
-        return sorted(k for k, n in self.presence.items() if n > 0 and not k.startswith(WATCH))
+        """The seats (and ``host``) with a stream open whose key proved them, on this
+        process or another one sharing the database (hold ``cond``)."""
+        return _connected(_merged(self.presence, self.key))
 
     def watching(self) -> int:
         """How many devices watch: distinct device ids, at most ``DEVICES_PER_CLIENT`` per
         client address (hold ``cond``)."""
-        per: dict[str, int] = {}
-        for k, n in self.presence.items():
-            if n > 0 and k.startswith(WATCH):
-                client = k.split(":", 2)[1]
-                per[client] = per.get(client, 0) + 1
-        return sum(min(n, DEVICES_PER_CLIENT) for n in per.values())
+        return _watching(_merged(self.presence, self.key))
 
-    def _presence_changed(self) -> None:
+    def _presence_changed(self, here: bool = True) -> None:
+        """Tell this table's screens who is connected; ``here``: the change is this
+        process's own, announced to the others too."""
         data = {"connected": self.connected(), "watching": self.watching()}
         self.presence_message = f"event: presence\ndata: {json.dumps(data)}\n\n".encode()
         self._changed()
+        if here:
+            for announce in _announce:
+                announce(self.key, dict(self.presence))
 
     def join(self, who: str, locale: str = lang.DEFAULT) -> None:
         with self.cond:
@@ -220,16 +279,27 @@ class Hub:
         devices, not connections)."""
         ch = self.get(code)
         if ch is None:
-            return 0
+            return _watching(_remote_presence(code))
         with ch.cond:
             return ch.watching()
 
     def connected(self, code: str) -> list[str]:
         ch = self.get(code)
         if ch is None:
-            return []
+            return _connected(_remote_presence(code))
         with ch.cond:
             return ch.connected()
+
+    def presences(self) -> list[tuple[str, dict[str, int]]]:
+        """Every channel's own open streams by presence key (for the reminders)."""
+        with self._lock:
+            channels = list(self._channels.values())
+        out = []
+        for ch in channels:
+            with ch.cond:
+                if ch.presence:
+                    out.append((ch.key, dict(ch.presence)))
+        return out
 
     def admit(self, client: str, code: str) -> None:
         """One more stream of ``client`` (refused with 429 over its caps: per table and
@@ -463,8 +533,16 @@ class PgFanout:
         self.app = app
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._sender: threading.Thread | None = None
+        self._said: queue.Queue[tuple[str, dict[str, int]] | None] = queue.Queue()
         self.ready = threading.Event()
         self.stopped = threading.Event()
+
+    def announce(self, code: str, presence: dict[str, int]) -> None:
+        """This process's open streams of ``code`` changed: tell the others (queued: the
+        caller may be the event loop, which never waits for the database)."""
+        if not code.startswith("_"):
+            self._said.put((code, presence))
 
     def notify(self, code: str, version: int) -> None:
         """Tell the other processes (after the change is committed)."""
@@ -485,13 +563,53 @@ class PgFanout:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="pg-listen", daemon=True)
                 self._thread.start()
+                self._sender = threading.Thread(target=self._send, name="pg-presence",
+                                                daemon=True)
+                self._sender.start()
+                _announce.append(self.announce)
         self.ready.wait(5)
 
     def stop(self) -> None:
         """Stop listening (within a second): the app is going away."""
         self.stopped.set()
-        if self._thread is not None:
-            self._thread.join(5)
+        self._said.put(None)
+        with suppress(ValueError):
+            _announce.remove(self.announce)
+        for t in (self._thread, self._sender):
+            if t is not None:
+                t.join(5)
+
+    def _send(self) -> None:
+        """Announce this process's presence changes, and all of it again now and then
+        (and when another process starts listening: it asks with ``p?``)."""
+        import psycopg
+        last = 0.0
+        while not self.stopped.is_set():
+            try:
+                with psycopg.connect(self.conninfo, autocommit=True) as conn:
+                    while not self.stopped.is_set():
+                        wait = max(0.0, last + ANNOUNCE_EVERY - time.monotonic())
+                        try:
+                            item = self._said.get(timeout=wait)
+                        except queue.Empty:
+                            item = ("", {})
+                        if item is None:
+                            return
+                        if item[0] == "?":
+                            self._notify(conn, "p?")
+                            continue
+                        said = [item] if item[0] else hub.presences()
+                        if not item[0]:
+                            last = time.monotonic()
+                        for code, presence in said:
+                            self._notify(conn, presence_payload(code, presence))
+            except Exception:
+                log.warning("live: could not announce presence; reconnecting", exc_info=True)
+                self.stopped.wait(1.0)
+
+    @staticmethod
+    def _notify(conn: Any, payload: str) -> None:
+        conn.execute("SELECT pg_notify(%s, %s)", (NOTIFY_CHANNEL, payload))
 
     def _run(self) -> None:
         import psycopg
@@ -501,6 +619,8 @@ class PgFanout:
                 with psycopg.connect(self.conninfo, autocommit=True) as conn:
                     conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
                     self.ready.set()
+                    self._said.put(("?", {}))      # the others: say who is connected
+                    self._said.put(("", {}))       # ... and so do we
                     delay = 0.5
                     while not self.stopped.is_set():
                         for n in conn.notifies(timeout=1.0):
@@ -511,6 +631,9 @@ class PgFanout:
                 delay = min(delay * 2, 10.0)
 
     def _changed(self, payload: str) -> None:
+        if payload.startswith(("p|", "p?")):
+            self._presence(payload)
+            return
         code, _, v = payload.rpartition(":")
         ch = hub.get(code)
         if ch is None or not v.isdigit() or int(v) <= ch.version:
@@ -524,6 +647,42 @@ class PgFanout:
                 log.warning("live: could not load table %s after a NOTIFY", code, exc_info=True)
             finally:
                 db.session.remove()
+
+
+    def _presence(self, payload: str) -> None:
+        """Another process's word on who is connected (``p|worker|code|{key: n}``), or
+        its question ``p?`` (it just started listening: say it all again)."""
+        if payload == "p?":
+            self._said.put(("", {}))
+            return
+        try:
+            _, worker, code, data = payload.split("|", 3)
+            counts = {str(k): int(n) for k, n in json.loads(data).items()}
+        except (ValueError, AttributeError):
+            return
+        if worker == WORKER:
+            return
+        with _remote_lock:
+            by = _remote.setdefault(code, {})
+            before = by.get(worker, (0.0, {}))[1]
+            by[worker] = (time.monotonic(), counts)
+        ch = hub.get(code)
+        if ch is not None and counts != before:
+            with ch.cond:
+                ch._presence_changed(here=False)
+
+
+def presence_payload(code: str, presence: dict[str, int]) -> str:
+    """One announcement of this process's open streams of ``code`` (watchers dropped
+    past what a NOTIFY holds: they are counted, never named, on the screens)."""
+    kept: dict[str, int] = {}
+    size = 0
+    for k, n in sorted(presence.items(), key=lambda kv: kv[0].startswith(WATCH)):
+        size += len(k) + 8
+        if size > PRESENCE_MAX - 40:
+            break
+        kept[k] = n
+    return f"p|{WORKER}|{code}|{json.dumps(kept, separators=(',', ':'))}"
 
 
 def close(app: Flask) -> None:

@@ -23,8 +23,10 @@ def test_pages_render_without_outside_resources(table, client):
                 a.close()
                 continue
             body = a.get_data(as_text=True)
-            assert "http://" not in body and "https://" not in body, asset
             a.close()
+            # an SVG names its own vocabulary by a URI (xmlns): a name, never fetched
+            body = body.replace('xmlns="http://www.w3.org/2000/svg"', "")
+            assert "http://" not in body and "https://" not in body, asset
 
 
 def test_rules_page_lists_every_rule_by_id(client):
