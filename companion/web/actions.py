@@ -197,7 +197,7 @@ def post_draft(tx: Transaction, actor: Actor) -> None:
     if isinstance(after, Reveal):
         _commit_event(tx, entered.id, state, after)
         return
-    table.draft = json.dumps(after.to_dict())
+    tx.set_draft(json.dumps(after.to_dict()))
     tx.state = state            # a tap of a reveal records no event: same game
     tx.commit(200, {"draft": after.to_dict(), "text": _tap_words(draft, step, after)})
 
@@ -248,7 +248,7 @@ def undo(tx: Transaction, actor: Actor) -> None:
             raise ApiError(403, Msg("{side}'s phone or the big screen answers this undo",
                                     side=side_word(asked["needs"])), code="wrong_seat")
         if not confirm:
-            table.draft = json.dumps({k: v for k, v in stored.items() if k != "undo"})
+            tx.set_draft(json.dumps({k: v for k, v in stored.items() if k != "undo"}))
             tx.state = state
             tx.commit(200, {"undone": None},
                       notice=Msg("{name} kept it: {what}", name=actor.name,
@@ -258,13 +258,13 @@ def undo(tx: Transaction, actor: Actor) -> None:
     else:
         needs = _needs_yes(actor, by)
         if needs is not None:
-            table.draft = json.dumps({**stored, "events": state.event_count,
+            tx.set_draft(json.dumps({**stored, "events": state.event_count,
                                       "undo": {"by": next(iter(_mine(actor))),
                                                "needs": needs,
                                                # what it takes back (views.py says
                                                # "Undo: …"; "kept it: …" if refused)
                                                "thing": what.to_dict() if isinstance(what, Msg)
-                                               else what}})
+                                               else what}}))
             tx.state = state
             tx.commit(200, {"undone": None, "asked": needs},
                       notice=Msg("{name} asks to undo — {what} ({side}'s phone must agree)",
@@ -275,14 +275,14 @@ def undo(tx: Transaction, actor: Actor) -> None:
         assert draft is not None
         before = draft.undo()
         assert before is not None
-        table.draft = json.dumps(before.to_dict())
+        tx.set_draft(json.dumps(before.to_dict()))
         tx.state = state
         tx.commit(200, {"undone": what}, notice=Msg("{name} took back {what}", name=actor.name,
                                                     what=what))
         return
     for row in active_events(table)[-n:]:
         row.undone = True
-    table.draft = None
+    tx.set_draft(None)
     tx.unfinish = True                            # an end undone leaves the history
     tx.commit(200, {"undone": what}, notice=Msg("{name} undid: {what}", name=actor.name,
                                                 what=what))

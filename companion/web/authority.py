@@ -157,9 +157,16 @@ class Transaction:
         learn(ended_round(state, after))   # a card whose round is over: one tap next time
         self.added.append((Row(json.dumps(event.to_dict()), seat_id),
                            None if follows else self.key))
-        self.table.draft = None
+        self.set_draft(None)
         self.state = after
         return after
+
+    def set_draft(self, draft: str | None) -> None:
+        """The reveal being built after this change (written at :meth:`commit`). Set as
+        the table's loaded value, not as a change for the ORM to find: the commit writes
+        the row itself, and a session with nothing to flush commits without its unit of
+        work (issue 24). A request that fails rolls back, which expires it."""
+        set_committed_value(self.table, "draft", draft)
 
     def commit(self, status: int, body: dict[str, Any], notice: Msg | str | None = None,
                keep_notice: bool = False, bump: bool = True) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import qrcode
 import qrcode.image.svg
+from babel import Locale
 from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request
 
 from .. import helptext
@@ -29,13 +30,18 @@ bp = Blueprint("pages", __name__)
 YEAR = 365 * 24 * 3600
 
 
-def screen_language() -> str:
+def screen_language() -> Locale:
     """This screen's language: the one it chose (a cookie, per browser: each phone and
-    the TV its own), else the best of its browser's (Accept-Language), else English."""
+    the TV its own), else the best of its browser's (Accept-Language), else English.
+    As a Babel locale made once per language (Babel would parse the code again, and
+    look for its data file, at every request: issue 24)."""
     chosen = request.cookies.get(lang.COOKIE)
-    if chosen in lang.LOCALES:
-        return chosen
-    return lang.best([tag for tag, _ in request.accept_languages])
+    if chosen not in lang.LOCALES:
+        chosen = lang.best([tag for tag, _ in request.accept_languages])
+    return _LOCALES.get(chosen) or _LOCALES.setdefault(chosen, Locale.parse(chosen))
+
+
+_LOCALES: dict[str, Locale] = {}
 
 
 @bp.app_context_processor
