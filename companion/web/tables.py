@@ -14,6 +14,7 @@ from typing import Any
 from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import joinedload
 
 from ..engine import SIDES, Msg, Options, Phase, Record, RecordError, State, replay
 from ..engine import side as side_word
@@ -113,7 +114,10 @@ def load(code: str, client: str = "local", allow_expired: bool = False) -> Table
                                   "screen", n=wait), wait)
     table = None
     if CODE_RE.match(code):
-        table = db.session.scalar(select(Table).where(Table.code == code.upper()))
+        # with its seats, in the same query: every request of a table reads them (whose
+        # key it carries, the view), and a second query cost each post more than the join
+        table = db.session.scalar(select(Table).options(joinedload(Table.seats))
+                                  .where(Table.code == code.upper()))
     if table is None:
         limits.code_missed(client)
         raise ApiError(404, Msg("there is no table with the code {code}; check the code on the "
