@@ -16,7 +16,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 from sqlalchemy import select
 
-from ..engine import Options, State, event_from_dict, replay
+from ..engine import Options, State, apply, event_from_dict, replay
 from .models import Event, Table, db
 
 
@@ -100,14 +100,26 @@ def kept_rows(table: Table, version: int) -> list[Row] | None:
 
 
 def derive(table: Table) -> State:
-    """The state of the game: a replay of the events not undone (cached per version)."""
+    """The state of the game: a replay of the events not undone (cached per version).
+
+    A table another process changed (``serve --workers``: its NOTIFY reached this one)
+    is one or a few versions past the state kept here: when the events read now begin
+    with the rows that state was made of, only the new ones are applied to it
+    (issue 24); an undo, or nothing kept, replays the game."""
     hit = _hit(table)
     if hit is not None:
         state: State = hit[2]
         return state
+    before = _cache.recall(table.id)
     rows = event_rows(table)
-    state = replay(Options(table.wall_distance), [event_from_dict(json.loads(e.data))
-                                                  for e in rows])
+    old = before[3] if before is not None and before[0] == table.code else None
+    if old is not None and len(old) <= len(rows) and rows[:len(old)] == old:
+        state = before[2]                                     # type: ignore[index]
+        for e in rows[len(old):]:
+            state = apply(state, event_from_dict(json.loads(e.data)))
+    else:
+        state = replay(Options(table.wall_distance), [event_from_dict(json.loads(e.data))
+                                                      for e in rows])
     keep(table, state, rows)
     return state
 

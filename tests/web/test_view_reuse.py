@@ -83,3 +83,49 @@ def test_a_reveal_undone_and_told_otherwise_is_narrated_again(table, app):
     views._said.update(last_seen)
     states._cache.clear()
     assert kept_view(app, host.code) == fresh_view(app, host.code) != wrong
+
+
+def test_a_state_kept_from_versions_ago_is_brought_up_to_date_or_replayed(table, app,
+                                                                         monkeypatch):
+    """Issue 24 (``serve --workers``): a process whose kept state is a few versions old
+    (another worker took the posts) applies only the new events to it, and replays the
+    game when the events it was made of changed (an undo): the same state either way."""
+    rec = random_record(random.Random(7), wall_distance=3)
+    host = table(wall_distance=3)
+    seats = {"red": sit(host, "red", "Ann"), "blue": sit(host, "blue", "Bob")}
+    kept: list = []
+    replays: list[int] = []
+    real = states.replay
+    monkeypatch.setattr(states, "replay", lambda *a: replays.append(1) or real(*a))
+    stale_replays = 0
+
+    def stale(event, view, code=host.code):
+        nonlocal stale_replays
+        with app.test_request_context():
+            t = load(code)
+            if kept:                              # as another process left it: older
+                states._cache.keep(t.id, kept[-1])
+            before = len(replays)
+            states.derive(t)
+            stale_replays += len(replays) - before
+            assert lang.dumps(views.public_view(t), "fr") == fresh_view(app, code)
+            if len(kept) % 3 == 0:                # keep one state in three: 1-3 behind
+                kept.append(list(states._cache.recall(t.id)))
+            else:
+                kept.append(kept[-1])
+
+    half = len(rec.events) // 2
+    enter(host, seats, rec.events[:half], stale)
+    assert stale_replays == 0                     # each brought up to date, none replayed
+    with app.test_request_context():
+        latest = list(states._cache.recall(load(host.code).id))
+    host.undo()                                   # the kept rows no longer begin the game
+    with app.test_request_context():
+        t = load(host.code)
+        states._cache.keep(t.id, latest)
+        rows = states.event_rows(t)
+        assert len(rows) < len(latest[3])             # nothing kept to apply to: replayed
+        before = len(replays)
+        assert states.derive(t).event_count == len(rows)
+        assert len(replays) == before + 1
+        assert lang.dumps(views.public_view(t), "fr") == fresh_view(app, host.code)
