@@ -20,6 +20,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--burst", type=float, default=None,
                    help="server: seconds of the burst phase (default: a third of --seconds, "
                         "at least 5)")
+    b.add_argument("--workers", type=int, default=1,
+                   help="server: also N worker processes (spies-lies serve --workers N, "
+                        "PostgreSQL) against one, side by side")
     b.add_argument("--block", type=float, default=5.0,
                    help="server: seconds of each block; floor, durable floor and ours "
                         "take turns (default 5)")

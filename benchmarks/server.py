@@ -255,9 +255,12 @@ class Run:
     posts: list[Post] = field(default_factory=list)
     refused: int = 0
     games: int = 0
-    active: dict[str, asyncio.Event] = field(
-        default_factory=lambda: {k: asyncio.Event() for k in KINDS})
+    kinds: tuple[str, ...] = KINDS
+    active: dict[str, asyncio.Event] = field(default_factory=dict)
     paced: set[int] = field(default_factory=set)   # drivers that posted in this block
+
+    def __post_init__(self) -> None:
+        self.active = {k: asyncio.Event() for k in self.kinds}
 
     def switch(self, mode: tuple[str, str] | None) -> None:
         """Let ``mode``'s drivers post (a new block: each spreads its first post over
@@ -310,8 +313,8 @@ class TableDriver(Driver):
 
     opened = "tables seated"
 
-    def __init__(self, port: int, run: Run, seed: int) -> None:
-        self.port, self.run = port, run
+    def __init__(self, port: int, run: Run, seed: int, kind: str = "ours") -> None:
+        self.port, self.run, self.kind = port, run, kind
         self.rng = random.Random(seed)
         self.conn = Conn(port)
         self.screens: list[Screen] = []
@@ -356,7 +359,7 @@ class TableDriver(Driver):
                 self.view = out["view"]
             if st in (200, 201):
                 if phase is not None:
-                    self.run.posts.append(Post("ours", phase, self.screens,
+                    self.run.posts.append(Post(self.kind, phase, self.screens,
                                                self.view["version"], sent,
                                                time.perf_counter()))
                 return st, out
@@ -366,7 +369,7 @@ class TableDriver(Driver):
         raise RuntimeError(f"{path} stayed stale")
 
     async def act(self, secret: str | None, path: str, body: dict[str, Any]) -> int:
-        phase = await self.run.pace(self, "ours")
+        phase = await self.run.pace(self, self.kind)
         st, _ = await self._post(secret, path, body, phase)
         return st
 
@@ -482,24 +485,27 @@ class _Tally:
 DRAIN = 0.4      # after a block: the posts in flight finish and their pushes go out
 
 
-async def alternate(procs: list[Proc], run: Run, phase: str, seconds: float,
+async def alternate(procs: dict[str, list[Proc]], run: Run, phase: str, seconds: float,
                     block: float) -> list[Phase]:
     """``seconds`` of ``phase`` for each kind, in blocks of ``block`` seconds taken in
     turn (floor, durable, ours, then the other way round, ...): every kind sees the
-    machine's load of the same minutes. CPU is the server processes' (all of them)."""
-    tally = {k: _Tally() for k in KINDS}
+    machine's load of the same minutes. A kind's CPU is that of its server's processes
+    (``procs``: all of them, a parent and its workers)."""
+    kinds = tuple(procs)
+    tally = {k: _Tally() for k in kinds}
     blocks = max(1, round(seconds / block))
     for i in range(blocks):
-        for kind in (KINDS if i % 2 == 0 else KINDS[::-1]):
+        for kind in (kinds if i % 2 == 0 else kinds[::-1]):
             t = tally[kind]
+            ps = procs[kind]
             stop = asyncio.Event()
             probe = asyncio.ensure_future(_lag_probe(t.lags, stop))
-            t0, c0, k0 = time.perf_counter(), sum(p.cpu_ticks() for p in procs), _client_cpu()
+            t0, c0, k0 = time.perf_counter(), sum(p.cpu_ticks() for p in ps), _client_cpu()
             run.switch((kind, phase))
             end = t0 + block
             while time.perf_counter() < end:
                 await asyncio.sleep(min(0.5, max(0.0, end - time.perf_counter())))
-                for p in procs:
+                for p in ps:
                     st = p.status()
                     for k in t.peak:
                         t.peak[k] = max(t.peak[k], st[k])
@@ -509,11 +515,11 @@ async def alternate(procs: list[Proc], run: Run, phase: str, seconds: float,
             stop.set()
             await probe
             t.busy += time.perf_counter() - t0
-            t.ticks += sum(p.cpu_ticks() for p in procs) - c0
+            t.ticks += sum(p.cpu_ticks() for p in ps) - c0
             t.client += _client_cpu() - k0
     await asyncio.sleep(2.0)             # the last posts' pushes arrive
     out = []
-    for kind in KINDS:
+    for kind in kinds:
         t = tally[kind]
         lat, answers, missed = [], [], 0
         for p in run.posts:
@@ -577,6 +583,13 @@ async def _bench(port: int, procs: list[Proc], tables: int, seconds: float,
     print(f"  ({tables} floor channels, {tables} durable floor channels and {tables} tables "
           f"seated: {len(drivers) * 5} streams open in {time.perf_counter() - t0:.1f} s)",
           flush=True)
+    return await _play(drivers, run, {k: procs for k in KINDS}, seconds, burst, block)
+
+
+async def _play(drivers: list[Driver], run: Run, procs: dict[str, list[Proc]],
+                seconds: float, burst: float, block: float) -> list[Phase]:
+    """The drivers (their screens open) play the human phase, then the burst, each kind
+    in turn by blocks."""
     tasks = [asyncio.ensure_future(d.play()) for d in drivers]
     await asyncio.sleep(1.0)
     out: list[Phase] = []
@@ -691,6 +704,14 @@ def main(args: argparse.Namespace) -> int:
           f"{'PostgreSQL' if database_url else 'SQLite'}; "
           f"{os.cpu_count()} cores; load average before: {load}", flush=True)
     print(f"  database: {durability(database_url)}", flush=True)
+    workers = getattr(args, "workers", None) or 1
+    if workers > 1:
+        if not (database_url or "").startswith("postgresql"):
+            print("error: --workers needs --database-url postgresql+psycopg://… (the "
+                  "companion refuses several processes on SQLite)", file=sys.stderr)
+            return 2
+        return scale_out(database_url or "", workers, tables, threads, seconds, burst, pace,
+                         block)
     with running_server(threads, database_url) as (srv, proc):
         if soak_seconds:
             print(f"soak: {soak_seconds:.0f} s of tables opening, playing and closing")
@@ -744,3 +765,54 @@ def durability(database_url: str | None) -> str:
         engine.dispose()
     warn = "" if fsync == "on" and sync == "on" else "  NOT DURABLE: figures not comparable"
     return f"PostgreSQL {version}, fsync={fsync}, synchronous_commit={sync}{warn}"
+
+
+# --- more processes: one worker against N, side by side ------------------------------
+
+def children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return sorted(int(p) for p in f.read().split())
+
+
+def scale_out(database_url: str, workers: int, tables: int, threads: int, seconds: float,
+              burst: float, pace: tuple[float, float], block: float) -> int:
+    """``spies-lies serve`` (one process) and ``spies-lies serve --workers N`` on the same
+    PostgreSQL database, ``tables`` tables on each, taking turns in blocks: what the
+    second process buys in posts per second, CPU counted over each server's processes."""
+    from harness.server import COMPANION
+    one, many = "1 proc", f"{workers} procs"
+    print(f"scale-out: {tables} tables on one process and {tables} on {workers} workers, "
+          f"the same database; human pace {seconds:.0f} s and burst {burst:.0f} s for each, "
+          f"in blocks of {block:g} s taken in turn", flush=True)
+    with running_server(threads, database_url, COMPANION) as (a, pa), \
+            running_server(threads, database_url,
+                           (*COMPANION, "--workers", str(workers))) as (b, pb):
+        end = time.monotonic() + 30
+        while len(children(pb.pid)) < workers and time.monotonic() < end:
+            time.sleep(0.2)
+        procs = {one: [pa], many: [pb, *(Proc(k) for k in children(pb.pid))]}
+        print(f"  one process: pid {pa.pid}; {workers} workers: pids "
+              f"{', '.join(str(p.pid) for p in procs[many][1:])} (parent {pb.pid})", flush=True)
+
+        async def run_both() -> list[Phase]:
+            run = Run(every=pace, kinds=(one, many))
+            drivers: list[Driver] = [*(TableDriver(a.port, run, seed, one)
+                                       for seed in range(tables)),
+                                     *(TableDriver(b.port, run, 1000 + seed, many)
+                                       for seed in range(tables))]
+            await _open(drivers)
+            return await _play(drivers, run, procs, seconds, burst, block)
+        results = asyncio.run(run_both())
+    by = {(p.kind, p.name): p for p in results}
+
+    def rate(kind: str) -> float:
+        return len(by[(kind, "burst")].latencies) / by[(kind, "burst")].seconds
+    with open("/proc/loadavg") as f:
+        load = " ".join(f.read().split()[:3])
+    print(f"result: burst {rate(many):.0f} posts/s on {workers} workers vs {rate(one):.0f} on "
+          f"one = {rate(many) / rate(one):.2f} x (target >= 1.6 on 2 cores); server CPU per "
+          f"post {by[(many, 'burst')].cpu_ms:.2f} vs {by[(one, 'burst')].cpu_ms:.2f} ms; human "
+          f"p95 {pct(by[(many, 'human')].latencies, 95) * 1000:.2f} vs "
+          f"{pct(by[(one, 'human')].latencies, 95) * 1000:.2f} ms; {os.cpu_count()} cores; "
+          f"load average after: {load}")
+    return 0
