@@ -72,6 +72,7 @@ WORKER = secrets.token_hex(6)   # this process, among those sharing one database
 ANNOUNCE_EVERY = 20.0           # seconds between a process's reminders of its presence
 REMOTE_TTL = 60.0               # another process's presence counts this long after its word
 PRESENCE_MAX = 7000             # bytes of one announcement (NOTIFY takes under 8000)
+LOADERS = 4                     # threads loading the tables other processes changed
 
 # who has a stream open on the *other* processes: code -> worker -> (when, key -> streams)
 _remote: dict[str, dict[str, tuple[float, dict[str, int]]]] = {}
@@ -535,6 +536,10 @@ class PgFanout:
         self._thread: threading.Thread | None = None
         self._sender: threading.Thread | None = None
         self._said: queue.Queue[tuple[str, dict[str, int]] | None] = queue.Queue()
+        self._due: dict[str, int] = {}          # tables changed elsewhere: code -> version
+        self._loading: set[str] = set()
+        self._due_cond = threading.Condition()
+        self._loaders: list[threading.Thread] = []
         self.ready = threading.Event()
         self.stopped = threading.Event()
 
@@ -566,6 +571,10 @@ class PgFanout:
                 self._sender = threading.Thread(target=self._send, name="pg-presence",
                                                 daemon=True)
                 self._sender.start()
+                self._loaders = [threading.Thread(target=self._load, name=f"pg-load-{i}",
+                                                  daemon=True) for i in range(LOADERS)]
+                for t in self._loaders:
+                    t.start()
                 _announce.append(self.announce)
         self.ready.wait(5)
 
@@ -575,7 +584,9 @@ class PgFanout:
         self._said.put(None)
         with suppress(ValueError):
             _announce.remove(self.announce)
-        for t in (self._thread, self._sender):
+        with self._due_cond:
+            self._due_cond.notify_all()
+        for t in (self._thread, self._sender, *self._loaders):
             if t is not None:
                 t.join(5)
 
@@ -631,6 +642,9 @@ class PgFanout:
                 delay = min(delay * 2, 10.0)
 
     def _changed(self, payload: str) -> None:
+        """A NOTIFY: another process's presence, or a change to a table. A change is
+        noted for the loaders (the latest version per table: changes that came while
+        one was loaded are one load), so the listener never waits for the database."""
         if payload.startswith(("p|", "p?")):
             self._presence(payload)
             return
@@ -638,15 +652,40 @@ class PgFanout:
         ch = hub.get(code)
         if ch is None or not v.isdigit() or int(v) <= ch.version:
             return      # nobody here watches that table, or we made (or saw) the change
+        with self._due_cond:
+            if int(v) > self._due.get(code, 0):
+                self._due[code] = int(v)
+                self._due_cond.notify()
+
+    def _load(self) -> None:
+        """A loader: the tables changed elsewhere, one at a time each, published to this
+        process's streams (``LOADERS`` of them: one table's database read need not hold
+        up another's)."""
         from .models import db
-        with self.app.app_context():
+        while not self.stopped.is_set():
+            with self._due_cond:
+                code = next((c for c in self._due if c not in self._loading), None)
+                if code is None:
+                    self._due_cond.wait(1.0)
+                    continue
+                del self._due[code]
+                self._loading.add(code)
+            ch = hub.get(code)
             try:
-                view = public_view(load(code))
-                ch.publish(view["version"], view)
+                if ch is not None:
+                    with self.app.app_context():
+                        try:
+                            view = public_view(load(code))
+                            ch.publish(view["version"], view)
+                        finally:
+                            db.session.remove()
             except Exception:
                 log.warning("live: could not load table %s after a NOTIFY", code, exc_info=True)
             finally:
-                db.session.remove()
+                with self._due_cond:
+                    self._loading.discard(code)
+                    if self._due:
+                        self._due_cond.notify()
 
 
     def _presence(self, payload: str) -> None:
