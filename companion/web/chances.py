@@ -28,7 +28,7 @@ from sqlalchemy import select, update
 from ..engine import Msg, Options, event_from_dict, new_game, reveal_words
 from ..engine.chances import standard_error, timed_estimate
 from ..engine.referee import advance
-from .models import Table, db
+from .models import CLOSED, Table, db
 from .states import Recent, derive, event_rows
 from .views import event_text, stored_words
 
@@ -120,17 +120,21 @@ def _store_series(app: Flask, table_id: int, events: int, payload: Any) -> None:
     options, rows = payload
     steps, said = series_of(options, rows, table_id)
     turning = [{**t, "text": _kept(said[t["step"]])} for t in turning_points(steps)]
+    if app.extensions.get(CLOSED):
+        return              # the app is being dropped (a test's): its database with it
     with app.app_context():
-        db.session.execute(update(TABLE).where(TABLE.c.id == table_id,
-                                               TABLE.c.finished.is_not(None))
-                           .values(chance_series=json.dumps(
-                               {"events": events, "playouts": SERIES_PLAYOUTS,
-                                "steps": steps, "turning": turning})))
-        db.session.commit()
-        from .history import changed
-        changed()                   # the history's pages name each game's turning point
-        db.session.commit()
-        db.session.remove()
+        try:
+            db.session.execute(update(TABLE).where(TABLE.c.id == table_id,
+                                                   TABLE.c.finished.is_not(None))
+                               .values(chance_series=json.dumps(
+                                   {"events": events, "playouts": SERIES_PLAYOUTS,
+                                    "steps": steps, "turning": turning})))
+            db.session.commit()
+            from .history import changed
+            changed()               # the history's pages name each game's turning point
+            db.session.commit()
+        finally:
+            db.session.remove()
 
 
 def _kept(words: Msg | str) -> Any:

@@ -53,7 +53,7 @@ from .compress import gzip_stream, wants_gzip
 from .delta import diff
 from .edges import client
 from .errors import ApiError
-from .models import Table, db
+from .models import CLOSED, Table, db
 from .tables import load
 from .views import public_view
 
@@ -726,7 +726,10 @@ def presence_payload(code: str, presence: dict[str, int]) -> str:
 
 def close(app: Flask) -> None:
     """Stop what this app started beside its requests (the PostgreSQL listener): an app
-    made and dropped in one process (tests) leaves nothing behind to read its database."""
+    made and dropped in one process (tests) leaves nothing behind to read its database.
+    The background work that writes to it (the chances of finished games) is told too:
+    it drops what it has not yet written (``CLOSED``)."""
+    app.extensions[CLOSED] = True
     fanout = app.extensions.get("live_fanout")
     if fanout is not None:
         fanout.stop()

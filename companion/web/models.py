@@ -27,6 +27,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+# set in ``app.extensions`` when an app is being dropped (``live.close``): work it started
+# in the background writes nothing to its database any more
+CLOSED = "companion.closed"
+
 
 class Base(DeclarativeBase):
     """Typed declarative models (SQLAlchemy 2): columns are checked by mypy."""
