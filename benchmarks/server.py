@@ -194,6 +194,7 @@ class Screen:
         self.connected = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
         self.writer: asyncio.StreamWriter | None = None
+        self.refused = ""            # the status line of a stream the server refused
 
     def start(self) -> None:
         self.task = asyncio.ensure_future(self._run())
@@ -203,6 +204,11 @@ class Screen:
         self.writer.write(f"GET {self.path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
                           f"Accept: text/event-stream\r\n\r\n".encode())
         try:
+            status = await reader.readline()
+            if b" 200 " not in status:         # refused (a cap, a limit): say so, never hang
+                self.refused = status.decode(errors="replace").strip() or "closed"
+                self.connected.set()
+                return
             while True:
                 line = await reader.readline()
                 if not line:
@@ -301,6 +307,9 @@ class Driver:
         for s in self.screens:
             s.start()
         await asyncio.gather(*(s.connected.wait() for s in self.screens))
+        refused = [f"{s.path}: {s.refused}" for s in self.screens if s.refused]
+        if refused:
+            raise RuntimeError("the server refused a screen's stream: " + refused[0])
 
     def close(self) -> None:
         for s in self.screens:
