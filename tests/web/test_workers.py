@@ -89,6 +89,11 @@ def answering(server: Server, n: int, tries: int = 60) -> set[str]:
     return seen
 
 
+class Refused(Exception):
+    """A stream the server did not open (429: this client's streams of the table on
+    that worker, closed ones not yet noticed, are at its cap)."""
+
+
 class Screen:
     """One live stream, read on a thread: the views it had, in order."""
 
@@ -96,7 +101,10 @@ class Screen:
         self.conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
         self.conn.request("GET", f"/api/tables/{code}/stream?since={since}&seat=viewer")
         self.resp = self.conn.getresponse()
-        assert self.resp.status == 200
+        if self.resp.status != 200:
+            self.resp.read()
+            self.conn.close()
+            raise Refused(self.resp.status)
         self.worker = self.resp.getheader("X-Companion-Worker")
         self.view, self.versions = view, [view["version"]]
         self.presence: list[list[str]] = []
@@ -138,7 +146,11 @@ def open_screens(server: Server, code: str, view: dict, per_worker: int = 3,
     """Screens of ``code`` until each of the two workers holds ``per_worker`` of them."""
     screens: list[Screen] = []
     for _ in range(tries):
-        s = Screen(server, code, view["version"], view)
+        try:
+            s = Screen(server, code, view["version"], view)
+        except Refused:
+            time.sleep(0.3)            # the screens closed below are let go meanwhile
+            continue
         held = sum(1 for x in screens if x.worker == s.worker)
         if held >= per_worker:
             s.close()
