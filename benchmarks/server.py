@@ -778,17 +778,12 @@ def durability(database_url: str | None) -> str:
 
 # --- more processes: one worker against N, side by side ------------------------------
 
-def children(pid: int) -> list[int]:
-    with open(f"/proc/{pid}/task/{pid}/children") as f:
-        return sorted(int(p) for p in f.read().split())
-
-
 def scale_out(database_url: str, workers: int, tables: int, threads: int, seconds: float,
               burst: float, pace: tuple[float, float], block: float) -> int:
     """``spies-lies serve`` (one process) and ``spies-lies serve --workers N`` on the same
     PostgreSQL database, ``tables`` tables on each, taking turns in blocks: what the
     second process buys in posts per second, CPU counted over each server's processes."""
-    from harness.server import COMPANION
+    from harness.server import COMPANION, children
     one, many = "1 proc", f"{workers} procs"
     print(f"scale-out: {tables} tables on one process and {tables} on {workers} workers, "
           f"the same database; human pace {seconds:.0f} s and burst {burst:.0f} s for each, "

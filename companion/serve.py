@@ -126,7 +126,7 @@ def _banner(args: argparse.Namespace, url: str, instance: Path, workers: int = 1
 
 
 def serve(args: argparse.Namespace) -> int:
-    from .server import Server, listening_socket
+    from .server import listening_socket
 
     if getattr(args, "listen_fd", None) is not None:
         return _worker(args)
@@ -147,9 +147,15 @@ def serve(args: argparse.Namespace) -> int:
     _banner(args, url, Path(app.instance_path), workers)
     if workers > 1:
         return _supervise(args, url, sock, app, workers)
+    return _run(args, app, sock)
+
+
+def _run(args: argparse.Namespace, app: Flask, sock: socket.socket) -> int:
+    """Serve ``app`` on the listening ``sock`` until Ctrl+C (one process, or a worker)."""
+    from . import gcfreeze
+    from .server import Server
     server = Server(app, host=args.host, port=args.port, threads=args.threads,
                     per_client=client_cap(args), listener=sock)
-    from . import gcfreeze
     gcfreeze.start(app)      # no long garbage-collector pause with the caches full
     try:
         server.serve_forever()
@@ -177,17 +183,6 @@ def _worker(args: argparse.Namespace) -> int:
     parent printed the addresses)."""
     import socket as _socket
 
-    from . import gcfreeze
-    from .server import Server
     from .workers import watch_parent
     watch_parent()
-    sock = _socket.socket(fileno=args.listen_fd)
-    app = _app(args, public_url(args))
-    server = Server(app, host=args.host, port=args.port, threads=args.threads,
-                    per_client=client_cap(args), listener=sock)
-    gcfreeze.start(app)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return _run(args, _app(args, public_url(args)), _socket.socket(fileno=args.listen_fd))

@@ -34,6 +34,12 @@ COMPANION = (sys.executable, "-m", "companion", "serve")
 UNLIMITED = json.dumps({name: "1000000 per second" for name in LIMITS})
 
 
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (the workers of ``serve --workers N``)."""
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return sorted(int(p) for p in f.read().split())
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -19,13 +19,12 @@ import socket
 import subprocess
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 from companion.engine.simulate import random_record
 from companion.web.delta import patch
-from harness.server import COMPANION, ROOT, Server
+from harness.server import COMPANION, ROOT, Server, children
 from harness.steps import steps
 
 from .test_durability import Table, _recover, _run
@@ -49,12 +48,6 @@ def test_workers_are_refused_on_sqlite_with_what_to_do(tmp_path):
                          env={**os.environ, "DATABASE_URL": ""}, capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 2 and "--workers must be 1 or more" in out.stderr
-
-
-def children(pid: int) -> list[int]:
-    """The worker processes of the parent ``pid``."""
-    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
-    return sorted(int(p) for p in text.split())
 
 
 def wait_for_workers(server: Server, n: int, not_in: tuple[int, ...] = (),
