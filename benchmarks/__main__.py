@@ -1,4 +1,4 @@
-"""``python -m benchmarks engine | server | pages | history | chances [options]``
+"""``python -m benchmarks engine | post | server | pages | history | chances [options]``
 (from the checkout)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 def build_parser() -> argparse.ArgumentParser:
     b = argparse.ArgumentParser(prog="python -m benchmarks",
                                 description="performance figures (docs/PERFORMANCE.md)")
-    b.add_argument("what", choices=["engine", "server", "pages", "history", "chances"])
+    b.add_argument("what", choices=["engine", "post", "server", "pages", "history", "chances"])
     b.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     b.add_argument("--tables", type=int, default=50, help="tables (server)")
     b.add_argument("--threads", type=int, default=None,
@@ -33,15 +33,17 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--database-url", default=None,
                    help="server: run on this database (e.g. PostgreSQL) instead of SQLite")
     b.add_argument("--against", default=None, metavar="PATH",
-                   help="engine: also time the checkout at PATH (A B A B…) and print the ratio")
-    b.add_argument("--rounds", type=int, default=7,
-                   help="engine --against: timings of each checkout (default 7)")
+                   help="engine, post: also time the checkout at PATH (A B A B…) and print "
+                        "the ratio")
+    b.add_argument("--rounds", type=int, default=None,
+                   help="engine --against, post: timings of each checkout (default 7, 5)")
     b.add_argument("--sizes", default="100,1000,10000",
                    help="history: finished games in each run (default 100,1000,10000)")
     b.add_argument("--blocks", type=int, default=4,
                    help="history: alone / loaded blocks of --seconds each (default 4)")
-    b.add_argument("--games", type=int, default=2000,
-                   help="chances: simulated games to grade the estimates on (default 2000)")
+    b.add_argument("--games", type=int, default=None,
+                   help="chances: simulated games to grade the estimates on (default 2000); "
+                        "post: games per timing (default 6)")
     b.add_argument("--playouts", type=int, default=100,
                    help="chances: playouts per estimate while grading (default 100)")
     return b
@@ -51,10 +53,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.what == "chances":
         from .chances import run as chances
-        return chances(games=args.games, playouts=args.playouts)
+        return chances(games=args.games or 2000, playouts=args.playouts)
     if args.what == "engine":
         from .engine import run
-        return run(seconds=args.seconds, against=args.against, rounds=args.rounds)
+        return run(seconds=args.seconds, against=args.against, rounds=args.rounds or 7)
+    if args.what == "post":
+        from .post import run as post
+        return post(games=args.games or 6, rounds=args.rounds or 5,
+                    against=args.against)
     if args.what == "history":
         from . import history
         return history.main(args)

@@ -14,7 +14,7 @@ import weakref
 from typing import Any, cast
 
 from sqlalchemy import Table as SATable
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, false, func, insert, literal_column, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -26,6 +26,7 @@ from .fields import body_field, idempotency_key
 from .history import forget_game, remember_game
 from .lang import stored
 from .models import Event, Receipt, Table, db, now
+from .prepared import Prepared
 from .states import Row, keep, kept_rows
 from .views import public_view
 
@@ -201,25 +202,23 @@ class Transaction:
         # them): the table's row, each event numbered inside its insert, the receipt.
         try:
             with db.session.no_autoflush:
-                res = db.session.execute(
-                    update(TABLE).where(TABLE.c.id == t.id, TABLE.c.version == t.version)
-                    .values(**values))
-                if res.rowcount != 1:      # type: ignore[attr-defined]
+                conn = db.session.connection()
+                res = _update_for(tuple(values)).run(
+                    conn, w_id=t.id, w_version=t.version,
+                    **{f"v_{name}": value for name, value in values.items()})
+                if res.rowcount != 1:
                     raise stale
                 for name, value in values.items():    # written: no second write of the row
                     set_committed_value(t, name, value)
                 for row, key in self.added:
-                    seq = select(func.coalesce(func.max(EVENT.c.seq), 0) + 1).where(
-                        EVENT.c.table_id == t.id).scalar_subquery()
-                    db.session.execute(insert(EVENT).values(
-                        table_id=t.id, seq=seq, data=row.data, seat_id=row.seat_id,
-                        idempotency_key=key, undone=False, created=now()))
+                    _INSERT_EVENT.run(conn, e_table=t.id, e_data=row.data, e_seat=row.seat_id,
+                                      e_key=key, e_created=now())
                 # the receipt keeps the answer without the view (a retry is answered with
                 # the table's view as it is then) and never a secret
                 kept = {k: v for k, v in body.items() if k != "secret"}
-                db.session.execute(insert(RECEIPT).values(
-                    table_id=t.id, key=self.key, status=status, body=stored(kept),
-                    kind=self.kind, actor=self.actor, created=now()))
+                _INSERT_RECEIPT.run(conn, r_table=t.id, r_key=self.key, r_status=status,
+                                    r_body=stored(kept), r_kind=self.kind, r_actor=self.actor,
+                                    r_created=now())
                 # the group's memory (issue 21): a game that ends leaves its summary, one
                 # whose end is undone takes it back, in this same transaction
                 if not was_finished and values["finished"] is not None and self.state is not None:
@@ -242,6 +241,34 @@ class Transaction:
             base = kept_rows(t, self.read_version)
             keep(t, self.state, None if base is None else base + [r for r, _ in self.added])
         self.result = (status, {**body, "view": public_view(t, self.state)})
+
+
+# The statements of a commit, each compiled once per database (issue 24: building them
+# for each post cost more than running them): the table's compare-and-swap for each set
+# of columns a change writes, each event numbered inside its own insert, the receipt.
+_UPDATES: dict[tuple[str, ...], Prepared] = {}
+
+
+def _update_for(names: tuple[str, ...]) -> Prepared:
+    """``UPDATE table SET <names> WHERE id = :w_id AND version = :w_version``."""
+    p = _UPDATES.get(names)
+    if p is None:
+        p = _UPDATES[names] = Prepared(lambda: update(TABLE).where(
+            TABLE.c.id == bindparam("w_id"), TABLE.c.version == bindparam("w_version"))
+            .values({name: bindparam(f"v_{name}") for name in names}))
+    return p
+
+
+_INSERT_EVENT = Prepared(lambda: insert(EVENT).inline().values(
+    table_id=bindparam("e_table"),
+    seq=select(func.coalesce(func.max(EVENT.c.seq), literal_column("0")) + literal_column("1"))
+    .where(EVENT.c.table_id == bindparam("e_table")).scalar_subquery(),
+    data=bindparam("e_data"), seat_id=bindparam("e_seat"), idempotency_key=bindparam("e_key"),
+    undone=false(), created=bindparam("e_created")))
+_INSERT_RECEIPT = Prepared(lambda: insert(RECEIPT).inline().values(
+    table_id=bindparam("r_table"), key=bindparam("r_key"), status=bindparam("r_status"),
+    body=bindparam("r_body"), kind=bindparam("r_kind"), actor=bindparam("r_actor"),
+    created=bindparam("r_created")))
 
 
 def _commit_keeping() -> None:

@@ -12,7 +12,7 @@ from datetime import timedelta
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import joinedload
 
@@ -104,6 +104,11 @@ def expired(table: Table) -> bool:
     return bool(table.updated < now() - timedelta(days=days))
 
 
+# built once: a statement and its cache key cost more to make than the query to run
+_BY_CODE = (select(Table).options(joinedload(Table.seats))
+            .where(Table.code == bindparam("code")))
+
+
 def load(code: str, client: str = "local", allow_expired: bool = False) -> Table:
     """The table with this code; an unknown code counts against ``client``, which is
     refused every look-up once it tried too many (:mod:`.limits`: no guessing)."""
@@ -116,8 +121,7 @@ def load(code: str, client: str = "local", allow_expired: bool = False) -> Table
     if CODE_RE.match(code):
         # with its seats, in the same query: every request of a table reads them (whose
         # key it carries, the view), and a second query cost each post more than the join
-        table = db.session.scalar(select(Table).options(joinedload(Table.seats))
-                                  .where(Table.code == code.upper()))
+        table = db.session.scalar(_BY_CODE, {"code": code.upper()})
     if table is None:
         limits.code_missed(client)
         raise ApiError(404, Msg("there is no table with the code {code}; check the code on the "

@@ -1,0 +1,66 @@
+"""``python -m benchmarks post [--against PATH]``: the app's CPU time per post, in-process.
+
+Random games are posted through the Flask test client as the phones post them (see
+``benchmarks/post_worker.py``), so the figure is the companion's own work per post
+(the authority, the referee, the view, its delta, the pushes, Flask): no HTTP server,
+no client, no network. ``python -m benchmarks server`` measures the whole server.
+
+``--against PATH`` also times another checkout (e.g. a worktree of an older commit):
+both run as child processes in turn, A B A B…, on the same games, and the medians
+and their ratio are printed, so the noise of a shared machine falls on both alike.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+WORKER = pathlib.Path(__file__).with_name("post_worker.py")
+
+
+def _child(root: pathlib.Path, games: int, seed: int) -> float:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    out = subprocess.run([sys.executable, str(WORKER), str(games), str(seed)], env=env,
+                         check=True, capture_output=True, text=True).stdout
+    result = json.loads(out)
+    if not pathlib.Path(result["companion"]).resolve().is_relative_to(root):
+        raise SystemExit(f"error: the worker imported {result['companion']}, not {root}")
+    return float(result["app_cpu_ms"])
+
+
+def run(games: int = 6, rounds: int = 5, against: str | None = None) -> int:
+    """Print the figures; the exit code."""
+    roots = {"A": ROOT}
+    if against is not None:
+        other = pathlib.Path(against).resolve()
+        if not (other / "companion" / "web").is_dir():
+            print(f"error: {against} is not a checkout of the companion", file=sys.stderr)
+            return 2
+        roots["B"] = other
+    load = os.getloadavg()
+    print(f"post benchmark: the app's CPU time per post, {games} random team games per "
+          f"timing, {rounds} timings each, in turn; load average before: "
+          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    for who, root in roots.items():
+        print(f"  {who} = {root}")
+    times: dict[str, list[float]] = {who: [] for who in roots}
+    for i in range(rounds):
+        order = list(roots) if i % 2 == 0 else list(reversed(roots))
+        for who in order:
+            times[who].append(_child(roots[who], games, seed=1000 + i))
+    for who, v in times.items():
+        print(f"  {who}: median {statistics.median(v):.3f} ms per post  "
+              f"(min {min(v):.3f}, max {max(v):.3f})")
+    if "B" in times:
+        ratios = sorted(b / a for a, b in zip(times["A"], times["B"], strict=True))
+        print(f"  B / A = {statistics.median(times['B']) / statistics.median(times['A']):.2f} x "
+              f"(medians); per round: median {statistics.median(ratios):.2f} x, "
+              f"min {ratios[0]:.2f}, max {ratios[-1]:.2f}")
+    load = os.getloadavg()
+    print(f"  load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    return 0

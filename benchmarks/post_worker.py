@@ -1,0 +1,105 @@
+"""One timing of a checkout's post path, run as a child by ``python -m benchmarks post``.
+
+``python benchmarks/post_worker.py GAMES SEED`` with ``PYTHONPATH`` set to the checkout
+being measured: random games played in-process through the Flask test client as the
+phones post them (tables of four seats, each post asking for the delta, five live
+subscriptions taking every change), on a fresh SQLite file. It prints one JSON line:
+the app's CPU time per post (inside ``app.wsgi_app``: no HTTP server, no client) and
+the posts counted.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import json
+import random
+import sys
+import tempfile
+import time
+from typing import Any
+
+
+def main(games: int, seed: int) -> None:
+    import companion
+    from companion.engine.simulate import random_record
+    from companion.web import create_app, live
+    from companion.web.delta import patch
+    from harness.steps import steps
+
+    with tempfile.TemporaryDirectory(prefix="spies-lies-post-") as tmp:
+        app = create_app({"TESTING": True, "SECRET_KEY": "bench"}, instance_path=tmp)
+        inner, spent = app.wsgi_app, [0.0]
+
+        def timed(environ: dict[str, Any], start_response: Any) -> Any:
+            t = time.process_time()
+            try:
+                return inner(environ, start_response)
+            finally:
+                spent[0] += time.process_time() - t
+
+        app.wsgi_app = timed  # type: ignore[method-assign]
+        client = app.test_client()
+        keys = itertools.count()
+        origin = {"Origin": "http://localhost"}
+
+        def post(code: str, path: str, body: dict[str, Any], view: dict[str, Any],
+                 secret: str | None = None) -> tuple[int, dict[str, Any], dict[str, Any]]:
+            full = {"version": view["version"], "answer": "delta",
+                    "idempotency_key": f"bench-{next(keys):09d}", **body}
+            headers = {**origin, **({"Authorization": f"Bearer {secret}"} if secret else {})}
+            r = client.post(f"/api/tables/{code}{path}", json=full, headers=headers)
+            out = r.get_json()
+            if "delta" in out:
+                view = patch(view, out["delta"]["ops"])
+            elif "view" in out:
+                view = out["view"]
+            assert r.status_code in (200, 201), out
+            return r.status_code, out, view
+
+        def game(rng: random.Random) -> int:
+            rec = random_record(rng)
+            r = client.post("/api/tables", json={"wall_distance": rec.options.wall_distance,
+                                                 "teams": True}, headers=origin)
+            made = r.get_json()
+            code, view, host = made["code"], made["view"], made["host_secret"]
+            seats = {}
+            for side in ("red", "blue"):
+                for part in (1, 2):
+                    _, out, view = post(code, "/seats", {"side": side, "part": part,
+                                                         "name": f"{side}{part}"}, view)
+                    seats[(side, part)] = out["secret"]
+            subs = [live.Subscription(live.hub.subscribe(code), f"screen{i}",
+                                      view["version"], "en") for i in range(5)]
+            start, n = spent[0], 0
+            for e in rec.events:
+                draft = view["draft"]
+                part = (draft.get("part") if draft else None) or 1
+                todo, status = steps(e, view), None
+                try:
+                    while True:
+                        who, path, body = todo.send(status)
+                        secret = host if who == "host" else seats[(who, part)]
+                        status, _, view = post(code, path, body, view, secret)
+                        for s in subs:
+                            s.take()
+                        n += 1
+                except StopIteration:
+                    pass
+            for s in subs:
+                s.close()
+            counted[0] += spent[0] - start
+            return n
+
+        counted = [0.0]
+        rng = random.Random(seed)
+        game(rng)                                   # warm up
+        counted[0] = 0.0
+        gc.collect()
+        posts = sum(game(rng) for _ in range(games))
+        print(json.dumps({"companion": companion.__file__, "posts": posts,
+                          "app_cpu_ms": counted[0] / posts * 1e3}))
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]), int(sys.argv[2]))

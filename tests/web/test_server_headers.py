@@ -1,0 +1,53 @@
+"""The server reads a request's headers without the e-mail parser (issue 24): it must
+read them as pywsgi's own reader did, for ordinary requests and for odd ones."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from gevent.pywsgi import headers_factory
+
+from companion.server import HEADER_LINE, HEADER_LINES, _Headers
+
+BLOCKS = [
+    b"Host: 127.0.0.1:5000\r\nContent-Type: application/json\r\nContent-Length: 42\r\n\r\n",
+    b"host: a\r\nCONTENT-LENGTH: 7\r\nX-Two: 1\r\nx-two: 2\r\n\r\nbody",     # any case, twice
+    b"Host:a\r\nAuthorization:   Bearer  k  \r\nAccept:\r\n\r\n",            # spacing, empty
+    b"Host: a\nOrigin: http://a\n\n",                                        # bare LF
+    b"Host: caf\xe9\r\n\r\n",                                                # Latin-1
+    b"Host: a\r\nX-Fold: one\r\n  two\r\n\r\n",                              # folded
+    b"Host: a\r\nnot a header\r\nCookie: x=1\r\n\r\n",                       # no colon
+    b"Host: a\r\n",                                                          # cut short
+    b"",
+]
+NAMES = ["host", "content-type", "content-length", "x-two", "authorization", "accept",
+         "origin", "x-fold", "cookie", "missing"]
+
+
+def _norm(value: str | None) -> str | None:
+    return None if value is None else " ".join(value.split())
+
+
+@pytest.mark.parametrize("block", BLOCKS)
+def test_headers_as_pywsgi_read_them(block: bytes) -> None:
+    ours, theirs = _Headers(io.BytesIO(block)), headers_factory(io.BytesIO(block))
+    assert ours.status == theirs.status == ""
+    for name in NAMES:       # a folded value may differ only in its inner spaces
+        assert _norm(ours.get(name)) == _norm(theirs.get(name)), name
+        assert _norm(ours.getheader(name.upper())) == _norm(theirs.getheader(name.upper()))
+    assert ours.typeheader == theirs.typeheader
+    if b"X-Fold" not in block:
+        assert list(ours.headers) == list(theirs.headers)
+    del ours["content-length"], theirs["content-length"]
+    assert ours.get("content-length") is None and ours.get("host") == theirs.get("host")
+
+
+def test_a_line_too_long_or_too_many_lines_is_refused() -> None:
+    long = b"Host: a\r\nX-Big: " + b"a" * HEADER_LINE + b"\r\n\r\n"
+    assert _Headers(io.BytesIO(long)).status
+    assert headers_factory(io.BytesIO(long)).status        # pywsgi refused it too
+    many = b"".join(b"X-%d: 1\r\n" % i for i in range(HEADER_LINES + 1)) + b"\r\n"
+    assert _Headers(io.BytesIO(many)).status == "Too many headers"
+    exactly = b"".join(b"X-%d: 1\r\n" % i for i in range(HEADER_LINES - 1)) + b"\r\n"
+    assert _Headers(io.BytesIO(exactly)).status == ""
