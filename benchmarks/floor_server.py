@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 from contextlib import suppress
 
+from companion import gcfreeze
 from companion.cli import build_parser
 from companion.serve import client_cap, engine_config, public_url
 from companion.server import Server
@@ -28,9 +29,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     with app.app_context():
         floor.create_table()
     print(f"floor server on http://{args.host}:{args.port}/ ({args.threads} threads)", flush=True)
+    server = Server(app, host=args.host, port=args.port, threads=args.threads,
+                    per_client=client_cap(args))
+    gcfreeze.start(app)          # as spies-lies serve does (serve._run)
     with suppress(KeyboardInterrupt):       # Ctrl+C; the benchmark stops it with SIGTERM
-        Server(app, host=args.host, port=args.port, threads=args.threads,
-               per_client=client_cap(args)).serve_forever()
+        server.serve_forever()
     return 0
 
 

@@ -13,6 +13,7 @@ import threading
 import weakref
 from typing import Any, cast
 
+from flask import current_app
 from sqlalchemy import Table as SATable
 from sqlalchemy import bindparam, false, func, insert, literal_column, select, update
 from sqlalchemy.exc import IntegrityError
@@ -225,6 +226,11 @@ class Transaction:
                     remember_game(t, self.state)
                 elif was_finished and values["finished"] is None:
                     forget_game(t.id)
+                # the other processes sharing the database (PostgreSQL), told by this
+                # transaction: they hear of the change when it commits
+                fanout = current_app.extensions.get("live_fanout")
+                if fanout is not None and bump:
+                    fanout.notify(conn, t.code, values["version"])
             _commit_keeping()      # acknowledged only after this returns
         except (IntegrityError, ApiError) as err:
             # the same seq or key written first by another process, or the version moved:

@@ -21,7 +21,8 @@ threaded server (tests, ``flask run``) each stream waits in its thread.
 
 Across processes: with SQLite there is one process and the fan-out stays in
 memory. With PostgreSQL every change is also announced with ``NOTIFY`` (table
-code and version); each process listens on its own connection and republishes
+code, version and the process that made it), sent by the change's own transaction;
+each process listens on its own connection and republishes
 a change it did not make to its own streams, so two servers on one database
 (or a hosted service across machines) show each other's changes. Who is connected to a
 table is announced the same way (issue 24, ``serve --workers N``): each process says
@@ -46,6 +47,7 @@ from contextlib import suppress
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, request
+from sqlalchemy import bindparam, func, select
 
 from ..engine import Msg
 from . import lang
@@ -54,6 +56,7 @@ from .delta import diff
 from .edges import client
 from .errors import ApiError
 from .models import CLOSED, Table, db
+from .prepared import Prepared
 from .tables import load
 from .views import public_view
 
@@ -333,13 +336,11 @@ hub = Hub()
 
 
 def publish(view: dict[str, Any]) -> None:
-    """Send a table's new view to every open stream of that table, in every process."""
+    """Send a table's new view to every open stream of that table in this process (the
+    other processes heard of the change from its own transaction: :meth:`PgFanout.notify`)."""
     ch = hub.get(view["code"])
     if ch is not None:
         ch.publish(view["version"], view)
-    fanout = current_app.extensions.get("live_fanout")
-    if fanout is not None:
-        fanout.notify(view["code"], view["version"])
 
 
 def delta_for(code: str, since: int, view: dict[str, Any]) -> dict[str, Any] | None:
@@ -524,6 +525,11 @@ def stream(code: str) -> Response:
 
 # --- across processes: PostgreSQL LISTEN/NOTIFY -------------------------------------
 
+# the NOTIFY of a change, compiled once (sent by the change's own transaction)
+_NOTIFY = Prepared(lambda: select(func.pg_notify(bindparam("n_channel"),
+                                                 bindparam("n_payload"))))
+
+
 class PgFanout:
     """Announce this process's changes with NOTIFY; republish other processes' changes."""
 
@@ -549,18 +555,14 @@ class PgFanout:
         if not code.startswith("_"):
             self._said.put((code, presence))
 
-    def notify(self, code: str, version: int) -> None:
-        """Tell the other processes (after the change is committed)."""
-        from sqlalchemy import text
-
-        from .models import db
-        try:
-            db.session.execute(text("SELECT pg_notify(:ch, :payload)"),
-                               {"ch": NOTIFY_CHANNEL, "payload": f"{code}:{version}"})
-            db.session.commit()
-        except Exception:   # the change is committed: never fail its answer for the push
-            db.session.rollback()
-            log.warning("live: could not NOTIFY the change %s:%s", code, version, exc_info=True)
+    def notify(self, conn: Any, code: str, version: int) -> None:
+        """Tell the other processes that ``code`` is at ``version``, inside the change's
+        own transaction on ``conn``: PostgreSQL delivers a NOTIFY when, and only if, its
+        transaction commits, so they hear of a change once it is durable, and a post
+        pays no second round trip and commit for it (issue 24). Should the NOTIFY fail,
+        the change fails with it, unacknowledged: nothing is lost, and the phone's
+        retry makes it again."""
+        _NOTIFY.run(conn, n_channel=NOTIFY_CHANNEL, n_payload=f"{code}:{version}:{WORKER}")
 
     def start(self) -> None:
         """Start listening (once per process and app: when the first stream opens)."""
@@ -648,10 +650,13 @@ class PgFanout:
         if payload.startswith(("p|", "p?")):
             self._presence(payload)
             return
-        code, _, v = payload.rpartition(":")
+        code, _, rest = payload.partition(":")
+        v, _, worker = rest.partition(":")
+        if worker == WORKER:
+            return      # this process made the change (its streams have it, or will)
         ch = hub.get(code)
         if ch is None or not v.isdigit() or int(v) <= ch.version:
-            return      # nobody here watches that table, or we made (or saw) the change
+            return      # nobody here watches that table, or we saw the change already
         with self._due_cond:
             if int(v) > self._due.get(code, 0):
                 self._due[code] = int(v)
