@@ -85,7 +85,10 @@ def replay_output(state: State, words: bool = False,
     reveals of this very game already output, by index (``None``: not this one), taken
     as they are instead of narrated again.
     """
-    d = state.to_dict()
+    known = 0                    # the leading reveals already told: not made again
+    while known < len(told) and known < len(state.reveals) and told[known] is not None:
+        known += 1
+    d = state.to_dict(told=known)
     reveals = d["reveals"]
     for i, r in enumerate(reveals):
         old = told[i] if i < len(told) else None

@@ -162,8 +162,9 @@ class State:
         used = set(self.revealed[side].values()) | set(self.exhausted[side])
         return [r for r in range(1, 11) if r not in used]
 
-    def to_dict(self) -> dict[str, Any]:
-        """The replay output of RECORD.md, with more keys for the screens."""
+    def to_dict(self, told: int = 0) -> dict[str, Any]:
+        """The replay output of RECORD.md, with more keys for the screens. ``told``: the
+        first reveals are left ``None``, for a caller that has their dicts already."""
         return {
             "day": self.day,
             "phase": self.phase,
@@ -172,7 +173,7 @@ class State:
             "dt": {"red": self.dt[RED], "blue": self.dt[BLUE], "supply": self.supply},
             "winner": self.winner,
             "reason": self.reason,
-            "reveals": [r.to_dict() for r in self.reveals],
+            "reveals": [None] * told + [r.to_dict() for r in self.reveals[told:]],
             "wall_distance": self.wall,
             "events": self.event_count,
             "exhausted": {s: list(self.exhausted[s]) for s in SIDES},
