@@ -124,7 +124,7 @@ def _done(tx: Transaction) -> tuple[Response, int]:
     brings the change)."""
     status, body = tx.result
     view = body["view"]
-    live.publish(view)
+    live.publish(view, None if tx.told else tx.read_version)
     small = {k: v for k, v in body.items() if k not in ("view", "draft", "next")}
     if tx.body.get("answer") == "none" and tx.receipt is None:
         # a page whose live stream is open: the change reaches it there (pushed above)

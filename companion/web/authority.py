@@ -67,6 +67,9 @@ class Transaction:
         # the events it adds, as the views read them, each with its idempotency key
         self.added: list[tuple[Row, str | None]] = []
         self.unfinish = False               # events undone: a finished game may be no more
+        # the other processes were told of the change by its transaction (else they are
+        # told after it, with what changed: live.publish)
+        self.told = True
         self.result: tuple[int, dict[str, Any]] = (500, {})
 
     def _stored(self) -> Receipt | None:
@@ -230,7 +233,8 @@ class Transaction:
                 # transaction: they hear of the change when it commits
                 fanout = current_app.extensions.get("live_fanout")
                 if fanout is not None and bump:
-                    fanout.notify(conn, t.code, values["version"])
+                    self.told = fanout.notify(conn, t.code, values["version"],
+                                              self.read_version)
             _commit_keeping()      # acknowledged only after this returns
         except (IntegrityError, ApiError) as err:
             # the same seq or key written first by another process, or the version moved:

@@ -129,3 +129,34 @@ def test_a_state_kept_from_versions_ago_is_brought_up_to_date_or_replayed(table,
         assert states.derive(t).event_count == len(rows)
         assert len(replays) == before + 1
         assert lang.dumps(views.public_view(t), "fr") == fresh_view(app, host.code)
+
+
+def test_a_change_sent_as_its_delta_makes_the_next_view_exactly(table, app):
+    """Issue 24, ``serve --workers``: another process gets a change as the operations from
+    the view before (through a NOTIFY, messages kept as data) and applies them to the view
+    it keeps: the result is the new view exactly (in every language), and the view it
+    kept is left as it was (its streams may still need it)."""
+    import copy
+    import json
+
+    from companion.web.delta import diff, patched
+
+    rec = random_record(random.Random(5), wall_distance=3)
+    host = table(wall_distance=3)
+    seats = {"red": sit(host, "red", "Ann"), "blue": sit(host, "blue", "Bob")}
+    views_seen: list[dict] = []
+
+    def seen(event, view, code=host.code):
+        with app.test_request_context():
+            views_seen.append(views.public_view(load(code)))
+
+    seen(None, None)
+    enter(host, seats, rec.events, seen)
+    assert len(views_seen) == len(rec.events) + 1
+    for before, after in zip(views_seen, views_seen[1:], strict=False):
+        kept = copy.deepcopy(before)
+        sent = lang.revive(lang.stored(diff(before, after)))   # as the NOTIFY carries it
+        made = patched(before, sent)
+        for locale in ("en", "de"):     # (a key set again may come last: JSON has no order)
+            assert json.loads(lang.dumps(made, locale)) == json.loads(lang.dumps(after, locale))
+        assert before == kept
