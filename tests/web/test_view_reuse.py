@@ -160,3 +160,41 @@ def test_a_change_sent_as_its_delta_makes_the_next_view_exactly(table, app):
         for locale in ("en", "de"):     # (a key set again may come last: JSON has no order)
             assert json.loads(lang.dumps(made, locale)) == json.loads(lang.dumps(after, locale))
         assert before == kept
+
+
+def test_a_change_told_by_another_process_is_applied_or_read(table, app):
+    """Issue 24: what a process does with another's NOTIFY. Operations from the view it
+    shows: applied and published, no read. From a view it does not show, or that cannot
+    be applied: the table is read (a load is due). Its own change: nothing."""
+    import json
+
+    from companion.web import live
+    from companion.web.delta import diff
+
+    host = table(wall_distance=3)
+    sit(host, "red", "Ann")
+    with app.test_request_context():
+        before = views.public_view(load(host.code))
+    sit(host, "blue", "Bob")
+    with app.test_request_context():
+        after = views.public_view(load(host.code))
+    v0, v1 = before["version"], after["version"]
+    ops = lang.stored(diff(before, after))
+    fanout = live.PgFanout(app)          # not started: only what it does with a payload
+    ch = live.hub.subscribe(host.code)
+    try:
+        ch.publish(v0, before)
+        fanout._changed(f"{host.code}:{v1}:{live.WORKER}:{v0}|{ops}")   # its own: nothing
+        assert ch.version == v0 and not fanout._due
+        fanout._changed(f"{host.code}:{v1}:elsewhere:{v0 - 1}|{ops}")   # not its view
+        assert ch.version == v0 and fanout._due == {host.code: v1}
+        fanout._due.clear()
+        fanout._changed(f"{host.code}:{v1}:elsewhere:{v0}|[[\"set\", [\"nope\", 1], 2]]")
+        assert ch.version == v0 and fanout._due == {host.code: v1}     # cannot be applied
+        fanout._due.clear()
+        fanout._changed(f"{host.code}:{v1}:elsewhere:{v0}|{ops}")       # applied
+        assert ch.version == v1 and not fanout._due
+        assert json.loads(lang.dumps(ch.data, "fr")) == json.loads(lang.dumps(after, "fr"))
+        assert ch.views[v0] is before                                  # kept as it was
+    finally:
+        live.hub.unsubscribe(ch)
