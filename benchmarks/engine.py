@@ -12,7 +12,6 @@ import json
 import os
 import pathlib
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -22,6 +21,8 @@ from collections.abc import Callable
 from companion.engine.events import Record
 from companion.engine.referee import apply, replay
 from companion.engine.simulate import random_record
+
+from . import ab
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 WORKER = pathlib.Path(__file__).with_name("replay_worker.py")
@@ -106,32 +107,19 @@ def compare(texts: list[str], against: str, seconds: float, rounds: int) -> int:
     load = os.getloadavg()
     print(f"  load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     keys = ("from_json_us", "from_json_cpu_us", "replay_us", "replay_cpu_us")
-    times: dict[str, dict[str, list[float]]] = {who: {k: [] for k in keys} for who in "AB"}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(texts, f)
     try:
-        for i in range(rounds):
-            order = ("A", "B") if i % 2 == 0 else ("B", "A")   # neither always goes first
-            for who in order:
-                r = _child(ROOT if who == "A" else other, f.name, seconds)
-                for key, values in times[who].items():
-                    values.append(float(r[key]))
+        times = ab.collect(rounds, keys, lambda who: _child(ROOT if who == "A" else other,
+                                                            f.name, seconds))
     finally:
         os.unlink(f.name)
     for key, what in (("from_json_us", "full game from record JSON (parse + replay)"),
                       ("from_json_cpu_us", "the same in CPU time"),
                       ("replay_us", "full game replayed (held events)"),
                       ("replay_cpu_us", "the same in CPU time")):
-        a, b = statistics.median(times["A"][key]), statistics.median(times["B"][key])
         print(f"  {what}:")
-        for who, med in (("A", a), ("B", b)):
-            v = times[who][key]
-            print(f"    {who}: median {med:7.1f} us per game  (min {min(v):.1f}, max {max(v):.1f})")
-        # each round's B / A, its two timings taken back to back: a burst of load
-        # from elsewhere spoils one round, not the median of the rounds
-        ratios = sorted(tb / ta for ta, tb in zip(times["A"][key], times["B"][key], strict=True))
-        print(f"    B / A = {b / a:.2f} x (medians); per round: median "
-              f"{statistics.median(ratios):.2f} x, min {ratios[0]:.2f}, max {ratios[-1]:.2f}")
+        ab.report(times["A"][key], times["B"][key], "us per game", 1, "    ")
     load = os.getloadavg()
     print(f"  load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     return 0

@@ -19,6 +19,8 @@ import statistics
 import subprocess
 import sys
 
+from . import ab
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 WORKER = pathlib.Path(__file__).with_name("post_worker.py")
 
@@ -48,19 +50,15 @@ def run(games: int = 6, rounds: int = 5, against: str | None = None) -> int:
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     for who, root in roots.items():
         print(f"  {who} = {root}")
-    times: dict[str, list[float]] = {who: [] for who in roots}
-    for i in range(rounds):
-        order = list(roots) if i % 2 == 0 else list(reversed(roots))
-        for who in order:
-            times[who].append(_child(roots[who], games, seed=1000 + i))
-    for who, v in times.items():
-        print(f"  {who}: median {statistics.median(v):.3f} ms per post  "
+    if "B" not in roots:
+        v = [_child(ROOT, games, seed=1000 + i) for i in range(rounds)]
+        print(f"  A: median {statistics.median(v):.3f} ms per post  "
               f"(min {min(v):.3f}, max {max(v):.3f})")
-    if "B" in times:
-        ratios = sorted(b / a for a, b in zip(times["A"], times["B"], strict=True))
-        print(f"  B / A = {statistics.median(times['B']) / statistics.median(times['A']):.2f} x "
-              f"(medians); per round: median {statistics.median(ratios):.2f} x, "
-              f"min {ratios[0]:.2f}, max {ratios[-1]:.2f}")
+    else:
+        seeds = {"A": iter(range(1000, 2000)), "B": iter(range(1000, 2000))}
+        times = ab.collect(rounds, ["ms"], lambda who: {
+            "ms": _child(roots[who], games, seed=next(seeds[who]))})
+        ab.report(times["A"]["ms"], times["B"]["ms"], "ms per post", 3, "  ")
     load = os.getloadavg()
     print(f"  load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     return 0
