@@ -3,7 +3,7 @@
 ``python benchmarks/post_worker.py GAMES SEED`` with ``PYTHONPATH`` set to the checkout
 being measured: random games played in-process through the Flask test client as the
 phones post them (tables of four seats, each post asking for the delta, five live
-subscriptions taking every change), on a fresh SQLite file. It prints one JSON line:
+subscriptions open and taking every change), on a fresh SQLite file. It prints one JSON line:
 the app's CPU time per post (inside ``app.wsgi_app``: no HTTP server, no client) and
 the posts counted.
 """
@@ -77,6 +77,8 @@ def main(games: int, seed: int) -> None:
                     seats[(side, part)] = out["secret"]
             subs = [live.Subscription(live.hub.subscribe(code), f"screen{i}",
                                       view["version"], "en") for i in range(5)]
+            for s in subs:                 # open, as the server opens a screen's stream:
+                s.open()                   # the channel encodes each change for its language
             start, n = spent[0], 0
             for e in rec.events:
                 draft = view["draft"]

@@ -130,9 +130,13 @@ def _done(tx: Transaction) -> tuple[Response, int]:
         # a page whose live stream is open: the change reaches it there (pushed above)
         return jsonify({**small, "version": view["version"]}), status
     if tx.body.get("answer") == "delta" and tx.receipt is None:
-        d = live.delta_for(view["code"], tx.read_version, view)
+        d = live.delta_json(view["code"], tx.read_version, view, current())
         if d is not None:        # the draft and the next step are in the view's delta
-            body = {**small, "delta": d}
+            # the text the streams were sent, not encoded a second time (issue 24)
+            head = current_app.json.dumps(small)
+            return current_app.response_class(
+                f'{head[:-1]}{", " if small else ""}"delta": {d}}}\n',
+                mimetype=current_app.json.mimetype), status  # type: ignore[attr-defined]
     return jsonify(body), status
 
 

@@ -157,6 +157,7 @@ class Channel:
         # gets only what changed since (issue 15): one delta per base version and language
         self.views: dict[int, dict[str, Any]] = {}
         self.deltas: dict[tuple[int, str], bytes] = {}
+        self.bodies: dict[tuple[int, str], str] = {}   # ... their JSON, also a post's answer
         self.ops: dict[int, list[list[Any]]] = {}
         self.presence: dict[str, int] = {}   # seat id -> open streams
         self.locales: dict[str, int] = {}    # language -> open streams
@@ -173,7 +174,7 @@ class Channel:
                 before = self.version
                 self.version = version
                 self.data = data
-                self.messages, self.deltas, self.ops = {}, {}, {}
+                self.messages, self.deltas, self.bodies, self.ops = {}, {}, {}, {}
                 if isinstance(data, dict):
                     self.views[version] = data
                     for old in sorted(self.views)[:-KEPT]:
@@ -205,20 +206,33 @@ class Channel:
         """What a screen showing version ``since`` needs in ``locale``: the operations
         from that view to the latest (``event: delta``) when this channel still has it
         and they are shorter, else the whole view (hold ``cond``)."""
-        base = self.views.get(since) if since != self.version else None
-        if base is None or not isinstance(self.data, dict):
-            return self.message(locale)
         msg = self.deltas.get((since, locale))
         if msg is None:
-            ops = self.ops.get(since)
-            if ops is None:
-                ops = self.ops[since] = diff(base, self.data)
-            body = lang.dumps({"from": since, "to": self.version, "ops": ops}, locale)
+            body = self.delta_body(since, locale)
+            if body is None:
+                return self.message(locale)
             msg = f"id: {self.version}\nevent: delta\ndata: {body}\n\n".encode()
             if len(msg) > DELTA_MAX:          # most of the view changed: send all of it
                 msg = self.message(locale) or msg
             self.deltas[(since, locale)] = msg
         return msg
+
+    def delta_body(self, since: int, locale: str) -> str | None:
+        """The operations from the view at ``since`` to the latest, as the JSON of a
+        delta in ``locale`` (``None``: this channel no longer has that view), encoded
+        once for the streams and the answer to the post that made the change (hold
+        ``cond``)."""
+        body = self.bodies.get((since, locale))
+        if body is None:
+            base = self.views.get(since) if since != self.version else None
+            if base is None or not isinstance(self.data, dict):
+                return None
+            ops = self.ops.get(since)
+            if ops is None:
+                ops = self.ops[since] = diff(base, self.data)
+            body = self.bodies[(since, locale)] = lang.dumps(
+                {"from": since, "to": self.version, "ops": ops}, locale)
+        return body
 
     def connected(self) -> list[str]:
         """The seats (and ``host``) with a stream open whose key proved them, on this
@@ -350,20 +364,17 @@ def publish(view: dict[str, Any], since: int | None = None) -> None:
         fanout.tell(view, since)
 
 
-def delta_for(code: str, since: int, view: dict[str, Any]) -> dict[str, Any] | None:
-    """What changed from version ``since`` to ``view`` of a table, from the views this
-    process keeps for its open streams (``None`` when it does not have that view)."""
+def delta_json(code: str, since: int, view: dict[str, Any], locale: str) -> str | None:
+    """What changed from version ``since`` to ``view`` of a table, as the JSON of a
+    delta in ``locale``, from the views this process keeps for its open streams (``None``
+    when it does not have that view): the same text its streams are sent."""
     ch = hub.get(code)
     if ch is None:
         return None
     with ch.cond:
-        base = ch.views.get(since)
-        if base is None or ch.version != view["version"] or since == ch.version:
+        if ch.version != view["version"]:
             return None
-        ops = ch.ops.get(since)
-        if ops is None:
-            ops = ch.ops[since] = diff(base, view)
-    return {"from": since, "to": view["version"], "ops": ops}
+        return ch.delta_body(since, locale)
 
 
 CONNECTED = b": connected\n\n"

@@ -150,6 +150,20 @@ def test_a_screen_that_missed_versions_catches_up_exactly(live):
     assert "view" not in done and (done["delta"]["from"], done["delta"]["to"]) == (v, v + 1)
     assert patch(fresh, done["delta"]["ops"]) == request(
         port, "GET", f"/api/tables/{code}/state")[1]["view"]
+    # ... in the poster's language, whatever the language of the streams open (issue 24:
+    # the answer is the text the streams were sent, encoded once per language)
+    german = {"Accept-Language": "de"}
+    before = request(port, "GET", f"/api/tables/{code}/state", headers=german)[1]["view"]
+    _, done = request(port, "POST", f"/api/tables/{code}/events",
+                      {"version": v + 1, "idempotency_key": "catch-up-tokens",
+                       "answer": "delta", "event": {"type": "tokens", "side": "red",
+                                                    "missions": [2]}},
+                      {"Authorization": f"Bearer {secrets['red']}", **german})
+    after = request(port, "GET", f"/api/tables/{code}/state", headers=german)[1]["view"]
+    assert "view" not in done and (done["delta"]["from"], done["delta"]["to"]) == (v + 1, v + 2)
+    assert patch(before, done["delta"]["ops"]) == after
+    assert after != request(port, "GET", f"/api/tables/{code}/state")[1]["view"]  # words
+    v += 1
     # with its stream open a page asks for no view at all: only the new version
     _, done = request(port, "POST", f"/api/tables/{code}/undo",
                       {"version": v + 1, "idempotency_key": "catch-up-undo", "answer": "none"},
