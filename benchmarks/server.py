@@ -357,7 +357,10 @@ class TableDriver(Driver):
     async def _post(self, secret: str | None, path: str, body: dict[str, Any],
                     phase: str | None) -> tuple[int, dict[str, Any]]:
         for _ in range(5):
-            # as the pages post: the answer brings what changed since the version sent
+            # the answer brings what changed since the version sent, as a page without
+            # its stream asks (one with its stream open asks "none" and reads the change
+            # there): since 502d977 that answer is the text the streams were sent, so the
+            # server's work is the same either way, and the driver keeps its view from it
             full = {"version": self.view["version"], "answer": "delta",
                     "idempotency_key": f"bench-{next(_keys):09d}", **body}
             headers = {"Authorization": f"Bearer {secret}"} if secret else None
