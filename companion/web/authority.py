@@ -181,6 +181,7 @@ class Transaction:
         seat): only the receipt and the change's own rows are written.
         """
         t = self.table
+        view: dict[str, Any] | None = None
         values: dict[str, Any] = {"version": t.version + (1 if bump else 0), "updated": now(),
                                   "draft": t.draft, "finished": t.finished}
         was_finished = t.finished is not None
@@ -233,8 +234,9 @@ class Transaction:
                 # transaction: they hear of the change when it commits
                 fanout = current_app.extensions.get("live_fanout")
                 if fanout is not None and bump:
+                    view = self._view_now()
                     self.told = fanout.notify(conn, t.code, values["version"],
-                                              self.read_version)
+                                              self.read_version, view)
             _commit_keeping()      # acknowledged only after this returns
         except (IntegrityError, ApiError) as err:
             # the same seq or key written first by another process, or the version moved:
@@ -250,7 +252,21 @@ class Transaction:
         if self.state is not None:  # committed: the next request need not replay the game
             base = kept_rows(t, self.read_version)
             keep(t, self.state, None if base is None else base + [r for r, _ in self.added])
-        self.result = (status, {**body, "view": public_view(t, self.state)})
+        self.result = (status, {**body, "view": view if view is not None
+                                else public_view(t, self.state)})
+
+    def _view_now(self) -> dict[str, Any] | None:
+        """The table's view after this change, made inside its transaction, so that the
+        NOTIFY it sends carries what changed (issue 24: no second transaction after the
+        commit for it). Only for a change that writes nothing but its events and the
+        table's row (a tap, an event) from a game this process kept; ``None`` otherwise
+        (the view is made after the commit, as for any change)."""
+        if self.kind not in ("events", "draft") or self.state is None:
+            return None
+        base = kept_rows(self.table, self.read_version)
+        if base is None:
+            return None
+        return public_view(self.table, self.state, base + [r for r, _ in self.added])
 
 
 # The statements of a commit, each compiled once per database (issue 24: building them

@@ -159,6 +159,9 @@ class Channel:
         self.deltas: dict[tuple[int, str], bytes] = {}
         self.bodies: dict[tuple[int, str], str] = {}   # ... their JSON, also a post's answer
         self.ops: dict[int, list[list[Any]]] = {}
+        # (since, operations, the view) a change's NOTIFY carried, for its publish to reuse
+        # (the very view: a change whose commit failed never lends its operations)
+        self.told: tuple[int, list[list[Any]], dict[str, Any]] | None = None
         self.presence: dict[str, int] = {}   # seat id -> open streams
         self.locales: dict[str, int] = {}    # language -> open streams
         self.presence_message = b""
@@ -175,6 +178,9 @@ class Channel:
                 self.version = version
                 self.data = data
                 self.messages, self.deltas, self.bodies, self.ops = {}, {}, {}, {}
+                if self.told is not None and self.told[0] == before and self.told[2] is data:
+                    self.ops[before] = self.told[1]      # diffed once, for the NOTIFY
+                self.told = None
                 if isinstance(data, dict):
                     self.views[version] = data
                     for old in sorted(self.views)[:-KEPT]:
@@ -548,6 +554,13 @@ _NOTIFY = Prepared(lambda: select(func.pg_notify(bindparam("n_channel"),
                                                  bindparam("n_payload"))))
 
 
+def _told(payload: str, since: int, ops: list[list[Any]]) -> str:
+    """A NOTIFY's payload with the operations from the view at ``since`` (messages as
+    data), or without them when that would be too long for a NOTIFY."""
+    told = f"{payload}:{since}|{lang.stored(ops)}"
+    return told if len(told.encode()) <= NOTIFY_MAX else payload
+
+
 class PgFanout:
     """Announce this process's changes with NOTIFY; republish other processes' changes."""
 
@@ -573,22 +586,32 @@ class PgFanout:
         if not code.startswith("_"):
             self._said.put((code, presence))
 
-    def notify(self, conn: Any, code: str, version: int, since: int) -> bool:
+    def notify(self, conn: Any, code: str, version: int, since: int,
+               view: dict[str, Any] | None = None) -> bool:
         """Tell the other processes that ``code`` is at ``version``, inside the change's
         own transaction on ``conn``: PostgreSQL delivers a NOTIFY when, and only if, its
         transaction commits, so they hear of a change once it is durable, and a post
         pays no second round trip and commit for it (issue 24). Should the NOTIFY fail,
         the change fails with it, unacknowledged: nothing is lost, and the phone's
-        retry makes it again.
+        retry makes it again. When this process keeps the view at ``since`` and the
+        change gave its new ``view`` (made in its transaction), what changed from that
+        view goes with it (``code:version:worker:since|operations``).
 
-        False (nothing sent): this process keeps the view at ``since``, so the change
-        is told after its commit as the operations from that view (:meth:`tell`)."""
+        False (nothing sent): this process keeps the view at ``since`` but the change
+        has no view yet, so it is told after its commit (:meth:`tell`)."""
+        payload = f"{code}:{version}:{WORKER}"
         ch = hub.get(code)
         if ch is not None:
             with ch.cond:
-                if ch.version == since and since in ch.views:
+                base = ch.views.get(since) if ch.version == since else None
+            if base is not None:
+                if view is None:
                     return False
-        _NOTIFY.run(conn, n_channel=NOTIFY_CHANNEL, n_payload=f"{code}:{version}:{WORKER}")
+                ops = diff(base, view)
+                payload = _told(payload, since, ops)
+                with ch.cond:
+                    ch.told = (since, ops, view)
+        _NOTIFY.run(conn, n_channel=NOTIFY_CHANNEL, n_payload=payload)
         return True
 
     def tell(self, view: dict[str, Any], since: int) -> None:
@@ -596,7 +619,8 @@ class PgFanout:
         at ``since`` (``code:version:worker:since|operations``, messages kept as data),
         so one that shows that view applies it instead of reading the table and making
         the view again (issue 24: that cost each other worker ~2.5 ms a change); too
-        long for a NOTIFY, or that view gone, it is told as any change is."""
+        long for a NOTIFY, or that view gone, it is told as any change is. (A change
+        whose view was made in its transaction told them there: :meth:`notify`.)"""
         code, version = view["code"], view["version"]
         payload = f"{code}:{version}:{WORKER}"
         ch = hub.get(code)
@@ -607,9 +631,7 @@ class PgFanout:
             if ops is None and base is not None:
                 ops = diff(base, view)
             if ops is not None:
-                told = f"{payload}:{since}|{lang.stored(ops)}"
-                if len(told.encode()) <= NOTIFY_MAX:
-                    payload = told
+                payload = _told(payload, since, ops)
         try:
             _NOTIFY.run(db.session.connection(), n_channel=NOTIFY_CHANNEL, n_payload=payload)
             db.session.commit()

@@ -28,7 +28,7 @@ from ..engine import (
 from ..engine.deduce import deduce_side
 from .cards import known
 from .models import Seat, Table
-from .states import Recent, derive, event_rows
+from .states import Recent, Row, derive, event_rows
 
 
 def event_text(d: dict[str, Any]) -> Msg | str:
@@ -362,8 +362,11 @@ class _Said(NamedTuple):
 _said: Recent[_Said] = Recent(1024)
 
 
-def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
-    """Everything any screen may see: no secrets, the same for every viewer."""
+def public_view(table: Table, state: State | None = None,
+                rows: list[Row] | None = None) -> dict[str, Any]:
+    """Everything any screen may see: no secrets, the same for every viewer. ``state``
+    and ``rows`` (the events not undone): given by a change that made them, else kept
+    or read."""
     state = state or derive(table)
     said = _said.recall(table.id)
     if said is None or said.code != table.code:
@@ -373,7 +376,7 @@ def public_view(table: Table, state: State | None = None) -> dict[str, Any]:
     same = [said.reveals[i] if i < n and said.results[i] is r else None
             for i, r in enumerate(state.reveals)]
     out = replay_output(state, words=True, told=same)
-    rows = event_rows(table)
+    rows = event_rows(table) if rows is None else rows
     reveal_text = {r["index"]: r["narration"] for r in out["reveals"]}
     names = {s.id: s.name for s in table.seats}
     log = []

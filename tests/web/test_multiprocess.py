@@ -103,3 +103,67 @@ def test_a_change_made_on_one_process_reaches_the_screens_of_the_other(two):
         seen = next_state(on_a, seen)
     assert seen["state"]["drawn"]["red"] == [3]
     assert next_state(on_b, view) == seen           # both processes' screens agree
+
+
+def test_a_tap_tells_the_others_what_changed_in_its_own_transaction(app, table, monkeypatch):
+    """Issue 24: a tap (an event, a step of a reveal) on a table whose view this process
+    shows sends its NOTIFY with the operations from that view inside its own transaction
+    (delivered when, and only when, it commits), not in a second one after it; a change
+    of the seats still tells them after its commit. Either way the operations make the
+    next view exactly, in any language."""
+    import psycopg
+
+    from companion.web import lang, live, views
+    from companion.web.delta import patched
+    from companion.web.tables import load
+
+    from .conftest import sit
+
+    after_commit: list[int] = []
+    tell = live.PgFanout.tell
+    monkeypatch.setattr(live.PgFanout, "tell", lambda self, view, since: (
+        after_commit.append(view["version"]), tell(self, view, since))[1])
+    host = table(wall_distance=3)
+    red = sit(host, "red", "Ann")
+    listen = psycopg.connect(URL.replace("postgresql+psycopg://", "postgresql://"),
+                             autocommit=True)
+    listen.execute(f"LISTEN {live.NOTIFY_CHANNEL}")
+    ch = live.hub.subscribe(host.code)          # a screen of the table is open here
+    try:
+        def shown() -> dict:
+            with app.test_request_context():
+                view = views.public_view(load(host.code))
+            ch.publish(view["version"], view)
+            return view
+
+        def told(change) -> tuple[int, list]:
+            before = shown()
+            change()
+            notes = list(listen.notifies(timeout=3, stop_after=1))
+            assert len(notes) == 1
+            head, _, ops = notes[0].payload.partition("|")
+            with app.test_request_context():
+                after = views.public_view(load(host.code))
+            assert head == f"{host.code}:{after['version']}:{live.WORKER}:{before['version']}"
+            made = patched(before, lang.revive(ops))
+            for locale in ("en", "de"):
+                assert (json.loads(lang.dumps(made, locale))
+                        == json.loads(lang.dumps(after, locale)))
+            assert ch.data == after
+            return before["version"], lang.revive(ops)
+
+        blue = []
+        told(lambda: blue.append(sit(host, "blue", "Bob")))   # seats: told after the commit
+        assert len(after_commit) == 1
+        since, ops = told(lambda: red.event({"type": "exhaust", "side": "red", "ranks": [4]}))
+        assert len(after_commit) == 1                    # in its transaction, not after
+        assert ch.ops[since] == ops          # diffed once: the streams send the same
+        # a change refused (sent from a version the table has left): no NOTIFY at all
+        shown()
+        blue[0].version -= 1
+        blue[0].post("/events", {"event": {"type": "exhaust", "side": "blue", "ranks": [9]}},
+                     409, fresh=False)
+        assert not list(listen.notifies(timeout=0.5, stop_after=1))
+    finally:
+        live.hub.unsubscribe(ch)
+        listen.close()
