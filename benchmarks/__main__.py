@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--soak", type=float, default=None, metavar="SECONDS",
                    help="server: open and close tables for SECONDS, sample for leaks")
     b.add_argument("--database-url", default=None,
-                   help="server: run on this database (e.g. PostgreSQL) instead of SQLite")
+                   help="server, post: run on this database (e.g. PostgreSQL) instead of SQLite")
     b.add_argument("--against", default=None, metavar="PATH",
                    help="engine, post: also time the checkout at PATH (A B A B…) and print "
                         "the ratio")
@@ -60,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.what == "post":
         from .post import run as post
         return post(games=args.games or 6, rounds=args.rounds or 5,
-                    against=args.against)
+                    against=args.against, database_url=args.database_url)
     if args.what == "history":
         from . import history
         return history.main(args)

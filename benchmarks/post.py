@@ -5,7 +5,8 @@ Random games are posted through the Flask test client as the phones post them (s
 (the authority, the referee, the view, its delta, the pushes, Flask): no HTTP server,
 no client, no network. ``python -m benchmarks server`` measures the whole server.
 
-``--against PATH`` also times another checkout (e.g. a worktree of an older commit):
+``--database-url URL`` posts on that database (PostgreSQL) instead of a fresh SQLite
+file. ``--against PATH`` also times another checkout (e.g. a worktree of an older commit):
 both run as child processes in turn, A B A B…, on the same games, and the medians
 and their ratio are printed, so the noise of a shared machine falls on both alike.
 """
@@ -25,8 +26,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 WORKER = pathlib.Path(__file__).with_name("post_worker.py")
 
 
-def _child(root: pathlib.Path, games: int, seed: int) -> float:
+def _child(root: pathlib.Path, games: int, seed: int, database_url: str | None) -> float:
     env = {**os.environ, "PYTHONPATH": str(root)}
+    if database_url:
+        env["DATABASE_URL"] = database_url
     out = subprocess.run([sys.executable, str(WORKER), str(games), str(seed)], env=env,
                          check=True, capture_output=True, text=True).stdout
     result = json.loads(out)
@@ -35,8 +38,11 @@ def _child(root: pathlib.Path, games: int, seed: int) -> float:
     return float(result["app_cpu_ms"])
 
 
-def run(games: int = 6, rounds: int = 5, against: str | None = None) -> int:
-    """Print the figures; the exit code."""
+def run(games: int = 6, rounds: int = 5, against: str | None = None,
+        database_url: str | None = None) -> int:
+    """Print the figures; the exit code. ``database_url``: PostgreSQL instead of a fresh
+    SQLite file for each timing (the same database for A and B: their schema must be
+    the same)."""
     roots = {"A": ROOT}
     if against is not None:
         other = pathlib.Path(against).resolve()
@@ -50,14 +56,15 @@ def run(games: int = 6, rounds: int = 5, against: str | None = None) -> int:
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     for who, root in roots.items():
         print(f"  {who} = {root}")
+    print(f"  database: {database_url.split('@')[-1] if database_url else 'SQLite, a fresh file'}")
     if "B" not in roots:
-        v = [_child(ROOT, games, seed=1000 + i) for i in range(rounds)]
+        v = [_child(ROOT, games, 1000 + i, database_url) for i in range(rounds)]
         print(f"  A: median {statistics.median(v):.3f} ms per post  "
               f"(min {min(v):.3f}, max {max(v):.3f})")
     else:
         seeds = {"A": iter(range(1000, 2000)), "B": iter(range(1000, 2000))}
         times = ab.collect(rounds, ["ms"], lambda who: {
-            "ms": _child(roots[who], games, seed=next(seeds[who]))})
+            "ms": _child(roots[who], games, next(seeds[who]), database_url)})
         ab.report(times["A"]["ms"], times["B"]["ms"], "ms per post", 3, "  ")
     load = os.getloadavg()
     print(f"  load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")

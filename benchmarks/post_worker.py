@@ -3,7 +3,8 @@
 ``python benchmarks/post_worker.py GAMES SEED`` with ``PYTHONPATH`` set to the checkout
 being measured: random games played in-process through the Flask test client as the
 phones post them (tables of four seats, each post asking for the delta, five live
-subscriptions open and taking every change), on a fresh SQLite file. It prints one JSON line:
+subscriptions open and taking every change), on a fresh SQLite file (or on
+``DATABASE_URL``). It prints one JSON line:
 the app's CPU time per post (inside ``app.wsgi_app``: no HTTP server, no client) and
 the posts counted.
 """
@@ -30,7 +31,9 @@ def main(games: int, seed: int) -> None:
 
     with tempfile.TemporaryDirectory(prefix="spies-lies-post-") as tmp:
         # one client opens every table: the per-client limit on new tables lifted
+        url = os.environ.get("DATABASE_URL")     # PostgreSQL, else a fresh SQLite file
         app = create_app({"TESTING": True, "SECRET_KEY": "bench",
+                          **({"SQLALCHEMY_DATABASE_URI": url} if url else {}),
                           "RATE_LIMITS": {"tables": "100000 per minute",
                                           "tables_all": "100000 per minute"}},
                          instance_path=tmp)
