@@ -51,3 +51,30 @@ def test_a_line_too_long_or_too_many_lines_is_refused() -> None:
     assert _Headers(io.BytesIO(many)).status == "Too many headers"
     exactly = b"".join(b"X-%d: 1\r\n" % i for i in range(HEADER_LINES - 1)) + b"\r\n"
     assert _Headers(io.BytesIO(exactly)).status == ""
+
+
+def test_an_answer_larger_than_the_socket_takes_at_once_arrives_whole() -> None:
+    """The server writes an answer in one ``send`` and the rest as pywsgi does (issue 24):
+    an answer a slow reader's socket cannot take at once still arrives whole, in order."""
+    import http.client
+    import time
+
+    from companion.server import Server
+
+    body = bytes(range(251)) * (32 * 4177)     # ~32 MiB: more than a socket takes at once
+
+    def app(environ, start_response):
+        start_response("200 OK", [("Content-Type", "application/octet-stream"),
+                                  ("Content-Length", str(len(body)))])
+        return [body]
+
+    server = Server(app, threads=2).start()
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        c.request("GET", "/")
+        time.sleep(0.3)               # the socket's buffers fill: the first send is partial
+        r = c.getresponse()
+        assert r.status == 200 and r.read() == body
+        c.close()
+    finally:
+        server.stop()
