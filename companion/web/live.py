@@ -21,10 +21,11 @@ threaded server (tests, ``flask run``) each stream waits in its thread.
 
 Across processes: with SQLite there is one process and the fan-out stays in
 memory. With PostgreSQL every change is also announced with ``NOTIFY`` (table
-code, version and the process that made it), sent by the change's own transaction, or
-after it with what changed when the process that made it keeps the view it changed
-(another process showing that view applies the operations instead of reading the
-table); each process listens on its own connection and republishes
+code, version and the process that made it) sent by the change's own transaction, with
+what changed when the process that made it keeps the view it changed (another process
+showing that view applies the operations instead of reading the table); a change of
+the seats, whose view is made after its commit, tells what changed after it. Each
+process listens on its own connection and republishes
 a change it did not make to its own streams, so two servers on one database
 (or a hosted service across machines) show each other's changes. Who is connected to a
 table is announced the same way (issue 24, ``serve --workers N``): each process says
