@@ -1,5 +1,6 @@
 """The server reads a request's headers without the e-mail parser (issue 24): it must
-read them as pywsgi's own reader did, for ordinary requests and for odd ones."""
+read them as pywsgi's own reader did, for ordinary requests and for odd ones. It also
+writes an answer in one send before pywsgi's own way for any rest: all of it arrives."""
 
 from __future__ import annotations
 
