@@ -167,3 +167,50 @@ def test_a_tap_tells_the_others_what_changed_in_its_own_transaction(app, table, 
     finally:
         live.hub.unsubscribe(ch)
         listen.close()
+
+
+def test_a_change_whose_commit_failed_lends_nothing_to_the_next(app, table, monkeypatch):
+    """Issue 24: a tap whose view and operations were made in its transaction, and whose
+    commit then failed, leaves nothing behind: the next change from the same version (one
+    whose view is made after its commit, as a seat change's or another process's) goes
+    to the streams with its own operations, not the failed one's."""
+    from sqlalchemy.exc import OperationalError
+
+    from companion.web import authority, lang, live, views
+    from companion.web.tables import load
+
+    from .conftest import sit
+
+    host = table(wall_distance=3)
+    red, blue = sit(host, "red", "Ann"), sit(host, "blue", "Bob")
+    commit, failed = authority._commit_keeping, []
+
+    def fail_once() -> None:
+        if not failed:
+            failed.append(1)
+            raise OperationalError("COMMIT", {}, Exception("the connection was lost"))
+        commit()
+
+    monkeypatch.setattr(authority, "_commit_keeping", fail_once)
+    ch = live.hub.subscribe(host.code)          # a screen of the table is open here
+    try:
+        with app.test_request_context():
+            before = views.public_view(load(host.code))
+        ch.publish(before["version"], before)
+        red.event({"type": "exhaust", "side": "red", "ranks": [4]}, expect=500)
+        assert failed and ch.told is not None and ch.version == before["version"]
+        notify = live.PgFanout.notify         # the next change: its view made after it
+        monkeypatch.setattr(live.PgFanout, "notify", lambda self, conn, code, version,
+                            since, view=None: notify(self, conn, code, version, since))
+        blue.event({"type": "exhaust", "side": "blue", "ranks": [9]})
+        with app.test_request_context():
+            after = views.public_view(load(host.code))
+        assert after["version"] == before["version"] + 1 == ch.version
+        assert after["state"]["drawn"] == {"red": None, "blue": [9]}
+        with ch.cond:                                # what a stream showing it is sent
+            sent = json.loads(ch.delta_body(before["version"], "en") or "null")
+        assert (sent["from"], sent["to"]) == (before["version"], after["version"])
+        shown = patch(json.loads(lang.dumps(before, "en")), sent["ops"])
+        assert shown == json.loads(lang.dumps(after, "en"))
+    finally:
+        live.hub.unsubscribe(ch)
