@@ -250,8 +250,7 @@ class Transaction:
                 raise
             raise stale from None
         if self.state is not None:  # committed: the next request need not replay the game
-            base = kept_rows(t, self.read_version)
-            keep(t, self.state, None if base is None else base + [r for r, _ in self.added])
+            keep(t, self.state, self._rows())
         self.result = (status, {**body, "view": view if view is not None
                                 else public_view(t, self.state)})
 
@@ -263,10 +262,14 @@ class Transaction:
         (the view is made after the commit, as for any change)."""
         if self.kind not in ("events", "draft") or self.state is None:
             return None
+        rows = self._rows()
+        return None if rows is None else public_view(self.table, self.state, rows)
+
+    def _rows(self) -> list[Row] | None:
+        """The events not undone after this change: those kept with the version it read
+        and the ones it adds (``None``: this process kept none)."""
         base = kept_rows(self.table, self.read_version)
-        if base is None:
-            return None
-        return public_view(self.table, self.state, base + [r for r, _ in self.added])
+        return None if base is None else base + [r for r, _ in self.added]
 
 
 # The statements of a commit, each compiled once per database (issue 24: building them

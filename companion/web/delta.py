@@ -58,24 +58,9 @@ def _diff(a: Any, b: Any, path: Path, ops: list[list[Any]]) -> None:
 
 
 def patch(view: Any, ops: list[list[Any]]) -> Any:
-    """``view`` with ``ops`` applied (a copy; what a screen does with a delta)."""
-    out = copy.deepcopy(view)
-    for op in ops:
-        kind, path = op[0], op[1]
-        if not path:
-            out = copy.deepcopy(op[2])
-            continue
-        parent = out
-        for k in path[:-1]:
-            parent = parent[k]
-        last = path[-1]
-        if kind == "set":
-            parent[last] = copy.deepcopy(op[2])
-        elif kind == "del":
-            del parent[last]
-        else:
-            parent[last].extend(copy.deepcopy(op[2]))
-    return out
+    """``view`` with ``ops`` applied (a copy of its own, nothing shared with ``view`` or
+    ``ops``; what a screen does with a delta)."""
+    return copy.deepcopy(patched(view, ops))
 
 
 def patched(view: Any, ops: list[list[Any]]) -> Any:

@@ -224,6 +224,11 @@ class Channel:
             self.deltas[(since, locale)] = msg
         return msg
 
+    def shown(self, since: int) -> dict[str, Any] | None:
+        """The view at ``since`` if it is the one this channel shows now (hold ``cond``)."""
+        view = self.views.get(since) if self.version == since else None
+        return view if isinstance(view, dict) else None
+
     def delta_body(self, since: int, locale: str) -> str | None:
         """The operations from the view at ``since`` to the latest, as the JSON of a
         delta in ``locale`` (``None``: this channel no longer has that view), encoded
@@ -604,7 +609,7 @@ class PgFanout:
         ch = hub.get(code)
         if ch is not None:
             with ch.cond:
-                base = ch.views.get(since) if ch.version == since else None
+                base = ch.shown(since)
             if base is not None:
                 if view is None:
                     return False
@@ -748,8 +753,8 @@ class PgFanout:
         to this process's view when it is that one (the view it keeps is left as it
         was), and published; False when it is not (the table is read instead)."""
         with ch.cond:
-            base = ch.views.get(since) if ch.version == since else None
-        if not isinstance(base, dict):
+            base = ch.shown(since)
+        if base is None:
             return False
         try:
             view = patched(base, lang.revive(ops))
