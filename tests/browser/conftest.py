@@ -22,29 +22,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from ..report import TAPS, WEIGHTS  # noqa: F401  (the tests import them from here)
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCREENS = ROOT / "test-output" / "screens"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 NO_LOOKUPS = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost"
-
-
-# what the pages weighed, filled in by the tests and printed at the end of the run
-WEIGHTS: dict[str, int] = {}
-
-
-# taps counted while the browser tests play (issue 11's targets), printed at the end
-TAPS: dict[str, str] = {}
-
-
-def pytest_terminal_summary(terminalreporter):
-    if TAPS:
-        terminalreporter.section("taps at the table")
-        for name, text in TAPS.items():
-            terminalreporter.write_line(f"{name:<48} {text}")
-    if WEIGHTS:
-        terminalreporter.section("page weights (bytes over the wire)")
-        for name, n in WEIGHTS.items():
-            terminalreporter.write_line(f"{name:<48} {n:>9,}")
 
 
 def pytest_collection_modifyitems(items):
