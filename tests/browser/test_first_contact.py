@@ -19,11 +19,17 @@ import random
 import re
 from typing import Any
 
+import pytest
+
 from companion.engine import Options, Record, event_from_dict, replay, replay_output
 from companion.engine.simulate import random_record
 
 from .conftest import shot
 from .table import Table, expected_after
+
+# layout, sizes and words at a new group's first contact, whatever the database: checked
+# once, in the SQLite pass
+pytestmark = pytest.mark.looks
 
 WALL = 4
 

@@ -15,6 +15,10 @@ from .table import Table
 from .test_flag import WALL, plan
 from .test_looks import SMALL, fits_every_tv, sides_marked, small_targets
 
+# the two looks, the wake lock and the installed app: the pages' own work, whatever the
+# database: checked once, in the SQLite pass
+pytestmark = pytest.mark.looks
+
 THEME = "() => document.documentElement.dataset.theme"
 
 # a stand-in for the Screen Wake Lock that records what the page asks of it
@@ -41,7 +45,6 @@ def switch(page: Any, theme: str) -> None:
     page.wait_for_function(f"() => ({THEME})() === {json.dumps(theme)}")
 
 
-@pytest.mark.looks
 def test_both_looks_fit_every_screen_and_the_tv_stays_awake(screens, live):
     events = plan()
     table = Table(screens, live, WALL)

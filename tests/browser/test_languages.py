@@ -8,12 +8,18 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
+
 from companion.engine import Options, Record, event_from_dict, replay, reveal_words
 from companion.engine.simulate import random_record
 from companion.web.lang import translations
 
 from .conftest import shot
 from .table import Table, normalise
+
+# the words each screen shows in its own language, whatever the database: checked once, in
+# the SQLite pass
+pytestmark = pytest.mark.looks
 
 WALL = 3
 # words that would give an English sentence away (whole words; "mission" is French too)

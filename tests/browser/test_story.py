@@ -9,7 +9,13 @@ import json
 import pathlib
 import urllib.request
 
+import pytest
+
 from .conftest import audit, shot
+
+# the story's steps as the page shows them, whatever the database (tests/web/test_story.py
+# checks each step against the engine on both): checked once, in the SQLite pass
+pytestmark = pytest.mark.looks
 
 RECORDS = pathlib.Path(__file__).resolve().parents[1] / "records"
 
