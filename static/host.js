@@ -280,8 +280,11 @@
   // here, drawn as on a phone (static/steps.js), for the side whose step it is
   const screenSeats = v => v.seats.filter(x => x.screen && x.status === "active");
   const onScreen = (v, side, part) => screenSeats(v).some(x => x.side === side && (!v.teams || !part || x.part === 0 || x.part === part));
+  // a tap's picks are done with once it is taken, unless the stream brought the next step
+  // before the tap's own answer (it often does): picks made since are that step's
   function postStep(path, body) {
-    return SL.post(path, body).then(r => { if (r.ok) { steps.picked = []; if (SL.view) entry(SL.view); } return r; });
+    const from = entryKey;
+    return SL.post(path, body).then(r => { if (r.ok && entryKey === from) { steps.picked = []; if (SL.view) entry(SL.view); } return r; });
   }
   const steps = Steps.panel({post: postStep, redraw: () => SL.view && entry(SL.view)});
   let entryKey = "", entrySide = null, chosen = null;   // chosen: the side tapped to enter first

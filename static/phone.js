@@ -187,9 +187,12 @@
   }
 
   async function act(path, body) {
+    const from = lastStep;
     const r = await SL.post(path, body);
     const shown = SL.view && SL.view.state.reveals.slice(-1).map(x => x.narration)[0];
-    if (r.ok) { steps.picked = []; if (r.data.text && r.data.text !== shown) SL.toast(r.data.text, true); }
+    // the picks are done with, unless the stream brought the next step before this answer
+    // (it often does): picks made since are that step's
+    if (r.ok) { if (lastStep === from) steps.picked = []; if (r.data.text && r.data.text !== shown) SL.toast(r.data.text, true); }
     render();
     return r;
   }

@@ -104,6 +104,15 @@ class Table:
         page.wait_for_function("v => +(document.body.dataset.version || 0) > v", arg=before)
         self.version = max(self.version, self.seen(page))
 
+    def slow_answers(self, page: Any, ms: int) -> None:
+        """From now on ``page`` gets each of its posts' answers ``ms`` later (a slow
+        Wi-Fi, a busy server): the live stream brings the change first."""
+        page.evaluate("""ms => { const f = window.fetch; window.answers = 0;
+          window.fetch = async (url, o) => { const r = await f(url, o);
+            if (o && o.method === "POST") { await new Promise(ok => setTimeout(ok, ms));
+                                             window.answers++; }
+            return r; }; }""", ms)
+
     def panel(self, page: Any) -> str:
         """Where ``page`` shows the step to enter: a phone's #act, the TV's #entry."""
         return "#entry" if page is self.tv else "#act"

@@ -215,3 +215,48 @@ def test_a_team_game_with_one_part_on_the_screen(screens, live):
     shot(tv, "screen-teams-seated")
     out = play(table, events, "screen-teams")
     assert out["days"]
+
+
+def test_picks_made_before_a_taps_answer_arrives_are_kept(screens, live):
+    """The live stream often brings the next step before the tap's own answer (the server
+    tells the streams first); the picks made on that step meanwhile are kept when the
+    answer comes (they were wiped: a token or an intel rank tapped lost, seen when the
+    suite ran on two processes). On a phone (red's intel after its exhaustion) and on a
+    screen that enters both sides (blue's tokens after red's)."""
+    events = plan()
+    exhaust_red, exhaust_blue, intel, tokens_red, tokens_blue = events[:5]
+    assert [d["type"] for d in events[:5]] == ["exhaust", "exhaust", "intel", "tokens", "tokens"]
+
+    def kept(page: Any, panel: str, picks: list[int]) -> None:
+        page.wait_for_function("() => window.answers >= 1")    # the answer is in
+        for m in picks:
+            assert page.locator(f'{panel} [data-pick="{m}"].sel').count() == 1, m
+
+    # a phone: blue (on the screen) exhausts first, so red's exhaustion opens red's intel
+    table = Table(screens, live, WALL, enter="blue")
+    red = table.join("red", "Ann")
+    table.play(exhaust_blue)
+    table.slow_answers(red, 1500)
+    table.play(exhaust_red)
+    assert red.evaluate("() => window.answers") == 0       # the stream brought the step
+    assert table.step(red) == "intel"
+    for r in intel["ranks"][:3]:
+        table.tap(red, f'#act [data-pick="{r}"]')
+    kept(red, "#act", intel["ranks"][:3])
+    table.submit(red, f'#act [data-pick="{intel["ranks"][3]}"]')
+
+    # one screen for both sides: red's tokens taken, blue's tapped before the answer
+    table = Table(screens, live, WALL, enter="screen")
+    tv = table.tv
+    for d in (exhaust_red, exhaust_blue, intel):
+        table.play(d)
+    table.slow_answers(tv, 1500)
+    table.play(tokens_red)
+    assert tv.evaluate("() => window.answers") == 0
+    assert table.step(tv) == "tokens" and tv.locator("#entry").get_attribute("data-side") == "blue"
+    for m in tokens_blue["missions"]:
+        table.tap(tv, f'#entry [data-pick="{m}"]')
+    kept(tv, "#entry", tokens_blue["missions"])
+    table.submit(tv, "#entry #do-tokens")
+    record = live.app.test_client().get(f"/api/tables/{table.code}/record").get_json()
+    assert record["events"][:5] == [exhaust_red, exhaust_blue, intel, tokens_red, tokens_blue]
