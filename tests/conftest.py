@@ -18,9 +18,10 @@ if os.environ.get("CI"):
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Under pytest-xdist (``./scripts/test -n 2``), each worker on PostgreSQL gets a
-    database of its own beside the one $DATABASE_URL names, made afresh: the tests drop
-    every table after themselves, and two workers must not drop each other's."""
+    """Under pytest-xdist (``./scripts/test`` runs two worker processes), each worker on
+    PostgreSQL gets a database of its own beside the one $DATABASE_URL names, made
+    afresh: the tests drop every table after themselves, and two workers must not drop
+    each other's."""
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     url = os.environ.get("DATABASE_URL", "")
     if not (worker and url.startswith("postgresql")):
