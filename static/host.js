@@ -305,7 +305,9 @@
     if (document.body.classList.contains("entry") !== on) { document.body.classList.toggle("entry", on); setTimeout(fit); }
     if (!on) return;
     const a = acting(v), t = v.taps, body = $("entry-body");
-    const key = [t.step, t.sides.join(","), a && a.side, v.draft ? v.draft.mission : "", v.state.events].join("|");
+    // what this screen enters now, for which side: a new one starts with nothing picked
+    // (a side entering elsewhere at the same time, on its phone, leaves the picks here)
+    const key = [a && a.step, a && a.side, t.part, v.state.day, v.draft ? v.draft.mission : ""].join("|");
     if (key !== entryKey) { steps.picked = []; entryKey = key; }
     entrySide = a && a.side;
     // the step's name as a phone's panel says it (#act): reveal steps as "reveal-…"

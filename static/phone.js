@@ -163,14 +163,17 @@
       localStorage.removeItem(store); seat = null; SL.secret = null;
       SL.toast(T("This phone no longer holds a seat: join again."));
     }
-    const stepKey = [t.step, t.sides.join(","), v.draft ? v.draft.mission : "", v.state.events].join("|");
-    if (stepKey !== lastStep && $("toast")) $("toast").hidden = true;   // about a step now over
-    const fresh = stepKey !== lastStep;
-    if (fresh) { steps.picked = []; lastStep = stepKey; }
     const step = watching && !seat ? "watch" : !seat ? "join" : seat.status === "pending" ? "waiting" : t.step;
     // a step of the game is drawn only for the phones that may tap it (no sides: anyone)
     const open = step in NEXT || !t.sides.length || t.sides.some(x => mine(x, t.part));
     const deceive = !open && t.deceive && mine(t.deceive.side, t.part);
+    // what this phone taps now: a new one starts with nothing picked. The other side's
+    // entry of the same step (both enter their soldiers, then their tokens, at once) is
+    // not a new one for this phone: the picks made so far stay
+    const stepKey = [step, t.part, v.state.day, v.draft ? v.draft.mission : "", open, deceive].join("|");
+    if (stepKey !== lastStep && $("toast")) $("toast").hidden = true;   // about a step now over
+    const fresh = stepKey !== lastStep;
+    if (fresh) { steps.picked = []; lastStep = stepKey; }
     const yourTurn = open && !(step in NEXT) && step !== "over";
     $("next").textContent = NEXT[step] || v.words.next;
     document.body.classList.toggle("watching", step === "watch");

@@ -260,3 +260,36 @@ def test_picks_made_before_a_taps_answer_arrives_are_kept(screens, live):
     table.submit(tv, "#entry #do-tokens")
     record = live.app.test_client().get(f"/api/tables/{table.code}/record").get_json()
     assert record["events"][:5] == [exhaust_red, exhaust_blue, intel, tokens_red, tokens_blue]
+
+
+def test_picks_in_progress_survive_the_other_sides_entry(screens, live):
+    """Both sides enter their soldiers, then their tokens, at the same time: a side's
+    picks made but not yet recorded stay picked when the other side's entry arrives (they
+    were wiped with every new event: a token tapped, then gone, and "No intel tokens" on
+    the button). Red on a phone, blue on the screen, each entering while the other's
+    arrives."""
+    events = plan()
+    exhaust_red, exhaust_blue, intel, tokens_red, tokens_blue = events[:5]
+    table = Table(screens, live, WALL, enter="blue")
+    red, tv = table.join("red", "Ann"), table.tv
+
+    def still_picked(page: Any, panel: str, picks: list[int]) -> None:
+        table.sync(page)
+        for m in picks:
+            assert page.locator(f'{panel} [data-pick="{m}"].sel').count() == 1, (panel, m)
+
+    assert table.step(red) == "exhaust"
+    for r in exhaust_red["ranks"]:
+        table.tap(red, f'#act [data-pick="{r}"]')
+    table.play(exhaust_blue)                              # blue's soldier, from the screen
+    still_picked(red, "#act", exhaust_red["ranks"])
+    table.submit(red, "#act #do-exhaust")
+    table.play(intel)
+    assert table.step(tv) == "tokens"
+    for m in tokens_blue["missions"]:
+        table.tap(tv, f'#entry [data-pick="{m}"]')
+    table.play(tokens_red)                                # red's tokens, from the phone
+    still_picked(tv, "#entry", tokens_blue["missions"])
+    table.submit(tv, "#entry #do-tokens")
+    record = live.app.test_client().get(f"/api/tables/{table.code}/record").get_json()
+    assert record["events"][:5] == [exhaust_blue, exhaust_red, intel, tokens_red, tokens_blue]
