@@ -172,12 +172,14 @@ def still(page: Any, name: str) -> None:
     page.screenshot(path=str(SCREENS / f"{name}.png"), animations="disabled", scale="css")
 
 
-def read_qr(path: pathlib.Path) -> str:
-    """Decode the QR code in a screenshot with a real decoder (zxing-cpp)."""
+def read_qr(png: bytes) -> str:
+    """Decode the QR code in a screenshot (its PNG bytes) with a real decoder (zxing-cpp)."""
+    import io
+
     import zxingcpp
     from PIL import Image
-    found = zxingcpp.read_barcodes(Image.open(path))
-    assert found, f"no QR code readable in {path}"
+    found = zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))
+    assert found, "no QR code readable in the screenshot"
     return found[0].text
 
 

@@ -80,12 +80,16 @@ class Table:
         if enter == "screen":                # no phone will join: no code to scan
             self.join_url = f"{live.url}/j/{self.code}"
             return
-        # the address phones will open: read from the QR code the TV draws, with a real decoder
+        # the address phones will open: read from the QR code the TV draws, with a real
+        # decoder, from the screenshot itself (the test processes share the screenshots'
+        # folder: a file read back could be another process's table)
         tv.locator("img.qr").evaluate("img => img.complete || new Promise(r => img.onload = r)")
-        path = SCREENS / f"{shots or 'table'}-tv-qr.png"
-        SCREENS.mkdir(parents=True, exist_ok=True)
-        tv.screenshot(path=str(path))
-        self.join_url = read_qr(path)
+        png = tv.screenshot()
+        if shots:
+            SCREENS.mkdir(parents=True, exist_ok=True)
+            (SCREENS / f"{shots}-tv-qr.png").write_bytes(png)
+        self.join_url = read_qr(png)
+        assert self.join_url == f"{live.url}/j/{self.code}", self.join_url
 
     # --- waiting and tapping ---------------------------------------------------------
     def seen(self, page: Any) -> int:
