@@ -217,6 +217,12 @@ def test_a_team_game_with_one_part_on_the_screen(screens, live):
     assert out["days"]
 
 
+def assert_picked(page: Any, panel: str, picks: list[int]) -> None:
+    """Each of ``picks`` shows as picked in ``page``'s entry ``panel``."""
+    for m in picks:
+        assert page.locator(f'{panel} [data-pick="{m}"].sel').count() == 1, (panel, m)
+
+
 def test_picks_made_before_a_taps_answer_arrives_are_kept(screens, live):
     """The live stream often brings the next step before the tap's own answer (the server
     tells the streams first); the picks made on that step meanwhile are kept when the
@@ -229,8 +235,7 @@ def test_picks_made_before_a_taps_answer_arrives_are_kept(screens, live):
 
     def kept(page: Any, panel: str, picks: list[int]) -> None:
         page.wait_for_function("() => window.answers >= 1")    # the answer is in
-        for m in picks:
-            assert page.locator(f'{panel} [data-pick="{m}"].sel').count() == 1, m
+        assert_picked(page, panel, picks)
 
     # a phone: blue (on the screen) exhausts first, so red's exhaustion opens red's intel
     table = Table(screens, live, WALL, enter="blue")
@@ -273,23 +278,21 @@ def test_picks_in_progress_survive_the_other_sides_entry(screens, live):
     table = Table(screens, live, WALL, enter="blue")
     red, tv = table.join("red", "Ann"), table.tv
 
-    def still_picked(page: Any, panel: str, picks: list[int]) -> None:
-        table.sync(page)
+    def pick_while_the_other_enters(page: Any, mine: dict, theirs: dict) -> None:
+        """``page`` picks its side's ``mine`` step; the other side enters ``theirs``
+        elsewhere; the picks are still there, and ``mine`` is recorded with them."""
+        panel, kind = table.panel(page), mine["type"]
+        picks = mine["ranks"] if kind == "exhaust" else mine["missions"]
+        assert table.step(page) == kind
         for m in picks:
-            assert page.locator(f'{panel} [data-pick="{m}"].sel').count() == 1, (panel, m)
+            table.tap(page, f'{panel} [data-pick="{m}"]')
+        table.play(theirs)
+        table.sync(page)
+        assert_picked(page, panel, picks)
+        table.submit(page, f"{panel} #do-{kind}")
 
-    assert table.step(red) == "exhaust"
-    for r in exhaust_red["ranks"]:
-        table.tap(red, f'#act [data-pick="{r}"]')
-    table.play(exhaust_blue)                              # blue's soldier, from the screen
-    still_picked(red, "#act", exhaust_red["ranks"])
-    table.submit(red, "#act #do-exhaust")
+    pick_while_the_other_enters(red, exhaust_red, exhaust_blue)   # blue's from the screen
     table.play(intel)
-    assert table.step(tv) == "tokens"
-    for m in tokens_blue["missions"]:
-        table.tap(tv, f'#entry [data-pick="{m}"]')
-    table.play(tokens_red)                                # red's tokens, from the phone
-    still_picked(tv, "#entry", tokens_blue["missions"])
-    table.submit(tv, "#entry #do-tokens")
+    pick_while_the_other_enters(tv, tokens_blue, tokens_red)      # red's from the phone
     record = live.app.test_client().get(f"/api/tables/{table.code}/record").get_json()
     assert record["events"][:5] == [exhaust_blue, exhaust_red, intel, tokens_red, tokens_blue]
