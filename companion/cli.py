@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -125,6 +125,54 @@ def _ratings(args: argparse.Namespace) -> int:
     return _print({"players": ladder}, args.pretty)
 
 
+def _number(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` (to ``high``), else a clear refusal."""
+    def number(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if n < low or (high is not None and n > high):
+            raise argparse.ArgumentTypeError(
+                f"{n} is out of range: {low} or more" if high is None
+                else f"{n} is out of range: {low}-{high}")
+        return n
+    return number
+
+
+def _site(text: str) -> str:
+    """An argparse type for ``--public-url``: the site's root, ``http(s)://host[:port]``,
+    which the QR codes carry and the server answers to. A bare name would put text no
+    phone opens as a link in the QR and have the server refuse its own name; a path is
+    refused because the pages link from the root.
+
+    >>> _site("https://tables.example.org/")
+    'https://tables.example.org/'
+    >>> _site("tables.example.org")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 'tables.example.org' has no scheme: write https://tables...
+    """
+    from urllib.parse import urlsplit
+    try:
+        parts = urlsplit(text)
+        parts.port                             # noqa: B018 (raises on a bad port)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an address: {err}") from None
+    if parts.scheme not in ("http", "https"):
+        if "://" not in text:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} has no scheme: write https://{text.strip('/')} (or http://…)")
+        raise argparse.ArgumentTypeError(f"{text!r}: the address must start with https:// "
+                                         "or http://")
+    if not parts.hostname:
+        raise argparse.ArgumentTypeError(f"{text!r} names no host")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the companion is served at the root of its address "
+            f"({parts.scheme}://{parts.netloc}/), not under a path")
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="spies-lies", description="Spies & Lies table companion")
     sub = p.add_subparsers(dest="command", required=True)
@@ -156,21 +204,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("serve", help="start the companion on the local network")
     s.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
-    s.add_argument("--port", type=int, default=8000)
-    s.add_argument("--public-url", default=None,
+    s.add_argument("--port", type=_number(0, 65535), default=8000,
+                   help="port to listen on (default 8000; 0: any free one)")
+    s.add_argument("--public-url", type=_site, default=None,
                    help="address phones should open (default: this machine's LAN address)")
     s.add_argument("--allow-host", action="append", metavar="NAME", default=[],
                    help="a further name phones reach this server by (repeatable); the LAN "
                         "addresses, localhost and the --public-url host are always allowed")
-    s.add_argument("--threads", type=int, default=32,
+    s.add_argument("--threads", type=_number(1, 1024), default=32,
                    help="threads that run requests (default 32); open screens hold none")
-    s.add_argument("--client-connections", type=int, default=128, metavar="N",
+    s.add_argument("--client-connections", type=_number(0), default=128, metavar="N",
                    help="connections one address may hold at once (default 128; 0: no "
                         "cap; none behind --trust-proxy, where the proxy caps them)")
-    s.add_argument("--trust-proxy", type=int, default=0, metavar="N",
+    s.add_argument("--trust-proxy", type=_number(0, 16), default=0, metavar="N",
                    help="behind N reverse proxies: take the client's address, scheme and "
                         "host from their X-Forwarded-* headers (default 0: ignore them)")
-    s.add_argument("--workers", type=int, default=1, metavar="N",
+    s.add_argument("--workers", type=_number(1, 256), default=1, metavar="N",
                    help="server processes on the one port (default 1; more need PostgreSQL "
                         "through DATABASE_URL)")
     s.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
@@ -179,7 +228,8 @@ def build_parser() -> argparse.ArgumentParser:
     k = sub.add_parser("keeper", help="print the keeper link (for this machine's browser: it "
                                       "may delete games and forget players)")
     k.add_argument("--host", default="127.0.0.1", help=argparse.SUPPRESS)
-    k.add_argument("--port", type=int, default=8000, help="the port the companion serves on")
+    k.add_argument("--port", type=_number(1, 65535), default=8000,
+                   help="the port the companion serves on")
     k.set_defaults(func=_keeper)
 
     g = sub.add_parser("ratings", help="print every remembered player's rating as JSON "

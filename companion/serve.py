@@ -7,6 +7,8 @@ The address printed (and put in the QR code) is the one phones can open
 from __future__ import annotations
 
 import argparse
+import errno
+import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,8 +16,6 @@ from typing import TYPE_CHECKING
 from .address import base_url
 
 if TYPE_CHECKING:
-    import socket
-
     from flask import Flask
 
 
@@ -125,6 +125,23 @@ def _banner(args: argparse.Namespace, url: str, instance: Path, workers: int = 1
     out.flush()
 
 
+def cannot_listen(host: str, port: int, err: OSError) -> str:
+    """What to do when the port cannot be opened: most often a companion (or something
+    else) already runs on it (``tests/web/test_serve.py``)."""
+    if err.errno == errno.EADDRINUSE:
+        return (f"error: port {port} is already in use: is the companion already running? "
+                f"Stop it (Ctrl+C where it runs), or start on another port: "
+                f"--port {port + 1 if port < 65535 else 8000}\n")
+    if err.errno == errno.EACCES:
+        return (f"error: port {port} is reserved for the system's administrator here; "
+                f"start on a port from 1024 up (--port 8000), or behind a reverse proxy "
+                f"(README)\n")
+    if err.errno == errno.EADDRNOTAVAIL or isinstance(err, socket.gaierror):
+        return (f"error: {host} is not an address of this machine (--host); leave --host "
+                f"out to listen on all of them\n")
+    return f"error: cannot listen on {host} port {port}: {err.strerror or err}\n"
+
+
 def serve(args: argparse.Namespace) -> int:
     from .server import listening_socket
 
@@ -140,7 +157,11 @@ def serve(args: argparse.Namespace) -> int:
         if not on_postgresql():
             sys.stderr.write(REFUSED_ON_SQLITE)
             return 2
-    sock = listening_socket(args.host, args.port)
+    try:
+        sock = listening_socket(args.host, args.port)
+    except OSError as err:
+        sys.stderr.write(cannot_listen(args.host, args.port, err))
+        return 2
     args.port = sock.getsockname()[1]        # --port 0: the one the system gave
     url = public_url(args)
     app = _app(args, url)                    # the database brought up to date, once

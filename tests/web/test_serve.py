@@ -83,3 +83,65 @@ def test_a_server_on_loopback_only_promises_phones_nothing(capsys, monkeypatch):
     assert serve.public_url(args) == "http://127.0.0.1:8123"
     args.host = "0.0.0.0"
     assert serve.public_url(args) != "http://127.0.0.1:8123" or address.lan_ipv4() == "127.0.0.1"
+
+
+def test_a_port_already_taken_is_said_plainly_not_as_a_traceback(tmp_path, capsys,
+                                                                 monkeypatch):
+    """The first thing a group meets when a companion is still running in another window:
+    one line that says so and what to do, exit status 2, nothing written."""
+    import socket
+
+    from companion.cli import main
+    monkeypatch.setenv("SPIES_LIES_INSTANCE", str(tmp_path))
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    try:
+        assert main(["serve", "--host", "127.0.0.1", "--port", str(port)]) == 2
+    finally:
+        taken.close()
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: port {port} is already in use: is the companion already "
+                          "running?")
+    assert f"--port {port + 1}" in err and "Traceback" not in err
+    assert main(["serve", "--host", "192.0.2.250", "--port", "0"]) == 2   # TEST-NET-1
+    assert capsys.readouterr().err.startswith("error: 192.0.2.250 is not an address of "
+                                              "this machine (--host)")
+    assert list(tmp_path.iterdir()) == []          # refused before the database was made
+
+
+def test_bad_serve_options_are_refused_before_anything_starts(capsys):
+    """Numbers out of range and a public address phones could not open are refused with
+    argparse's usage line and what is wrong, exit status 2: --threads 0 used to start a
+    server that answered nothing, --threads -3 a traceback, --public-url with no scheme a
+    QR code of bare text and a server that refused its own name (421)."""
+    import pytest
+
+    from companion.cli import build_parser
+    refused = {
+        ("--port", "99999"): "99999 is out of range: 0-65535",
+        ("--port", "eight"): "'eight' is not a whole number",
+        ("--threads", "0"): "0 is out of range: 1-1024",
+        ("--threads", "-3"): "-3 is out of range: 1-1024",
+        ("--client-connections", "-1"): "-1 is out of range: 0 or more",
+        ("--trust-proxy", "-1"): "-1 is out of range: 0-16",
+        ("--workers", "0"): "0 is out of range: 1-256",
+        ("--public-url", "tables.example.org"):
+            "has no scheme: write https://tables.example.org (or http://…)",
+        ("--public-url", "192.168.1.20:8000"): "write https://192.168.1.20:8000",
+        ("--public-url", "ftp://tables.example.org"): "must start with https:// or http://",
+        ("--public-url", "https://"): "names no host",
+        ("--public-url", "https://example.org/spies"): "not under a path",
+        ("--public-url", "https://example.org:99999"): "is not an address",
+    }
+    for option, said in refused.items():
+        with pytest.raises(SystemExit) as stop:
+            build_parser().parse_args(["serve", *option])
+        assert stop.value.code == 2, option
+        err = capsys.readouterr().err
+        assert f"argument {option[0]}: " in err and said in err, (option, err)
+    ok = build_parser().parse_args(["serve", "--public-url", "https://tables.example.org/",
+                                    "--port", "0", "--client-connections", "0"])
+    assert (ok.public_url, ok.port, ok.client_connections) == (
+        "https://tables.example.org/", 0, 0)
