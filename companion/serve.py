@@ -13,10 +13,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import database
 from .address import base_url
 
 if TYPE_CHECKING:
     from flask import Flask
+    from sqlalchemy.exc import DBAPIError
 
 
 def loopback_only(args: argparse.Namespace) -> bool:
@@ -88,8 +90,7 @@ def engine_config(threads: int) -> dict[str, object]:
     the 16th concurrent request wait up to 30 s for one. Allow one per thread; most
     stay unopened.
     """
-    import os
-    url = os.environ.get("DATABASE_URL", "")
+    url = database.url() or ""
     options: dict[str, object] = {"pool_size": 10, "max_overflow": max(10, threads - 10),
                                   "pool_timeout": 10}
     if not url or url.startswith("sqlite"):
@@ -142,21 +143,33 @@ def cannot_listen(host: str, port: int, err: OSError) -> str:
     return f"error: cannot listen on {host} port {port}: {err.strerror or err}\n"
 
 
+def cannot_open(err: DBAPIError | OSError) -> str:
+    """What to say when the instance folder or the database cannot be opened at start."""
+    if isinstance(err, OSError):
+        return (f"error: cannot use the instance folder {err.filename}: {err.strerror} "
+                f"(set SPIES_LIES_INSTANCE to a folder this user may write)\n")
+    where = database.shown(database.url() or "") or "the instance folder's companion.sqlite"
+    why = " ".join(line.strip() for line in str(err.orig).strip().splitlines())
+    return f"error: cannot open the database ({where}): {why}\n"
+
+
 def serve(args: argparse.Namespace) -> int:
+    from sqlalchemy.exc import DBAPIError
+
     from .server import listening_socket
 
     if getattr(args, "listen_fd", None) is not None:
         return _worker(args)
-    workers = getattr(args, "workers", None)
-    workers = 1 if workers is None else workers
-    if workers < 1:
-        sys.stderr.write("error: --workers must be 1 or more\n")
-        return 2
+    workers = getattr(args, "workers", None) or 1     # 1 or more (the command's parser)
     if workers > 1:
-        from .workers import REFUSED_ON_SQLITE, on_postgresql
-        if not on_postgresql():
+        from .workers import REFUSED_ON_SQLITE
+        if not database.on_postgresql():
             sys.stderr.write(REFUSED_ON_SQLITE)
             return 2
+    said = database.problem()
+    if said:
+        sys.stderr.write(said)
+        return 2
     try:
         sock = listening_socket(args.host, args.port)
     except OSError as err:
@@ -164,7 +177,12 @@ def serve(args: argparse.Namespace) -> int:
         return 2
     args.port = sock.getsockname()[1]        # --port 0: the one the system gave
     url = public_url(args)
-    app = _app(args, url)                    # the database brought up to date, once
+    try:
+        app = _app(args, url)                # the database brought up to date, once
+    except (DBAPIError, OSError) as err:
+        sock.close()
+        sys.stderr.write(cannot_open(err))
+        return 2
     _banner(args, url, Path(app.instance_path), workers)
     if workers > 1:
         return _supervise(args, url, sock, app, workers)

@@ -45,10 +45,6 @@ QUICK_DEATH = 5.0         # a worker that dies sooner than this after its start:
 MAX_BACKOFF = 10.0
 
 
-def on_postgresql() -> bool:
-    return os.environ.get("DATABASE_URL", "").startswith("postgresql")
-
-
 def worker_command(args: argparse.Namespace, port: int, url: str, fd: int) -> list[str]:
     """The command line of one worker: the parent's options, the port it got, the
     address it printed, and the socket to accept on."""

@@ -20,6 +20,7 @@ from flask.sessions import SessionInterface, SessionMixin
 from flask_babel import Babel
 from flask_migrate import Migrate, upgrade
 
+from .. import database
 from . import lang
 from .models import db
 
@@ -88,8 +89,7 @@ def create_app(test_config: Mapping[str, Any] | None = None,
     instance = Path(app.instance_path)
     instance.mkdir(parents=True, exist_ok=True)
     app.config.from_mapping(
-        SQLALCHEMY_DATABASE_URI=os.environ.get("DATABASE_URL")
-        or f"sqlite:///{instance / 'companion.sqlite'}",
+        SQLALCHEMY_DATABASE_URI=database.url() or f"sqlite:///{instance / 'companion.sqlite'}",
         MAX_CONTENT_LENGTH=16 * 1024,
         PUBLIC_URL=None,                 # set by ``spies-lies serve``
         TRUST_PROXY=0,                   # reverse-proxy hops whose forwarded headers count

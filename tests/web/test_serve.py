@@ -145,3 +145,43 @@ def test_bad_serve_options_are_refused_before_anything_starts(capsys):
                                     "--port", "0", "--client-connections", "0"])
     assert (ok.public_url, ok.port, ok.client_connections) == (
         "https://tables.example.org/", 0, 0)
+
+
+def test_a_database_that_cannot_be_used_is_said_in_one_line(tmp_path, capsys, monkeypatch):
+    """DATABASE_URL as people write it: postgres:// and postgresql:// mean the driver
+    the companion installs; another database, an address that is not one, a PostgreSQL
+    that refuses, or an instance folder that cannot be made: one line saying so (the
+    password hidden), exit status 2, no traceback."""
+    import sys
+
+    from companion import database
+    from companion.cli import main
+    assert database.url({"DATABASE_URL": "postgresql://u@h/d"}) == "postgresql+psycopg://u@h/d"
+    assert database.on_postgresql({"DATABASE_URL": "postgres://u@h/d"})
+    monkeypatch.setenv("SPIES_LIES_INSTANCE", str(tmp_path / "instance"))
+    said = {
+        "mysql://u@db.example.org/tables": "error: DATABASE_URL is mysql: the companion "
+                                           "keeps its games in PostgreSQL",
+        "not an address": "error: DATABASE_URL is not a database address: write "
+                          "postgresql://",
+        "postgresql://ann:secret@127.0.0.1:1/tables":
+            "error: cannot open the database (postgresql+psycopg://ann:***@127.0.0.1:1/"
+            "tables): connection failed",
+    }
+    for url, start in said.items():
+        monkeypatch.setenv("DATABASE_URL", url)
+        assert main(["serve", "--host", "127.0.0.1", "--port", "0"]) == 2, url
+        err = capsys.readouterr().err
+        assert err.startswith(start), err
+        assert "Traceback" not in err and "secret" not in err and err.count("\n") == 1
+    monkeypatch.setitem(sys.modules, "psycopg", None)        # the driver not installed
+    monkeypatch.setenv("DATABASE_URL", "postgresql://u@127.0.0.1/tables")
+    assert main(["serve", "--port", "0"]) == 2
+    assert "'spies-lies-companion[postgres]'" in capsys.readouterr().err
+    monkeypatch.delenv("DATABASE_URL")
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("SPIES_LIES_INSTANCE", str(tmp_path / "a-file" / "instance"))
+    assert main(["serve", "--host", "127.0.0.1", "--port", "0"]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"error: cannot use the instance folder {tmp_path / 'a-file' / 'instance'}: Not a "
+        "directory")

@@ -1,0 +1,79 @@
+"""Which database the companion keeps its games in: ``$DATABASE_URL``, else SQLite in the
+instance folder.
+
+``postgres://`` and ``postgresql://`` (what hosting services and ``psql`` write) mean
+psycopg 3, the driver the companion installs (``spies-lies-companion[postgres]``);
+anything but PostgreSQL and SQLite is refused before the server starts, with what to
+write instead.
+
+>>> url({"DATABASE_URL": "postgres://ann:pw@db.example.org/tables"})
+'postgresql+psycopg://ann:pw@db.example.org/tables'
+>>> url({"DATABASE_URL": ""}) is None
+True
+>>> shown("postgresql+psycopg://ann:secret@db.example.org/tables")
+'postgresql+psycopg://ann:***@db.example.org/tables'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+EXAMPLE = "postgresql://user@localhost/spies_lies"
+
+
+def url(environ: Mapping[str, str] | None = None) -> str | None:
+    """``DATABASE_URL`` as SQLAlchemy takes it, or ``None`` (SQLite in the instance
+    folder)."""
+    text = (os.environ if environ is None else environ).get("DATABASE_URL") or None
+    if text:
+        for bare in ("postgres://", "postgresql://"):
+            if text.startswith(bare):
+                return "postgresql+psycopg://" + text[len(bare):]
+    return text
+
+
+def on_postgresql(environ: Mapping[str, str] | None = None) -> bool:
+    return (url(environ) or "").startswith("postgresql")
+
+
+def shown(text: str) -> str:
+    """The address with its password hidden, for messages."""
+    from sqlalchemy.engine import make_url
+    try:
+        return make_url(text).render_as_string(hide_password=True)
+    except Exception:              # not an address at all: nothing of it is shown
+        return "…"
+
+
+def problem(environ: Mapping[str, str] | None = None) -> str | None:
+    """Why the companion cannot use ``DATABASE_URL`` (a line to print), or ``None``.
+
+    >>> problem({"DATABASE_URL": "mysql://u@h/db"}).startswith("error: DATABASE_URL is mysql")
+    True
+    >>> problem({}) is None
+    True
+    """
+    text = url(environ)
+    if text is None:
+        return None
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+    try:
+        parsed = make_url(text)
+    except ArgumentError:
+        return (f"error: DATABASE_URL is not a database address: write {EXAMPLE}, or "
+                f"leave it unset to keep the games in SQLite in the instance folder\n")
+    if parsed.get_backend_name() == "sqlite":
+        return None
+    if parsed.drivername != "postgresql+psycopg":
+        return (f"error: DATABASE_URL is {parsed.drivername}: the companion keeps its games "
+                f"in PostgreSQL ({EXAMPLE}) or, with DATABASE_URL unset, in SQLite in the "
+                f"instance folder\n")
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        return ("error: DATABASE_URL names PostgreSQL, but its driver is not installed: "
+                "./scripts/serve installs it when DATABASE_URL is set; with pip, install "
+                "'spies-lies-companion[postgres]'\n")
+    return None
