@@ -106,11 +106,14 @@ def _keeper(args: argparse.Namespace) -> int:
 
 def _ratings(args: argparse.Namespace) -> int:
     from .memory.ratings import Rating, shown
+    from .serve import app_or_said
     from .web import create_app
     from .web.history import rebuild_ratings
     from .web.models import Player, db
 
-    app = create_app()
+    app = app_or_said(create_app)
+    if app is None:
+        return 2
     with app.app_context():
         if args.rebuild:
             rebuild_ratings()

@@ -17,6 +17,8 @@ from . import database
 from .address import base_url
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from flask import Flask
     from sqlalchemy.exc import DBAPIError
 
@@ -153,9 +155,22 @@ def cannot_open(err: DBAPIError | OSError) -> str:
     return f"error: cannot open the database ({where}): {why}\n"
 
 
-def serve(args: argparse.Namespace) -> int:
+def app_or_said(make: Callable[[], Flask]) -> Flask | None:
+    """The app ``make`` builds (the database brought up to date), or ``None`` after one
+    line on stderr saying why the database or the instance folder cannot be used."""
     from sqlalchemy.exc import DBAPIError
+    said = database.problem()
+    if said:
+        sys.stderr.write(said)
+        return None
+    try:
+        return make()
+    except (DBAPIError, OSError) as err:
+        sys.stderr.write(cannot_open(err))
+        return None
 
+
+def serve(args: argparse.Namespace) -> int:
     from .server import listening_socket
 
     if getattr(args, "listen_fd", None) is not None:
@@ -177,11 +192,9 @@ def serve(args: argparse.Namespace) -> int:
         return 2
     args.port = sock.getsockname()[1]        # --port 0: the one the system gave
     url = public_url(args)
-    try:
-        app = _app(args, url)                # the database brought up to date, once
-    except (DBAPIError, OSError) as err:
+    app = app_or_said(lambda: _app(args, url))    # the database brought up to date, once
+    if app is None:
         sock.close()
-        sys.stderr.write(cannot_open(err))
         return 2
     _banner(args, url, Path(app.instance_path), workers)
     if workers > 1:

@@ -174,6 +174,7 @@ def test_a_database_that_cannot_be_used_is_said_in_one_line(tmp_path, capsys, mo
         err = capsys.readouterr().err
         assert err.startswith(start), err
         assert "Traceback" not in err and "secret" not in err and err.count("\n") == 1
+        assert main(["ratings"]) == 2 and capsys.readouterr().err == err   # the same there
     monkeypatch.setitem(sys.modules, "psycopg", None)        # the driver not installed
     monkeypatch.setenv("DATABASE_URL", "postgresql://u@127.0.0.1/tables")
     assert main(["serve", "--port", "0"]) == 2
