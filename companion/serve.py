@@ -12,6 +12,7 @@ import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from . import database
 from .address import base_url
@@ -101,8 +102,13 @@ def engine_config(threads: int) -> dict[str, object]:
 
 
 def _app(args: argparse.Namespace, url: str) -> Flask:
+    """The app for ``serve``. The address phones open is fixed only when it was given
+    (``--public-url``) or the server listens on this machine alone; else each page works
+    it out from the address it was opened at, so a laptop that joins the Wi-Fi (or gets
+    a new address) after the start shows the new one in its QR on the next load."""
     from .web import create_app
-    return create_app({"PUBLIC_URL": url, "ALLOWED_HOSTS": list(args.allow_host or ()),
+    fixed = url if args.public_url or loopback_only(args) else None
+    return create_app({"PUBLIC_URL": fixed, "ALLOWED_HOSTS": list(args.allow_host or ()),
                        "TRUST_PROXY": getattr(args, "trust_proxy", 0) or 0,
                        **engine_config(args.threads)})
 
@@ -119,6 +125,9 @@ def _banner(args: argparse.Namespace, url: str, instance: Path, workers: int = 1
     if loopback_only(args) and not args.public_url:
         out.write(f"  Listening on {args.host} only: phones on the network cannot join.\n"
                   "  Start without --host (or with --host 0.0.0.0) to let them in.\n\n")
+    elif not args.public_url and loopback_only(argparse.Namespace(host=urlsplit(url).hostname)):
+        out.write("  This computer is on no network yet: phones cannot reach it. Join the Wi-Fi\n"
+                  "  the phones use, then reload the big screen: its QR shows the new address.\n")
     else:
         out.write(f"  Phones join at:          {url}/j  (or scan the QR on the big screen)\n\n")
         out.write(qr_ascii(url + "/"))

@@ -87,13 +87,28 @@ def is_loopback_address(host: str) -> bool:
         return False
 
 
+def _new_address(host: str) -> bool:
+    """Whether ``host`` is an IP address this machine has gained since the names were
+    made (the laptop joined the Wi-Fi after the start, or got a new address); if so it
+    joins them. Only an address is looked up, never a name."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if host not in {ip for _, ip in interface_addresses()}:
+        return False
+    names = current_app.extensions["companion.hosts"]
+    current_app.extensions["companion.hosts"] = names | {host}
+    return True
+
+
 def check_host() -> None:
     """Refuse a request whose Host header names another server (DNS rebinding)."""
     names = current_app.extensions.get("companion.hosts")
     if names is None:
         names = current_app.extensions["companion.hosts"] = allowed_hosts(current_app)
     host = _hostname(request.host)
-    if host not in names and not is_loopback_address(host):
+    if host not in names and not is_loopback_address(host) and not _new_address(host):
         raise ApiError(421, Msg("this server does not answer to the name {host}; open the "
                                 "address shown on the big screen (or start the server with "
                                 "--allow-host NAME)", host=repr(host[:60])), code="unknown_host")

@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import qrcode
 import qrcode.image.svg
@@ -23,7 +24,7 @@ from ..address import base_url
 from ..engine import rank as rank_word
 from . import chances, history, lang
 from .api import history_filter
-from .edges import client
+from .edges import client, is_loopback_address
 from .tables import load
 
 bp = Blueprint("pages", __name__)
@@ -105,8 +106,18 @@ def index() -> str:
 def host(code: str) -> str:
     """The shared screen for the TV."""
     table = _load(code)
+    public = public_url()
     return render_template("host.html", code=table.code, join_url=join_url(table.code),
-                           public=public_url())
+                           public=public, no_network=_no_network(public))
+
+
+def _no_network(public: str) -> bool:
+    """Whether the address phones would open is this computer's own because it is on no
+    network yet (not because the server was started for this machine alone): the page
+    says so, and its next load after the Wi-Fi shows the new address."""
+    host = urlsplit(public).hostname or ""
+    return not current_app.config.get("PUBLIC_URL") and (
+        host == "localhost" or is_loopback_address(host))
 
 
 @bp.get("/t/<code>/story")

@@ -237,3 +237,31 @@ def test_a_huge_body_is_refused_before_it_is_read(app):
         s.close()
     finally:
         server.stop()
+
+
+def test_a_laptop_that_joins_the_wifi_after_the_start_is_reached_at_its_new_address(
+        table, client, app, monkeypatch):
+    """The companion started before the laptop joined the Wi-Fi (or the laptop got a new
+    address): the big screen said so, its next load shows the new address in the QR, and
+    phones opening that address are served, not refused as a stranger's name (421). An
+    address the machine does not have is still refused."""
+    from companion import address
+    from companion.web import edges
+    host = table()
+    monkeypatch.setattr(address, "lan_ipv4", lambda: "127.0.0.1")     # on no network
+    page = client.get(f"/t/{host.code}", headers={"Host": "127.0.0.1:8000"})
+    assert page.status_code == 200 and b'data-testid="no-network"' in page.data
+    assert client.get("/", headers={"Host": "10.77.0.9:8000"}).status_code == 421
+    monkeypatch.setattr(address, "lan_ipv4", lambda: "10.77.0.9")      # joined the Wi-Fi
+    monkeypatch.setattr(edges, "interface_addresses",
+                        lambda: [("lo", "127.0.0.1"), ("wlan0", "10.77.0.9")])
+    page = client.get(f"/t/{host.code}", headers={"Host": "127.0.0.1:8000"})
+    assert b"no-network" not in page.data and b"http://10.77.0.9:8000/j" in page.data
+    assert client.get(f"/qr/{host.code}.svg", headers={"Host": "127.0.0.1:8000"}).status_code == 200
+    assert client.get(f"/j/{host.code}", headers={"Host": "10.77.0.9:8000"}).status_code == 200
+    assert client.get("/", headers={"Host": "10.77.0.10:8000"}).status_code == 421
+    assert client.get("/", headers={"Host": "wlan0.evil.example"}).status_code == 421
+    # a server started for this machine alone (--host 127.0.0.1) keeps its own address
+    app.config["PUBLIC_URL"] = "http://127.0.0.1:8000"
+    page = client.get(f"/t/{host.code}", headers={"Host": "127.0.0.1:8000"})
+    assert b"no-network" not in page.data
