@@ -22,7 +22,7 @@ from ..engine import rank as rank_word
 from . import actions, chances, history, keeper, live, tables
 from .authority import Transaction
 from .edges import check_origin, client
-from .errors import ApiError
+from .errors import ApiError, disk_full
 from .fields import clean_text, name_field
 from .lang import current, say
 from .models import Table, db
@@ -64,6 +64,15 @@ def register_errors(app: Flask) -> None:
     def _unexpected(err: Exception) -> Any:
         if isinstance(err, HTTPException):
             return _http_error(err)
+        if disk_full(err):         # one line for whoever runs it, a clear one for the table
+            current_app.logger.error("no disk space left for the database: %s %s was not "
+                                     "recorded; free some space on this computer",
+                                     request.method, request.path)
+            db.session.rollback()
+            return jsonify({"error": Msg("the computer running the companion has no disk "
+                                         "space left, so nothing was recorded: free some "
+                                         "space on it, then tap again"),
+                            "code": "disk_full"}), 507
         current_app.logger.exception("unexpected error on %s %s", request.method, request.path)
         db.session.rollback()
         return jsonify({"error": Msg("something went wrong on the server; try again"),

@@ -58,3 +58,32 @@ class ApiError(Exception):
 def from_refusal(err: RecordError, field: str | None = None) -> ApiError:
     """The HTTP refusal for a refusal of the referee (status from :data:`REFUSAL_STATUS`)."""
     return ApiError(REFUSAL_STATUS.get(err.code, 400), err.msg, field=field, code=err.code)
+
+
+def disk_full(err: BaseException) -> bool:
+    """Whether ``err`` (or what caused it) says the database's disk is full: SQLite's
+    ``SQLITE_FULL`` (13), PostgreSQL's ``disk_full`` (SQLSTATE 53100), ``ENOSPC``.
+
+    >>> import errno, sqlite3
+    >>> disk_full(OSError(errno.ENOSPC, "No space left on device"))
+    True
+    >>> full = sqlite3.OperationalError("database or disk is full")
+    >>> full.sqlite_errorcode = sqlite3.SQLITE_FULL
+    >>> disk_full(full), disk_full(sqlite3.OperationalError("database is locked"))
+    (True, False)
+    """
+    import errno
+    import sqlite3
+    seen: BaseException | None = err
+    for _ in range(4):                      # SQLAlchemy's wrapper, the driver's error
+        if seen is None:
+            return False
+        if isinstance(seen, sqlite3.Error) and \
+                getattr(seen, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
+            return True
+        if getattr(seen, "sqlstate", None) == "53100":         # psycopg's DiskFull
+            return True
+        if isinstance(seen, OSError) and seen.errno == errno.ENOSPC:
+            return True
+        seen = getattr(seen, "orig", None) or seen.__cause__
+    return False

@@ -265,3 +265,65 @@ def test_a_laptop_that_joins_the_wifi_after_the_start_is_reached_at_its_new_addr
     app.config["PUBLIC_URL"] = "http://127.0.0.1:8000"
     page = client.get(f"/t/{host.code}", headers={"Host": "127.0.0.1:8000"})
     assert b"no-network" not in page.data
+
+
+def test_a_full_disk_is_said_plainly_and_nothing_is_half_recorded(table, app, caplog):
+    """The laptop's disk fills up mid-game (SQLite's own limit on the file's pages stands
+    in for it): the tap that cannot be stored is answered 507 with what to do, in one log
+    line, nothing of it recorded; once there is room the same tap goes through and the
+    game ends as the referee says. PostgreSQL's disk_full (53100) is recognised the same
+    way (``companion.web.errors.disk_full``)."""
+    import random
+
+    from companion.engine import replay, replay_output
+    from companion.engine.simulate import random_record
+    from harness.steps import steps
+
+    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("postgresql"):
+        pytest.skip("the file's page limit is SQLite's")
+    rec = random_record(random.Random(7))
+    host = table(wall_distance=rec.options.wall_distance)
+    seats = {"red": sit(host, "red", "Ann"), "blue": sit(host, "blue", "Bob"), "host": host}
+    limit = [0]
+    with app.app_context():
+        pages = db.session.execute(sa.text("PRAGMA page_count")).scalar()
+        db.session.remove()
+        limit[0] = pages
+
+        @sa.event.listens_for(db.engine, "connect")
+        def _cap(dbapi_conn, _record):
+            dbapi_conn.execute(f"PRAGMA max_page_count = {limit[0]}")
+        db.engine.dispose()
+    refused = 0
+    for e in rec.events:
+        todo, status = steps(e, host.refresh()), None
+        try:
+            while True:
+                who, path, body = todo.send(status)
+                before = host.refresh()["version"]
+                r = seats[who].post(path, body)
+                if r.status_code == 507:
+                    refused += 1
+                    assert r.get_json() == {
+                        "code": "disk_full",
+                        "error": "the computer running the companion has no disk space left, "
+                                 "so nothing was recorded: free some space on it, then tap "
+                                 "again"}
+                    assert host.refresh()["version"] == before      # nothing of it kept
+                    with app.app_context():                         # room again
+                        limit[0] = 1 << 30
+                        db.engine.dispose()
+                    r = seats[who].post(path, body)                 # the tap again
+                assert r.status_code in (200, 201), r.get_json()
+                status = r.status_code
+        except StopIteration:
+            pass
+    assert refused == 1
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert [r.getMessage().split(":")[0] for r in errors] == [
+        "no disk space left for the database"]
+    assert errors[0].exc_info is None                               # a line, not a trace
+    final = host.refresh()["state"]
+    want = replay_output(replay(rec))
+    assert {k: final[k] for k in ("winner", "reason", "ip", "da")} == {
+        k: want[k] for k in ("winner", "reason", "ip", "da")}
