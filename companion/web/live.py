@@ -307,6 +307,11 @@ class Hub:
         with self._lock:
             return self._channels.get(key)
 
+    def codes(self) -> list[str]:
+        """The tables this process has streams of (not the benchmark's ``_floor``)."""
+        with self._lock:
+            return [k for k in self._channels if not k.startswith("_")]
+
     def watching(self, code: str) -> int:
         """How many devices watch this table (issue 14: no seat, read only; issue 20:
         devices, not connections)."""
@@ -712,6 +717,7 @@ class PgFanout:
             try:
                 with psycopg.connect(self.conninfo, autocommit=True) as conn:
                     conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+                    self._catch_up()
                     self.ready.set()
                     self._said.put(("?", {}))      # the others: say who is connected
                     self._said.put(("", {}))       # ... and so do we
@@ -723,6 +729,18 @@ class PgFanout:
                 log.warning("live: lost the PostgreSQL listener; reconnecting", exc_info=True)
                 self.stopped.wait(delay)
                 delay = min(delay * 2, 10.0)
+
+    def _catch_up(self) -> None:
+        """Every table this process shows, read again once the listener is (back) up: a
+        change another process committed while it was away (the database restarted, the
+        connection dropped) was announced to no one here, and its screens would wait for
+        the next change. A table with nothing new costs one read and publishes nothing."""
+        codes = hub.codes()
+        if codes:
+            with self._due_cond:
+                for code in codes:
+                    self._due.setdefault(code, 0)
+                self._due_cond.notify_all()
 
     def _changed(self, payload: str) -> None:
         """A NOTIFY: another process's presence, or a change to a table. A change is

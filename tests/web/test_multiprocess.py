@@ -105,6 +105,30 @@ def test_a_change_made_on_one_process_reaches_the_screens_of_the_other(two):
     assert next_state(on_b, view) == seen           # both processes' screens agree
 
 
+def test_a_change_made_while_a_listener_was_away_still_reaches_its_screens(two):
+    """The database connection a process listens on drops (PostgreSQL restarted, a
+    network blip): a change the other process commits before it is back was announced
+    to no one there. Once back, the process reads again every table it shows, so its
+    screens get the change without waiting for the next one."""
+    import psycopg
+    a, b = two
+    st, made = a.call("POST", "/api/tables", {"wall_distance": 4})
+    code, v = made["code"], made["view"]["version"]
+    on_b = stream(b, code, v)
+    time.sleep(0.3)
+    with psycopg.connect(URL.replace("postgresql+psycopg://", "postgresql://"),
+                         autocommit=True) as admin:
+        cut = admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                            "datname = current_database() AND query LIKE 'LISTEN %'").fetchall()
+    assert cut                                    # b's listener (and any other) dropped
+    st, _ = a.call("POST", f"/api/tables/{code}/seats",          # at once: before they
+                   {"version": v, "idempotency_key": "mp-away-1", "side": "red",  # are back
+                    "name": "Ann"})
+    assert st == 201
+    view = next_state(on_b, made["view"], timeout=8.0)
+    assert view["version"] == v + 1 and view["seats"][0]["name"] == "Ann"
+
+
 def test_a_tap_tells_the_others_what_changed_in_its_own_transaction(app, table, monkeypatch):
     """Issue 24: a tap (an event, a step of a reveal) on a table whose view this process
     shows sends its NOTIFY with the operations from that view inside its own transaction
