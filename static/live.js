@@ -43,6 +43,8 @@ const SL = (() => {
       try {
         const r = await fetch(`/api/tables/${code}${path}`, {method: "POST", headers: headers(), body: payload});
         const data = await r.json();
+        // the server lost its database connection (PostgreSQL restarted): the same key again
+        if (r.status === 503 && data.code === "database_unavailable" && attempt < 3) throw new Error("retry");
         if (data.view) setView(data.view);
         else if (data.delta) {
           if (view && view.version === data.delta.from) setView(patch(view, data.delta.ops));

@@ -73,6 +73,14 @@ def register_errors(app: Flask) -> None:
                                          "space left, so nothing was recorded: free some "
                                          "space on it, then tap again"),
                             "code": "disk_full"}), 507
+        if getattr(err, "connection_invalidated", False):    # the database went away
+            current_app.logger.warning("the database connection was lost during %s %s; "
+                                       "the screen retries it", request.method, request.path)
+            db.session.rollback()
+            resp = jsonify({"error": Msg("the database could not be reached for a moment; "
+                                         "try again"), "code": "database_unavailable"})
+            resp.status_code, resp.headers["Retry-After"] = 503, "1"
+            return resp
         current_app.logger.exception("unexpected error on %s %s", request.method, request.path)
         db.session.rollback()
         return jsonify({"error": Msg("something went wrong on the server; try again"),

@@ -7,6 +7,7 @@ day the host screen must show what the referee's replay of the same events says.
 from __future__ import annotations
 
 import itertools
+import os
 import random
 
 from companion.engine import replay
@@ -32,6 +33,17 @@ def plan() -> list[dict]:
     assert sum(e["type"] == "exhaust" for e in events) == 6
     assert all(len(e["missions"]) == 2 for e in events if e["type"] == "tokens")
     return events
+
+
+def drop_database_connections() -> int:
+    """Every connection to the test's PostgreSQL database but this one closed by the
+    server, as a restart of PostgreSQL would: the companion's pool and its listener."""
+    import psycopg
+    url = os.environ["DATABASE_URL"].replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(url, autocommit=True) as admin:
+        return len(admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+            "datname = current_database() AND pid <> pg_backend_pid()").fetchall())
 
 
 def played_before(live, cards: list[list[int]]) -> int:
@@ -84,8 +96,17 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
     blue = table.join("blue", "Bob")
     shot(table.tv, "game-tv-seated")
     done: set[str] = set()
+    dropped = [0]
+    statuses: list[tuple[str, int]] = []     # the phone's answers after the drop
 
     def photograph(stage, page):
+        if stage == "tokens" and not dropped[0] and os.environ.get("DATABASE_URL"):
+            # PostgreSQL restarts before a tap: the tap meets a dead connection, is
+            # answered 503 and sent again by the phone (static/live.js), and goes through
+            dropped[0] = drop_database_connections()
+            assert dropped[0]
+            page.on("response", lambda r: statuses.append((r.request.method, r.status))
+                    if not any(m == "POST" and s < 300 for m, s in statuses) else None)
         if stage in done:
             return
         done.add(stage)
@@ -157,6 +178,11 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
     assert all(b <= 24 for b in base), base
     assert all(r - b >= 0 for r, b in zip(rounds, base, strict=True)), (rounds, base)
     assert undone and reloaded
+    if os.environ.get("DATABASE_URL"):        # the tap after the drop was asked again
+        # (the tap's own request, unless a background read met the dead connection first)
+        assert statuses[-1] == ("POST", 201) and any(s == 503 for _, s in statuses), statuses
+        assert red.locator("#toast:not([hidden])").count() == 0
+        assert blue.locator("#toast:not([hidden])").count() == 0
     want = expected_after(WALL, events)
     assert want["phase"] == "over"
     reason = table.check_end(want)

@@ -129,6 +129,33 @@ def test_a_change_made_while_a_listener_was_away_still_reaches_its_screens(two):
     assert view["version"] == v + 1 and view["seats"][0]["name"] == "Ann"
 
 
+def test_a_tap_when_the_database_connection_was_lost_is_asked_again_not_lost(app, table):
+    """PostgreSQL restarted under the server: the tap that meets the dead connection is
+    answered 503 ``database_unavailable`` with Retry-After (the screens' script sends the
+    same key again, ``static/live.js``), not 500 "something went wrong"; the same tap
+    again is recorded once."""
+    import psycopg
+
+    from .conftest import sit
+    host = table()
+    red = sit(host, "red", "Ann")
+    red.refresh()
+    with psycopg.connect(URL.replace("postgresql+psycopg://", "postgresql://"),
+                         autocommit=True) as admin:       # every other connection dropped
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                      "datname = current_database() AND pid <> pg_backend_pid()")
+    tap = {"event": {"type": "exhaust", "side": "red", "ranks": [10]}}
+    r = red.post("/events", tap, key="lost-tap-0001", fresh=False)
+    assert r.status_code == 503, r.get_json()
+    assert r.get_json()["code"] == "database_unavailable" and r.headers["Retry-After"] == "1"
+    r = red.post("/events", tap, key="lost-tap-0001", fresh=False)
+    assert r.status_code == 201, r.get_json()
+    again = red.post("/events", tap, key="lost-tap-0001", fresh=False)       # a replay
+    assert again.status_code == 201
+    assert host.refresh()["state"]["drawn"]["red"] == [10]
+    assert len(host.client.get(f"/api/tables/{host.code}/record").get_json()["events"]) == 1
+
+
 def test_a_tap_tells_the_others_what_changed_in_its_own_transaction(app, table, monkeypatch):
     """Issue 24: a tap (an event, a step of a reveal) on a table whose view this process
     shows sends its NOTIFY with the operations from that view inside its own transaction
