@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import argparse
 import errno
+import os
 import socket
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from . import database
@@ -179,6 +180,43 @@ def app_or_said(make: Callable[[], Flask]) -> Flask | None:
         return None
 
 
+_HELD: list[IO[str]] = []      # the SQLite file's serving lock, held while the process lives
+
+
+def hold_sqlite_file(port: int) -> str | None:
+    """Take the lock that says a companion serves this SQLite file (``<file>.serving``,
+    beside it), or say which one already does. Two servers on one file would each show
+    only their own taps: a phone on one would not see what the other recorded. The lock
+    goes with the process, however it ends (``flock``)."""
+    import fcntl
+
+    from sqlalchemy.engine import make_url
+
+    from .web import instance_folder
+    if os.environ.get("SPIES_LIES_SHARE_SQLITE_FILE") == "1":
+        return None        # tests of the database's own guarantees (test_concurrency.py)
+    url = database.url()
+    path = Path(make_url(url).database or "") if url else instance_folder() / "companion.sqlite"
+    if not path.name or path.name == ":memory:":
+        return None
+    f = open(f"{path}.serving", "a+", encoding="utf-8")      # held open: the lock
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        other = f.read().strip() or "another process"
+        f.close()
+        return (f"error: a companion already serves the games in {path} ({other}): open that "
+                f"one, or stop it first (two servers on one SQLite file would not show each "
+                f"other's taps)\n")
+    f.seek(0)
+    f.truncate()
+    f.write(f"process {os.getpid()} at http://127.0.0.1:{port}/")
+    f.flush()
+    _HELD.append(f)
+    return None
+
+
 def serve(args: argparse.Namespace) -> int:
     from .server import listening_socket
 
@@ -200,6 +238,14 @@ def serve(args: argparse.Namespace) -> int:
         sys.stderr.write(cannot_listen(args.host, args.port, err))
         return 2
     args.port = sock.getsockname()[1]        # --port 0: the one the system gave
+    try:
+        said = None if database.on_postgresql() else hold_sqlite_file(args.port)
+    except OSError as err:
+        said = cannot_open(err)
+    if said:
+        sock.close()
+        sys.stderr.write(said)
+        return 2
     url = public_url(args)
     app = app_or_said(lambda: _app(args, url))    # the database brought up to date, once
     if app is None:

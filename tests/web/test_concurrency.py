@@ -19,8 +19,9 @@ ROUNDS = 6
 def test_twenty_conflicting_posts_on_two_processes_apply_exactly_one(server_db):
     url, tmp = server_db
     log = tmp / "server.log"
-    a = Server(url, log).start()
-    b = Server(url, log).start()              # a second process on the same database
+    shared = {"SPIES_LIES_SHARE_SQLITE_FILE": "1"}     # SQLite: refused without it
+    a = Server(url, log, env=shared).start()
+    b = Server(url, log, env=shared).start()  # a second process on the same database
     try:
         st, d = a.call("POST", "/api/tables", {"wall_distance": 3})
         assert st == 201, d

@@ -186,3 +186,24 @@ def test_a_database_that_cannot_be_used_is_said_in_one_line(tmp_path, capsys, mo
     assert capsys.readouterr().err.startswith(
         f"error: cannot use the instance folder {tmp_path / 'a-file' / 'instance'}: Not a "
         "directory")
+
+
+def test_a_second_server_on_the_same_sqlite_file_is_refused(tmp_path, capsys, monkeypatch):
+    """Two servers on one SQLite file would each push only their own taps: a phone on
+    one would not see what the other recorded. The second is refused, naming the first."""
+    from companion import serve as serving
+    from companion.cli import main
+    monkeypatch.setenv("SPIES_LIES_INSTANCE", str(tmp_path))
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    assert serving.hold_sqlite_file(8000) is None            # the first, this process
+    try:
+        assert main(["serve", "--host", "127.0.0.1", "--port", "0"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: a companion already serves the games in "
+                              f"{tmp_path / 'companion.sqlite'} (process ")
+        assert "at http://127.0.0.1:8000/): open that one, or stop it first" in err
+    finally:
+        while serving._HELD:
+            serving._HELD.pop().close()
+    assert serving.hold_sqlite_file(8001) is None            # free again once it stopped
+    serving._HELD.pop().close()
