@@ -146,6 +146,7 @@ class Guard:
         self.peers: dict[str, int] = {}
         self.waiting: dict[Any, Any] = {}      # handler -> its greenlet, oldest first
         self.refused = self.evicted = 0
+        self.expired = 0                       # closed at the request line's deadline
 
     def admit(self, handler: Any) -> bool:
         peer = str(handler.client_address[0]) if handler.client_address else ""
@@ -283,6 +284,7 @@ class _Handler(WSGIHandler):  # type: ignore[misc]
             with gevent.Timeout(guard.line, False):
                 line = super().read_requestline()
                 return line
+            guard.expired += 1
             return ""
         finally:
             guard.waiting.pop(self, None)

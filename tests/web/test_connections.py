@@ -56,17 +56,16 @@ def test_ten_thousand_idle_sockets_from_one_client_delay_no_phone(app):
         assert len(socks) >= 0.9 * flood
         guard = server.guard
         # the loop accepts (and refuses) the backlog at its own pace: a busy machine may
-        # need more than a moment for 10,000 (the figures are read once it is done)
-        deadline, seen = time.monotonic() + 30, -1
-        while guard.refused != seen and guard.refused < len(socks) - PER_CLIENT \
-                and time.monotonic() < deadline:
-            seen = guard.refused
-            time.sleep(1)
-        # the server keeps at most its per-client cap of them; the rest closed at once
+        # need minutes for 10,000 (the figures are read once it is done). Each one is
+        # refused at once over the cap, or let in under it and closed at the 5 s
+        # request-line deadline (on a slow run, the more the longer the flood takes)
+        closed = lambda: guard.refused + guard.expired            # noqa: E731
+        deadline = time.monotonic() + 120
+        while closed() < 0.9 * len(socks) - PER_CLIENT and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert closed() >= 0.9 * len(socks) - PER_CLIENT, (guard.refused, guard.expired)
+        # the server keeps at most its per-client cap of them
         assert guard.peers.get(STRANGER, 0) <= PER_CLIENT
-        # (on a slow run the first ones meet the 5 s request-line deadline while the
-        # flood goes on, and as many later ones are let in: refused counts the rest)
-        assert guard.refused >= 0.9 * len(socks) - PER_CLIENT
         assert guard.open <= PER_CLIENT + 5
         st, took = get(server.port, f"/api/tables/{code}/state")      # the seated phone
         assert st == 200 and took < 2.0, took
