@@ -70,13 +70,20 @@ def lan_ipv4(candidates: Iterable[tuple[str, str]] | None = None) -> str:
 
 def base_url(configured: str | None, reached_at: str) -> str:
     """The address phones should open: ``configured`` (``--public-url``), else the
-    address this server was reached at, with a loopback host replaced by the LAN address.
+    address this server was reached at when that is an IP address on the network (the
+    big screen opened it, so the phones beside it can), else — loopback, ``localhost``
+    or a name, which a phone may not resolve (``laptop.local``) — the LAN address now.
+
+    >>> base_url(None, "http://laptop.local:8000/").startswith("http://laptop")
+    False
     """
     if configured:
         return configured.rstrip("/")
     parts = urlsplit(reached_at.rstrip("/"))
-    host = parts.hostname or ""
-    if host in ("localhost", "::1") or host.startswith("127."):
-        port = f":{parts.port}" if parts.port else ""
-        return f"{parts.scheme}://{lan_ipv4()}{port}"
-    return reached_at.rstrip("/")
+    try:
+        if not ipaddress.ip_address(parts.hostname or "").is_loopback:
+            return reached_at.rstrip("/")
+    except ValueError:
+        pass                                   # a name
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{lan_ipv4()}{port}"

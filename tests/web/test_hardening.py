@@ -258,6 +258,8 @@ def test_a_laptop_that_joins_the_wifi_after_the_start_is_reached_at_its_new_addr
     page = client.get(f"/t/{host.code}", headers={"Host": "127.0.0.1:8000"})
     assert b"no-network" not in page.data and b"http://10.77.0.9:8000/j" in page.data
     assert client.get(f"/qr/{host.code}.svg", headers={"Host": "127.0.0.1:8000"}).status_code == 200
+    name = f"{socket.gethostname().lower()}.local:8000"     # a name phones may not resolve
+    assert b"http://10.77.0.9:8000/j" in client.get(f"/t/{host.code}", headers={"Host": name}).data
     assert client.get(f"/j/{host.code}", headers={"Host": "10.77.0.9:8000"}).status_code == 200
     assert client.get("/", headers={"Host": "10.77.0.10:8000"}).status_code == 421
     assert client.get("/", headers={"Host": "wlan0.evil.example"}).status_code == 421
