@@ -126,7 +126,7 @@ def _banner(args: argparse.Namespace, url: str, instance: Path, workers: int = 1
     if loopback_only(args) and not args.public_url:
         out.write(f"  Listening on {args.host} only: phones on the network cannot join.\n"
                   "  Start without --host (or with --host 0.0.0.0) to let them in.\n\n")
-    elif not args.public_url and loopback_only(argparse.Namespace(host=urlsplit(url).hostname)):
+    elif not args.public_url and urlsplit(url).hostname == "127.0.0.1":   # lan_ipv4: none
         out.write("  This computer is on no network yet: phones cannot reach it. Join the Wi-Fi\n"
                   "  the phones use, then reload the big screen: its QR shows the new address.\n")
     else:
@@ -160,7 +160,8 @@ def cannot_open(err: DBAPIError | OSError) -> str:
     if isinstance(err, OSError):
         return (f"error: cannot use the instance folder {err.filename}: {err.strerror} "
                 f"(set SPIES_LIES_INSTANCE to a folder this user may write)\n")
-    where = database.shown(database.url() or "") or "the instance folder's companion.sqlite"
+    url = database.url()
+    where = database.shown(url) if url else "companion.sqlite in the instance folder"
     why = " ".join(line.strip() for line in str(err.orig).strip().splitlines())
     return f"error: cannot open the database ({where}): {why}\n"
 

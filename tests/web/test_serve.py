@@ -180,6 +180,10 @@ def test_a_database_that_cannot_be_used_is_said_in_one_line(tmp_path, capsys, mo
     assert main(["serve", "--port", "0"]) == 2
     assert "'spies-lies-companion[postgres]'" in capsys.readouterr().err
     monkeypatch.delenv("DATABASE_URL")
+    (tmp_path / "instance" / "companion.sqlite").mkdir(parents=True)   # not a database file
+    assert main(["serve", "--host", "127.0.0.1", "--port", "0"]) == 2
+    assert capsys.readouterr().err == ("error: cannot open the database (companion.sqlite in "
+                                       "the instance folder): unable to open database file\n")
     (tmp_path / "a-file").write_text("")
     monkeypatch.setenv("SPIES_LIES_INSTANCE", str(tmp_path / "a-file" / "instance"))
     assert main(["serve", "--host", "127.0.0.1", "--port", "0"]) == 2
