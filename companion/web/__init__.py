@@ -91,7 +91,7 @@ def create_app(test_config: Mapping[str, Any] | None = None,
     app.config.from_mapping(
         SQLALCHEMY_DATABASE_URI=database.url() or f"sqlite:///{instance / 'companion.sqlite'}",
         MAX_CONTENT_LENGTH=16 * 1024,
-        PUBLIC_URL=None,                 # set by ``spies-lies serve``
+        PUBLIC_URL=None,                 # --public-url (else each page works it out)
         TRUST_PROXY=0,                   # reverse-proxy hops whose forwarded headers count
         SSE_KEEPALIVE=15.0,
         JSON_SORT_KEYS=False,
