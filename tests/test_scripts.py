@@ -1,0 +1,54 @@
+"""The two set-up commands meet a machine that cannot run the companion with one line
+saying what is missing, before pip starts (``scripts/venv.sh``).
+
+Each runs from a copy of the scripts beside ``pyproject.toml`` (no ``.venv`` there, so
+the script sets one up), with a stand-in ``python3`` first on ``PATH``.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _fake(folder: pathlib.Path, name: str, body: str) -> None:
+    path = folder / name
+    path.write_text(f"#!/bin/sh\n{body}\n")
+    path.chmod(0o755)
+
+
+def _checkout(tmp_path: pathlib.Path) -> pathlib.Path:
+    (tmp_path / "scripts").mkdir(parents=True)
+    for name in ("serve", "test", "venv.sh"):
+        shutil.copy2(ROOT / "scripts" / name, tmp_path / "scripts" / name)
+    shutil.copy2(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+@pytest.mark.parametrize("script", ["serve", "test"])
+def test_an_old_python_or_a_missing_venv_module_is_named_before_pip(tmp_path, script):
+    checkout = _checkout(tmp_path / "checkout")
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    env = {**os.environ, "PATH": f"{bin_}:{os.environ['PATH']}"}
+    # Ubuntu 22.04's Python
+    _fake(bin_, "python3", 'case "$*" in *python_version*) echo 3.10.12;; *) exit 1;; esac')
+    out = subprocess.run([f"scripts/{script}"], cwd=checkout, env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 2, out
+    assert "error: the companion needs Python 3.11 or newer; python3 here is 3.10.12" in out.stderr
+    assert not (checkout / ".venv").exists()
+    # Debian's Python without python3-venv, for a user who is not root
+    _fake(bin_, "python3", 'case "$*" in *ensurepip*) exit 1;; *) exit 0;; esac')
+    _fake(bin_, "id", "echo 1000")
+    out = subprocess.run([f"scripts/{script}"], cwd=checkout, env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 2, out
+    assert out.stderr.strip().endswith("error: Python's venv module is missing: install it "
+                                       "(sudo apt install python3-venv) and run this again")
