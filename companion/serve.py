@@ -252,23 +252,40 @@ def serve(args: argparse.Namespace) -> int:
     if app is None:
         sock.close()
         return 2
-    _banner(args, url, Path(app.instance_path), workers)
-    if workers > 1:
-        return _supervise(args, url, sock, app, workers)
-    return _run(args, app, sock)
+    try:
+        _banner(args, url, Path(app.instance_path), workers)
+        if workers > 1:
+            return _supervise(args, url, sock, app, workers)
+        return _run(args, app, sock)
+    except KeyboardInterrupt:             # Ctrl+C before it was serving
+        sys.stdout.write(STOPPED)
+        return 0
+
+
+STOPPED = "\nStopped. Every recorded tap is kept: start it again to play on.\n"
 
 
 def _run(args: argparse.Namespace, app: Flask, sock: socket.socket) -> int:
     """Serve ``app`` on the listening ``sock`` until Ctrl+C (one process, or a worker)."""
+    import signal
+
     from . import gcfreeze
     from .server import Server
     server = Server(app, host=args.host, port=args.port, threads=args.threads,
                     per_client=client_cap(args), listener=sock)
+    stopped: list[int] = []
+
+    def ctrl_c(_sig: int, _frame: object) -> None:
+        """Ctrl+C is how a group stops it: the loop is told to stop, as a test's server
+        is (a KeyboardInterrupt raised inside gevent's loop could be printed, or lost)."""
+        stopped.append(1)
+        server.stop(timeout=0)
+
+    signal.signal(signal.SIGINT, ctrl_c)
     gcfreeze.start(app)      # no long garbage-collector pause with the caches full
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    server.serve_forever()
+    if stopped and getattr(args, "listen_fd", None) is None:
+        sys.stdout.write(STOPPED)
     return 0
 
 
@@ -283,7 +300,9 @@ def _supervise(args: argparse.Namespace, url: str, sock: socket.socket, app: Fla
         db.engine.dispose()
     live.close(app)
     sock.set_inheritable(True)
-    return Supervisor(worker_command(args, args.port, url, sock.fileno()), workers, sock).run()
+    done = Supervisor(worker_command(args, args.port, url, sock.fileno()), workers, sock).run()
+    sys.stdout.write(STOPPED)
+    return done
 
 
 def _worker(args: argparse.Namespace) -> int:

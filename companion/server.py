@@ -393,6 +393,7 @@ class Server:
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self._stop: Any = None
+        self._halt = False          # stop() came before the loop could hear it
         self.streams = 0                  # open live streams (read on the loop, or for tests)
         config = getattr(app, "config", {})
         self.pacer = Pacer(trust_proxy=int(config.get("TRUST_PROXY") or 0))
@@ -418,6 +419,8 @@ class Server:
         done = Event()
         self._stop = hub.loop.async_(ref=False)
         self._stop.start(done.set)
+        if self._halt:
+            done.set()
         try:
             self.wsgi.start()
             self._ready.set()
@@ -439,7 +442,9 @@ class Server:
         return self
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop serving (from any thread) and close the listening socket."""
+        """Stop serving (from any thread, or a signal handler) and close the listening
+        socket."""
+        self._halt = True
         if self._stop is not None:
             self._stop.send()
         if self._thread is not None:

@@ -211,3 +211,31 @@ def test_a_second_server_on_the_same_sqlite_file_is_refused(tmp_path, capsys, mo
             serving._HELD.pop().close()
     assert serving.hold_sqlite_file(8001) is None            # free again once it stopped
     serving._HELD.pop().close()
+
+
+def test_ctrl_c_stops_the_server_with_one_line_and_no_trace(tmp_path):
+    """Ctrl+C is how a group stops the companion: exit status 0 and a line saying nothing
+    is lost, not gevent's 'KeyboardInterrupt' and a timestamp."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    env = {**os.environ, "SPIES_LIES_INSTANCE": str(tmp_path)}
+    env.pop("DATABASE_URL", None)
+    proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1",
+                             "--port", "0"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:                 # the banner's last line: serving
+            if line.startswith("Press Ctrl+C"):
+                break
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out
+    assert out.strip() == "Stopped. Every recorded tap is kept: start it again to play on."
