@@ -805,8 +805,18 @@ class PgFanout:
                             ch.publish(view["version"], view)
                         finally:
                             db.session.remove()
-            except Exception:
-                log.warning("live: could not load table %s after a NOTIFY", code, exc_info=True)
+            except Exception as err:
+                if getattr(err, "connection_invalidated", False):
+                    # the database dropped the pooled connection (it restarted: often why
+                    # the listener came back and asked for this read); the pool makes a
+                    # new one, so read again, a moment later
+                    log.info("live: table %s read on a lost connection; reading again", code)
+                    self.stopped.wait(0.2)
+                    with self._due_cond:
+                        self._due.setdefault(code, 0)
+                else:
+                    log.warning("live: could not load table %s after a NOTIFY", code,
+                                exc_info=True)
             finally:
                 with self._due_cond:
                     self._loading.discard(code)
