@@ -269,6 +269,19 @@ def test_a_laptop_that_joins_the_wifi_after_the_start_is_reached_at_its_new_addr
     assert b"no-network" not in page.data
 
 
+def test_postgresqls_full_disk_is_recognised_through_sqlalchemys_wrapper():
+    """What the server gets from PostgreSQL when its disk is full (psycopg's DiskFull,
+    SQLSTATE 53100, inside SQLAlchemy's OperationalError) is a full disk; a dropped
+    connection is not."""
+    import psycopg
+    from sqlalchemy.exc import OperationalError
+
+    from companion.web.errors import disk_full
+    full = psycopg.errors.DiskFull("could not extend file: No space left on device")
+    assert disk_full(OperationalError("INSERT INTO event …", {}, full))
+    assert not disk_full(OperationalError("SELECT …", {}, psycopg.errors.AdminShutdown("x")))
+
+
 def test_a_full_disk_is_said_plainly_and_nothing_is_half_recorded(table, app, caplog):
     """The laptop's disk fills up mid-game (SQLite's own limit on the file's pages stands
     in for it): the tap that cannot be stored is answered 507 with what to do, in one log
