@@ -231,8 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
     k = sub.add_parser("keeper", help="print the keeper link (for this machine's browser: it "
                                       "may delete games and forget players)")
     k.add_argument("--host", default="127.0.0.1", help=argparse.SUPPRESS)
-    k.add_argument("--port", type=_number(1, 65535), default=8000,
-                   help="the port the companion serves on")
+    k.add_argument("--port", type=_number(1, 65535), default=None,
+                   help="the port the companion serves on (default: the port of the one "
+                        "serving these games now, else 8000)")
     k.set_defaults(func=_keeper)
 
     g = sub.add_parser("ratings", help="print every remembered player's rating as JSON "

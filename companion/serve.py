@@ -71,6 +71,8 @@ def keeper(args: argparse.Namespace) -> int:
     """``spies-lies keeper``: print the keeper link again (the key in the instance folder)."""
     from .web import instance_folder
     from .web.keeper import keeper_key, link
+    if args.port is None:             # the companion running now on these games, or 8000
+        args.port = serving_port() or 8000
     sys.stdout.write(link(own_url(args), keeper_key(instance_folder())) + "\n")
     return 0
 
@@ -181,6 +183,35 @@ def app_or_said(make: Callable[[], Flask]) -> Flask | None:
         return None
 
 
+def _sqlite_file() -> Path | None:
+    """The SQLite file the games are kept in (``None`` on PostgreSQL, or in memory)."""
+    from sqlalchemy.engine import make_url
+
+    from .web import instance_folder
+    url = database.url()
+    if url and not url.startswith("sqlite"):
+        return None
+    path = Path(make_url(url).database or "") if url else instance_folder() / "companion.sqlite"
+    return None if not path.name or path.name == ":memory:" else path
+
+
+def serving_port() -> int | None:
+    """The port of the companion that serves this SQLite file now (its lock file says),
+    or ``None`` when none does."""
+    import fcntl
+    import re
+    path = _sqlite_file()
+    if path is None or not Path(f"{path}.serving").exists():
+        return None
+    with open(f"{path}.serving", encoding="utf-8") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)    # free: nobody serves it
+        except BlockingIOError:
+            said = re.search(r"at http://127\.0\.0\.1:(\d+)/", f.read())
+            return int(said.group(1)) if said else None
+    return None
+
+
 _HELD: list[IO[str]] = []      # the SQLite file's serving lock, held while the process lives
 
 
@@ -190,15 +221,10 @@ def hold_sqlite_file(port: int) -> str | None:
     only their own taps: a phone on one would not see what the other recorded. The lock
     goes with the process, however it ends (``flock``)."""
     import fcntl
-
-    from sqlalchemy.engine import make_url
-
-    from .web import instance_folder
     if os.environ.get("SPIES_LIES_SHARE_SQLITE_FILE") == "1":
         return None        # tests of the database's own guarantees (test_concurrency.py)
-    url = database.url()
-    path = Path(make_url(url).database or "") if url else instance_folder() / "companion.sqlite"
-    if not path.name or path.name == ":memory:":
+    path = _sqlite_file()
+    if path is None:
         return None
     f = open(f"{path}.serving", "a+", encoding="utf-8")      # held open: the lock
     try:

@@ -210,7 +210,13 @@ def test_a_second_server_on_the_same_sqlite_file_is_refused(tmp_path, capsys, mo
         while serving._HELD:
             serving._HELD.pop().close()
     assert serving.hold_sqlite_file(8001) is None            # free again once it stopped
-    serving._HELD.pop().close()
+    try:        # `spies-lies keeper` names the port of the companion serving these games
+        assert main(["keeper"]) == 0
+        assert capsys.readouterr().out.startswith("http://127.0.0.1:8001/keeper#key=")
+    finally:
+        serving._HELD.pop().close()
+    assert main(["keeper"]) == 0                              # none serving them: 8000
+    assert capsys.readouterr().out.startswith("http://127.0.0.1:8000/keeper#key=")
 
 
 def test_ctrl_c_stops_the_server_with_one_line_and_no_trace(tmp_path):
