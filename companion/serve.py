@@ -212,6 +212,9 @@ def serving_port() -> int | None:
     return None
 
 
+STOPPED = "\nStopped. Every recorded tap is kept: start it again to play on.\n"
+
+
 _HELD: list[IO[str]] = []      # the SQLite file's serving lock, held while the process lives
 
 
@@ -266,7 +269,7 @@ def serve(args: argparse.Namespace) -> int:
         return 2
     args.port = sock.getsockname()[1]        # --port 0: the one the system gave
     try:
-        said = None if database.on_postgresql() else hold_sqlite_file(args.port)
+        said = hold_sqlite_file(args.port)         # (None on PostgreSQL: no file)
     except OSError as err:
         said = cannot_open(err)
     if said:
@@ -286,9 +289,6 @@ def serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:             # Ctrl+C before it was serving
         sys.stdout.write(STOPPED)
         return 0
-
-
-STOPPED = "\nStopped. Every recorded tap is kept: start it again to play on.\n"
 
 
 def _run(args: argparse.Namespace, app: Flask, sock: socket.socket) -> int:

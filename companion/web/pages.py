@@ -115,9 +115,8 @@ def _no_network(public: str) -> bool:
     """Whether the address phones would open is this computer's own because it is on no
     network yet (not because the server was started for this machine alone): the page
     says so, and its next load after the Wi-Fi shows the new address."""
-    host = urlsplit(public).hostname or ""
-    return not current_app.config.get("PUBLIC_URL") and (
-        host == "localhost" or is_loopback_address(host))
+    return not current_app.config.get("PUBLIC_URL") and is_loopback_address(
+        urlsplit(public).hostname or "")
 
 
 @bp.get("/t/<code>/story")
