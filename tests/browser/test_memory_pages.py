@@ -71,7 +71,10 @@ def test_the_group_pages_with_many_games(browser, live):
             # the last page, then Ann's games in October only
             page.locator("a[rel=next]").click()
             page.locator("a[rel=next]").click()
-            page.wait_for_function("document.querySelectorAll('[data-testid=game]').length === 5")
+            # a function, not a bare expression: Playwright polls an expression with eval,
+            # which the page's Content-Security-Policy refuses (CI's slower run met it)
+            page.wait_for_function(
+                "() => document.querySelectorAll('[data-testid=game]').length === 5")
             page.select_option("select[name=player]", str(ids["Ann"]))
             page.fill("input[name=month]", "2026-10")
             page.get_by_role("button", name="Show").click()
