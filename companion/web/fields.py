@@ -89,16 +89,45 @@ def clean_text(value: Any) -> bool:
     return True
 
 
+# Invisible characters a name loses (zero-width space, soft hyphen, BOM, direction marks,
+# tags: Unicode's "format" characters), but for the two joiners emoji and some scripts
+# need between two characters; and more marks stacked on one letter than a language needs
+# ("Zalgo" text spills over the lines above and below it on the big screen).
+_JOINERS = "\u200c\u200d"
+_LOOSE_JOINER = re.compile(r"(?<!\S)[\u200c\u200d]+|[\u200c\u200d]+(?!\S)")
+MARKS_MAX = 4
+
+
+def _stacked(text: str) -> int:
+    """The most combining marks in a row in ``text``."""
+    most = run = 0
+    for ch in text:
+        run = run + 1 if unicodedata.combining(ch) else 0
+        most = max(most, run)
+    return most
+
+
 def name_field(body: dict[str, Any], name: str = "name") -> str:
-    """A person's name: printable text, spaces folded, trimmed, 1-40 characters."""
+    """A person's name: printable text, invisible characters dropped, spaces folded,
+    trimmed, 1-40 characters of which at least one can be seen.
+
+    >>> name_field({"name": " Zo\u200be  van\u00adDijk "}), name_field({"name": "👩\u200d💻 Ann"})
+    ('Zoe vanDijk', '👩\u200d💻 Ann')
+    """
     v = body.get(name)
     what = Msg("a name of 1-{n} letters, digits, spaces or signs", n=NAME_MAX)
     if not isinstance(v, str):
         raise ApiError(400, Msg("the field '{name}' must be {what}", name=name, what=what),
                        field=name, code="missing_field" if v is None else "bad_field")
-    text = unicodedata.normalize("NFC", " ".join(v.split()))
-    if not 1 <= len(text) <= NAME_MAX or any(
-            unicodedata.category(ch) in _NOT_TEXT or ch in _BIDI for ch in text):
+    if any(ch in _BIDI for ch in v):
+        raise ApiError(400, Msg("the field '{name}' must be {what}", name=name, what=what),
+                       field=name, code="bad_field")
+    seen = "".join(ch for ch in v if ch in _JOINERS or unicodedata.category(ch) != "Cf")
+    text = unicodedata.normalize("NFC", " ".join(_LOOSE_JOINER.sub("", seen).split()))
+    if (not 1 <= len(text) <= NAME_MAX
+            or any(unicodedata.category(ch) in _NOT_TEXT for ch in text)
+            or not any(unicodedata.category(ch)[0] in "LNPS" for ch in text)
+            or _stacked(text) > MARKS_MAX):
         raise ApiError(400, Msg("the field '{name}' must be {what}", name=name, what=what),
                        field=name, code="bad_field")
     return text

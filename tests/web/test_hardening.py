@@ -42,6 +42,26 @@ def test_a_name_is_trimmed_and_its_spaces_folded(table):
     assert r.status_code == 201 and r.get_json()["seat"]["name"] == "Zoë van Dijk"
 
 
+# a stranger's name nobody can see, or one that spills over the big screen's other lines
+@pytest.mark.parametrize("name", ["\u200b", "\u200b\u00ad\ufeff", "\u200d \u200c",
+                                  "\U000e0041\U000e0042", "\u0301\u0301", "Zoe" + "\u0301" * 6])
+def test_a_name_that_cannot_be_seen_or_spills_over_is_refused(table, name):
+    r = join(table(), name)
+    assert r.status_code == 400, r.get_json()
+    assert r.get_json()["field"] == "name" and r.get_json()["code"] == "bad_field"
+
+
+@pytest.mark.parametrize("sent, kept", [
+    ("Ann\u200b", "Ann"),                      # a zero-width space: "Ann" on every screen
+    ("\ufeffBob\u00ad", "Bob"),
+    ("Cy \u200d Dee", "Cy Dee"),                # a joiner with nothing to join
+    ("\U0001f469\u200d\U0001f4bb Eve", "\U0001f469\u200d\U0001f4bb Eve"),   # 👩‍💻: kept
+    ("Nguy\u1ec5n", "Nguy\u1ec5n"), ("\u0915\u094d\u0937", "\u0915\u094d\u0937")])
+def test_invisible_characters_leave_a_name_but_joiners_in_it_stay(table, sent, kept):
+    r = join(table(), sent)
+    assert r.status_code == 201 and r.get_json()["seat"]["name"] == kept
+
+
 def test_nul_or_a_lone_surrogate_anywhere_in_a_body_is_refused(table):
     host = table()
     red = sit(host, "red", "Ann")
