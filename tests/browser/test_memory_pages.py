@@ -13,7 +13,8 @@ from companion.engine.simulate import random_record
 from .conftest import shot
 
 ORIGIN_HEADERS = {"Origin": "http://localhost"}
-NAMES = ["Ann", "Bob", "Cy"]
+# the third: the longest name there can be, with no place to break a line (a nickname)
+NAMES = ["Ann", "Bob", "Cy" + "W" * 38]
 KEYS = [c * 40 for c in "abc"]
 SIZES = {"phone": {"width": 390, "height": 844}, "tv": {"width": 1920, "height": 1080}}
 
@@ -96,6 +97,12 @@ def test_the_group_pages_with_many_games(browser, live):
             page.goto(f"{live.url}/stats/players/{ids['Ann']}")
             assert page.get_by_test_id("player-name").inner_text() == "Ann"
             assert page.get_by_test_id("rating").locator(".big-num").count() == 1
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= viewport["width"], (look, size, width)
             shot(page, f"memory-player-{size}-{look}")
+            page.goto(f"{live.url}/stats/players/{ids[NAMES[2]]}")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= viewport["width"], (look, size, width)
+            shot(page, f"memory-player-long-{size}-{look}")
             assert not problems, (look, size, problems)
             ctx.close()

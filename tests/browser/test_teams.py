@@ -15,7 +15,9 @@ from .conftest import TAPS, shot, still
 from .table import Table, expected_after, normalise
 
 WALL = 3
-PLAYERS = {("red", 1): "Ann", ("red", 2): "Cleo", ("blue", 1): "Bob", ("blue", 2): "Dirk"}
+# Cleo's: the longest name there can be, with no place to break a line (a nickname)
+PLAYERS = {("red", 1): "Ann", ("red", 2): "Cleo" + "W" * 36, ("blue", 1): "Bob",
+           ("blue", 2): "Dirk"}
 
 
 def day_one() -> list[dict]:
@@ -35,6 +37,22 @@ def test_four_phones_play_a_team_round_each_part_tapping_its_own_missions(screen
         assert name in who and ("missions 1–2" if part == 1 else "missions 3–4") in who
     phones = table.phones
     shot(table.tv, "teams-tv-seated")
+    # the long name wraps inside the seats' panel; the sides' marks and the dots keep shape
+    seats = table.tv.evaluate("""() => { const s = document.getElementById('seats');
+        return {over: s.scrollWidth - s.clientWidth,
+                page: document.documentElement.scrollWidth - innerWidth,
+                shapes: [...s.querySelectorAll('.seat > *')].map(e => {
+                    const r = e.getBoundingClientRect();
+                    return [e.className, r.width, r.height]; })}; }""")
+    assert seats["over"] <= 0 and seats["page"] <= 0, seats
+    dots = [(w, h) for cls, w, h in seats["shapes"] if "dot" in cls]
+    assert len(dots) == 4 and all(abs(w - h) < 1 for w, h in dots), seats
+    late = table.phone()                   # a fifth phone: "… sits here" on every seat
+    late.set_viewport_size({"width": 360, "height": 640})
+    late.wait_for_selector('[data-join="red:2"] small')
+    assert late.evaluate("document.documentElement.scrollWidth") <= 360
+    shot(late, "teams-phone-late-360")
+    late.close()
 
     part = 1                                  # the part holding the mission revealed now
 
