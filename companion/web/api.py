@@ -99,10 +99,16 @@ def _load(code: str, allow_expired: bool = False) -> Table:
     return tables.load(code, client(), allow_expired=allow_expired)
 
 
+ID_MAX = 2**31 - 1      # no row's id is larger (PostgreSQL's integer; SQLite's go to 2**63)
+
+
 def history_filter() -> dict[str, Any]:
-    """The history's page and filters from the query (anything else is ignored)."""
-    return {"page": request.args.get("page", 1, type=int) or 1,
-            "player": request.args.get("player", type=int),
+    """The history's page and filters from the query (anything else is ignored; a player
+    id no row can have is a player with no games, not a database error)."""
+    page = request.args.get("page", 1, type=int) or 1
+    player = request.args.get("player", type=int)
+    return {"page": max(1, min(page, ID_MAX)),
+            "player": player if player is None or abs(player) <= ID_MAX else 0,
             "month": request.args.get("month") or None}
 
 

@@ -208,6 +208,8 @@ def month_range(month: str | None) -> tuple[datetime, datetime] | None:
     (datetime.datetime(2026, 12, 1, 0, 0), datetime.datetime(2027, 1, 1, 0, 0))
     >>> month_range("2026-13"), month_range("2026-1"), month_range("soon")
     (None, None, None)
+    >>> month_range("9999-12")[1]           # the last month there is: up to the end of time
+    datetime.datetime(9999, 12, 31, 23, 59, 59, 999999)
     """
     if not month or not MONTH.fullmatch(month):
         return None
@@ -215,7 +217,10 @@ def month_range(month: str | None) -> tuple[datetime, datetime] | None:
         start = datetime.strptime(month, "%Y-%m")
     except ValueError:
         return None
-    end = (start + timedelta(days=32)).replace(day=1)
+    try:
+        end = (start + timedelta(days=32)).replace(day=1)
+    except OverflowError:
+        end = datetime.max
     return start, end
 
 

@@ -154,6 +154,15 @@ def test_imported_records_say_when_and_who(client):
     assert [p["name"] for p in g["sides"]["red"]] == ["Zoé", "Yann"]
     assert client.get("/api/history?month=2025-05").get_json()["total"] == 0
     assert client.get("/api/history?month=garbage").get_json()["total"] == 3
+    # what a stranger may type in the address bar: an answer, never a 500
+    huge = "99999999999999999999999"
+    for query in ("month=9999-12", "month=0001-01", f"player={huge}", f"player=-{huge}",
+                  f"page={huge}", f"player={huge}&page={huge}&month=9999-12"):
+        for path in ("/api/history", "/history"):
+            r = client.get(f"{path}?{query}")
+            assert r.status_code == 200, (path, query, r.status_code)
+        found = client.get(f"/api/history?{query}").get_json()
+        assert found["total"] == (3 if query.startswith("page") else 0), query
     page = client.get("/history?month=2025-04").get_data(as_text=True)
     assert "Xavier" in page and "2025-04-12 19:30" in page
     # its record says so again, so a second server shows the same
