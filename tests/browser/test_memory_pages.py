@@ -106,3 +106,18 @@ def test_the_group_pages_with_many_games(browser, live):
             shot(page, f"memory-player-long-{size}-{look}")
             assert not problems, (look, size, problems)
             ctx.close()
+    # the smallest phone in the three other languages: every group page fits its width
+    # (the head-to-head's five columns of words did not, in German, French or Dutch)
+    for locale in ("de", "fr", "nl"):
+        ctx = browser.new_context(viewport={"width": 360, "height": 640}, locale=locale,
+                                  device_scale_factor=2, is_mobile=True, has_touch=True)
+        page = ctx.new_page()
+        for path in ("/history", "/stats", f"/stats/players/{ids['Ann']}",
+                     f"/stats/players/{ids[NAMES[2]]}"):
+            page.goto(live.url + path)
+            page.wait_for_selector(f'html[lang="{locale}"]', state="attached")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 360, (locale, path, width)
+        assert page.get_by_test_id("wld").count() >= 1
+        shot(page, f"memory-player-long-{locale}-360")
+        ctx.close()
