@@ -107,29 +107,37 @@ def _stacked(text: str) -> int:
     return most
 
 
-def name_field(body: dict[str, Any], name: str = "name") -> str:
-    """A person's name: printable text, invisible characters dropped, spaces folded,
-    trimmed, 1-40 characters of which at least one can be seen.
+def person_name(v: Any) -> str | None:
+    """``v`` as a person's name: printable text, invisible characters dropped, spaces
+    folded, trimmed, 1-40 characters of which at least one can be seen; ``None`` if it
+    cannot be one.
 
-    >>> name_field({"name": " Zo\u200be  van\u00adDijk "}), name_field({"name": "👩\u200d💻 Ann"})
+    >>> person_name(" Zo\u200be  van\u00adDijk "), person_name("👩\u200d💻 Ann")
     ('Zoe vanDijk', '👩\u200d💻 Ann')
+    >>> person_name("\u200b"), person_name("x\u202ey"), person_name(7)
+    (None, None, None)
     """
-    v = body.get(name)
-    what = Msg("a name of 1-{n} letters, digits, spaces or signs", n=NAME_MAX)
-    if not isinstance(v, str):
-        raise ApiError(400, Msg("the field '{name}' must be {what}", name=name, what=what),
-                       field=name, code="missing_field" if v is None else "bad_field")
-    if any(ch in _BIDI for ch in v):
-        raise ApiError(400, Msg("the field '{name}' must be {what}", name=name, what=what),
-                       field=name, code="bad_field")
+    if not isinstance(v, str) or any(ch in _BIDI for ch in v):
+        return None
     seen = "".join(ch for ch in v if ch in _JOINERS or unicodedata.category(ch) != "Cf")
     text = unicodedata.normalize("NFC", " ".join(_LOOSE_JOINER.sub("", seen).split()))
     if (not 1 <= len(text) <= NAME_MAX
             or any(unicodedata.category(ch) in _NOT_TEXT for ch in text)
             or not any(unicodedata.category(ch)[0] in "LNPS" for ch in text)
             or _stacked(text) > MARKS_MAX):
+        return None
+    return text
+
+
+def name_field(body: dict[str, Any], name: str = "name") -> str:
+    """The field ``name`` of ``body`` as a person's name (:func:`person_name`), else a
+    400 naming the field."""
+    v = body.get(name)
+    text = person_name(v)
+    if text is None:
+        what = Msg("a name of 1-{n} letters, digits, spaces or signs", n=NAME_MAX)
         raise ApiError(400, Msg("the field '{name}' must be {what}", name=name, what=what),
-                       field=name, code="bad_field")
+                       field=name, code="missing_field" if v is None else "bad_field")
     return text
 
 

@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from flask import current_app
 from sqlalchemy import bindparam, select
@@ -24,10 +24,10 @@ from .errors import ApiError
 from .fields import (
     CODE_RE,
     body_field,
-    clean_text,
     flag,
     idempotency_key,
     name_field,
+    person_name,
     secret_field,
 )
 from .history import changed, played_at, rebuild_ratings, remember_game
@@ -258,10 +258,10 @@ def told_players(options: dict[str, Any]) -> dict[str, list[str]] | None:
     out: dict[str, list[str]] = {}
     for side in ("red", "blue"):
         names = said.get(side)
-        if isinstance(names, list) and 0 < len(names) <= 2 and all(
-                isinstance(n, str) and 0 < len(n.strip()) <= 40 and clean_text(n)
-                for n in names):
-            out[side] = [n.strip() for n in names]
+        if isinstance(names, list) and 0 < len(names) <= 2:
+            kept = [person_name(n) for n in names]      # the rules a seat's name meets
+            if all(kept):
+                out[side] = cast(list[str], kept)
     return out or None
 
 

@@ -172,6 +172,28 @@ def test_imported_records_say_when_and_who(client):
     assert Record.from_dict(saved).options.wall_distance == 3        # the referee ignores them
 
 
+def test_an_imported_records_names_meet_the_rules_of_a_seats_name(client):
+    """options.players is what a stranger's file says: its names are cleaned and checked
+    as a name typed on a phone is (invisible characters, reordering, stacked marks)."""
+    rec = random_record(random.Random(310), wall_distance=3).to_dict()
+    rec["options"]["players"] = {"red": ["Ann\u200b", " Cy  Dee "],
+                                 "blue": ["\u202eboB"]}        # reordered: not kept
+    r = client.post("/api/tables/import", json={"record": rec}, headers={"Origin": ORIGIN})
+    assert r.status_code == 201, r.get_json()
+    game = next(g for g in client.get("/api/history").get_json()["games"]
+                if g["code"] == r.get_json()["code"])
+    assert [p["name"] for p in game["sides"]["red"]] == ["Ann", "Cy Dee"]
+    assert game["sides"]["blue"] == []
+    for seed, invisible in ((311, ["\u200b\u00ad"]), (312, ["Zoe" + "\u0301" * 6])):
+        rec = random_record(random.Random(seed), wall_distance=3).to_dict()
+        rec["options"]["players"] = {"red": invisible, "blue": ["Bob"]}
+        r = client.post("/api/tables/import", json={"record": rec}, headers={"Origin": ORIGIN})
+        assert r.status_code == 201, r.get_json()
+        game = next(g for g in client.get("/api/history").get_json()["games"]
+                    if g["code"] == r.get_json()["code"])
+        assert game["sides"]["red"] == [] and game["sides"]["blue"][0]["name"] == "Bob"
+
+
 def team_enter(host, seats, events) -> None:
     """Enter a team game's events (R80): each request from the side's part that may send
     it (part 1 first; a 403 says it is the other part's)."""
