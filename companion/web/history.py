@@ -534,13 +534,14 @@ def played_at(value: Any) -> datetime | None:
 
     >>> played_at("2025-06-01T20:15:00+02:00"), played_at("2025-06-01"), played_at("x")
     (datetime.datetime(2025, 6, 1, 18, 15), datetime.datetime(2025, 6, 1, 0, 0), None)
+    >>> played_at("0001-01-01T00:00+01:00")          # in UTC, before the first year there is
     """
     if not isinstance(value, str) or len(value) > 40:
         return None
     try:
         at = datetime.fromisoformat(value)
-    except ValueError:
+        if at.tzinfo is not None:
+            at = at.astimezone(UTC).replace(tzinfo=None)
+    except (ValueError, OverflowError):
         return None
-    if at.tzinfo is not None:
-        at = at.astimezone(UTC).replace(tzinfo=None)
     return at

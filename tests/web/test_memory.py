@@ -172,6 +172,16 @@ def test_imported_records_say_when_and_who(client):
     assert Record.from_dict(saved).options.wall_distance == 3        # the referee ignores them
 
 
+@pytest.mark.parametrize("played", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59-01:00"])
+def test_an_imported_date_past_the_ends_of_the_calendar_is_no_date(client, played):
+    rec = random_record(random.Random(320), wall_distance=3).to_dict()
+    rec["options"]["played"] = played                  # in UTC: year 0, or year 10000
+    r = client.post("/api/tables/import", json={"record": rec}, headers={"Origin": ORIGIN})
+    assert r.status_code == 201, r.get_json()
+    assert client.get(f"/api/tables/{r.get_json()['code']}/record").get_json()[
+        "options"].get("played") != played
+
+
 def test_an_imported_records_names_meet_the_rules_of_a_seats_name(client):
     """options.players is what a stranger's file says: its names are cleaned and checked
     as a name typed on a phone is (invisible characters, reordering, stacked marks)."""
