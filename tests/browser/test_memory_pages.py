@@ -108,6 +108,8 @@ def test_the_group_pages_with_many_games(browser, live):
             ctx.close()
     # the smallest phone in the three other languages: every group page fits its width
     # (the head-to-head's five columns of words did not, in German, French or Dutch)
+    drawn = next(g["code"] for n in range(1, 4) for g in live.app.test_client().get(
+        f"/api/history?page={n}").get_json()["games"] if g["winner"] == "draw")
     for locale in ("de", "fr", "nl"):
         ctx = browser.new_context(viewport={"width": 360, "height": 640}, locale=locale,
                                   device_scale_factor=2, is_mobile=True, has_touch=True)
@@ -120,4 +122,11 @@ def test_the_group_pages_with_many_games(browser, live):
             assert width <= 360, (locale, path, width)
         assert page.get_by_test_id("wld").count() >= 1
         shot(page, f"memory-player-long-{locale}-360")
+        # a drawn game's end on this phone: its longest word ("Unentschieden") whole
+        page.goto(f"{live.url}/t/{drawn}")
+        title = page.locator("#end-title")
+        title.wait_for()
+        assert title.evaluate("h => { h.style.overflowWrap = 'normal';"
+                              " return h.scrollWidth <= h.clientWidth; }"), locale
+        shot(page, f"memory-draw-end-{locale}-360")
         ctx.close()
