@@ -73,6 +73,18 @@ def test_one_day_at_a_table_of_three_languages(screens, live):
                 assert english_in(page, SCREENS[who]) == [], (who, len(state.reveals))
     for who, page in pages.items():
         shot(page, f"lang-{SCREENS[who]}-{who}-end-of-day")
+    # the German phone at its smallest asks to undo the day's last reveal: a long question,
+    # a long answer ("Zurücknehmen"); both buttons in view and neither label cut
+    red.set_viewport_size({"width": 360, "height": 640})
+    red.locator("#b-undo").click()
+    red.get_by_test_id("ask").wait_for()
+    for b in ("ask-no", "ask-yes"):
+        box = red.get_by_test_id(b).bounding_box()
+        assert box["y"] + box["height"] <= 640 and box["x"] + box["width"] <= 360, (b, box)
+        assert red.get_by_test_id(b).evaluate("e => e.scrollWidth <= e.clientWidth"), b
+    shot(red, "lang-de-phone-undo-360")
+    red.get_by_test_id("ask-no").click()
+    red.set_viewport_size({"width": 390, "height": 844})
     # one tap switches a phone's language, remembered on that phone only
     blue.click('[data-testid="langs"] [data-lang="fr"]')
     blue.wait_for_selector('html[lang="fr"]', state="attached")
