@@ -25,7 +25,7 @@ from .edges import check_origin, client
 from .errors import ApiError, disk_full
 from .fields import clean_text, name_field
 from .lang import current, say
-from .models import Table, db
+from .models import ID_MAX, Table, db
 from .states import active_events, derive
 from .story import story as game_story
 from .views import choice_label, choice_summary, effect_list, public_view, requests
@@ -97,9 +97,6 @@ def _secret() -> str | None:
 def _load(code: str, allow_expired: bool = False) -> Table:
     """The table of ``code``; this client pays for unknown codes (no guessing)."""
     return tables.load(code, client(), allow_expired=allow_expired)
-
-
-ID_MAX = 2**31 - 1      # no row's id is larger (PostgreSQL's integer; SQLite's go to 2**63)
 
 
 def history_filter() -> dict[str, Any]:

@@ -35,6 +35,7 @@ from ..memory.stats import RESULT_KEY, finish_player_stats, ladder, new_player_s
 from ..memory.summary import FIGURES, REASONS, SIDES, SOURCES, summarize
 from .errors import ApiError
 from .models import (
+    ID_MAX,
     Event,
     Game,
     GameSide,
@@ -376,7 +377,7 @@ def _rating(mu: float | None, sigma: float | None, games: int) -> dict[str, Any]
 def _player(player_id: int) -> Player:
     """A remembered player by id; 404 for one the server does not know (or an id no
     database row can have)."""
-    who = db.session.get(Player, player_id) if 0 < player_id < 2**31 else None
+    who = db.session.get(Player, player_id) if 0 < player_id <= ID_MAX else None
     if who is None:
         raise ApiError(404, Msg("no such player here (forgotten, or never seen)"),
                        code="not_found")

@@ -31,6 +31,10 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 # in the background writes nothing to its database any more
 CLOSED = "companion.closed"
 
+# no row's id is larger (PostgreSQL's integer; SQLite's go to 2**63): a larger id from
+# an address or a body is a row that does not exist, never a database error
+ID_MAX = 2**31 - 1
+
 
 class Base(DeclarativeBase):
     """Typed declarative models (SQLAlchemy 2): columns are checked by mypy."""

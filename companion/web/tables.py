@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, cast
+from typing import Any
 
 from flask import current_app
 from sqlalchemy import bindparam, select
@@ -33,6 +33,7 @@ from .fields import (
 from .history import changed, played_at, rebuild_ratings, remember_game
 from .lang import revive
 from .models import (
+    ID_MAX,
     Event,
     Player,
     Receipt,
@@ -259,9 +260,9 @@ def told_players(options: dict[str, Any]) -> dict[str, list[str]] | None:
     for side in ("red", "blue"):
         names = said.get(side)
         if isinstance(names, list) and 0 < len(names) <= 2:
-            kept = [person_name(n) for n in names]      # the rules a seat's name meets
-            if all(kept):
-                out[side] = cast(list[str], kept)
+            kept = [k for k in map(person_name, names) if k]   # the rules of a seat's name
+            if len(kept) == len(names):
+                out[side] = kept
     return out or None
 
 
@@ -541,7 +542,7 @@ def decide_takeover(tx: Transaction, actor: Actor, seat_id: int, approve: Any) -
     if type(approve) is not bool:
         raise ApiError(400, Msg("the field 'approve' must be true or false"), field="approve",
                        code="bad_field")
-    seat = db.session.get(Seat, seat_id) if 0 <= seat_id < 2**31 else None
+    seat = db.session.get(Seat, seat_id) if 0 <= seat_id <= ID_MAX else None
     if seat is None or seat.table_id != tx.table.id or seat.status != "pending":
         raise ApiError(404, Msg("there is no such request to take over a seat"), code="not_found")
     if tx.table.finished is not None:
