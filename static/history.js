@@ -5,6 +5,20 @@
    player key). */
 "use strict";
 (() => {
+  // when each game was played, in this screen's time: the server is told the zone (a
+  // cookie, for the next pages and the month filter) and a date it wrote in another
+  // zone (this screen's first visit) is written again here (companion/web/when.py)
+  let zone = "";
+  try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { /* none */ }
+  if (/^[A-Za-z][A-Za-z0-9_+-]{0,31}(\/[A-Za-z0-9_+-]{1,31}){0,2}$/.test(zone)) {
+    document.cookie = `sl-tz=${zone}; path=/; max-age=31536000; samesite=lax`;
+    const shown = new Intl.DateTimeFormat(document.documentElement.lang || undefined,
+                                          {dateStyle: "medium", timeStyle: "short", timeZone: zone});
+    document.querySelectorAll("time[data-zone]").forEach(t => {
+      if (t.dataset.zone !== zone) { t.textContent = shown.format(new Date(t.dateTime)); t.dataset.zone = zone; }
+    });
+  }
+
   const keeper = localStorage.getItem("sl-keeper");
   let me = null;
   try { me = JSON.parse(localStorage.getItem("sl-player") || "null"); } catch (e) { /* none */ }

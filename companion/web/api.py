@@ -19,7 +19,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..engine import SIDES, Msg, Options, Side, ability_preview
 from ..engine import rank as rank_word
-from . import actions, chances, history, keeper, live, tables
+from . import actions, chances, history, keeper, live, tables, when
 from .authority import Transaction
 from .edges import check_origin, client
 from .errors import ApiError, disk_full
@@ -101,12 +101,14 @@ def _load(code: str, allow_expired: bool = False) -> Table:
 
 def history_filter() -> dict[str, Any]:
     """The history's page and filters from the query (anything else is ignored; a player
-    id no row can have is a player with no games, not a database error)."""
+    id no row can have is a player with no games, not a database error), and the zone
+    whose months the month filter means (the browser's, told in a cookie: :mod:`.when`)."""
     page = request.args.get("page", 1, type=int) or 1
     player = request.args.get("player", type=int)
     return {"page": max(1, min(page, ID_MAX)),
             "player": player if player is None or abs(player) <= ID_MAX else 0,
-            "month": request.args.get("month") or None}
+            "month": request.args.get("month") or None,
+            "zone": when.zone_named(request.cookies.get(when.COOKIE))}
 
 
 def is_keeper() -> bool:

@@ -22,7 +22,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any, cast
 
 from flask import current_app
@@ -50,6 +50,7 @@ from .models import (
 )
 from .states import Recent, derive
 from .views import stored_words
+from .when import in_utc
 
 PAGE = 20               # games a history page lists
 EXPIRY_DAYS = 30        # a table untouched this long is no longer in play
@@ -203,7 +204,8 @@ def rebuild_ratings() -> dict[int, ratings.Rating]:
 # --- the pages: a page of games, the group's statistics, a player ---------------------------
 
 def month_range(month: str | None) -> tuple[datetime, datetime] | None:
-    """The first moment of ``YYYY-MM`` and of the month after; ``None`` for anything else.
+    """The first moment of ``YYYY-MM`` and of the month after, as a clock shows them;
+    ``None`` for anything else.
 
     >>> month_range("2026-12")
     (datetime.datetime(2026, 12, 1, 0, 0), datetime.datetime(2027, 1, 1, 0, 0))
@@ -225,23 +227,25 @@ def month_range(month: str | None) -> tuple[datetime, datetime] | None:
     return start, end
 
 
-def listing(page: int = 1, player: int | None = None,
-            month: str | None = None) -> dict[str, Any]:
+def listing(page: int = 1, player: int | None = None, month: str | None = None,
+            zone: tzinfo | None = None) -> dict[str, Any]:
     """A page of finished games, newest first (``player``: only theirs; ``month``:
-    ``YYYY-MM``), with the total and the number of pages (kept per version)."""
-    found: dict[str, Any] = kept("listing", (page, player, month),
-                                 lambda: _listing(page, player, month))
+    ``YYYY-MM`` as the clocks of ``zone`` show it, ``None``: this computer's), with the
+    total and the number of pages (kept per version)."""
+    found: dict[str, Any] = kept("listing", (page, player, month, str(zone)),
+                                 lambda: _listing(page, player, month, zone))
     return {**found, "games": list(found["games"])}
 
 
-def _listing(page: int, player: int | None, month: str | None) -> dict[str, Any]:
+def _listing(page: int, player: int | None, month: str | None,
+             zone: tzinfo | None) -> dict[str, Any]:
     where: list[Any] = []
     if player is not None:
         where.append(exists().where(SEAT.c.table_id == GAME.c.table_id,
                                     SEAT.c.player_id == player, SEAT.c.status == "active"))
     span = month_range(month)
-    if span is not None:
-        where += [GAME.c.played >= span[0], GAME.c.played < span[1]]
+    if span is not None:            # the month where the group lives, not in UTC
+        where += [GAME.c.played >= in_utc(span[0], zone), GAME.c.played < in_utc(span[1], zone)]
     total = db.session.scalar(select(func.count()).select_from(GAME).where(*where)) or 0
     pages = max(1, -(-total // PAGE))
     page = min(max(1, page), pages)
@@ -523,7 +527,8 @@ def record_options(table: Table) -> dict[str, Any]:
             sides[s.side].append(s.name)
     told = json.loads(row.names) if row.names else {}
     players = {side: sides[side] or told.get(side, []) for side in SIDES}
-    out: dict[str, Any] = {"played": row.played.isoformat(timespec="seconds")}
+    # kept in UTC, and said so: a time with no zone reads as the reader's own
+    out: dict[str, Any] = {"played": row.played.isoformat(timespec="seconds") + "+00:00"}
     if any(players.values()):
         out["players"] = {k: v for k, v in players.items() if v}
     return out

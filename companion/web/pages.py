@@ -11,6 +11,7 @@ import json
 import os
 import re
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,7 +23,7 @@ from flask import Blueprint, Response, current_app, jsonify, redirect, render_te
 from .. import helptext
 from ..address import base_url
 from ..engine import rank as rank_word
-from . import chances, history, lang
+from . import chances, history, lang, when
 from .api import history_filter
 from .edges import client, is_loopback_address
 from .tables import load
@@ -212,14 +213,20 @@ def _kept_page(name: str, make: Callable[[], str], *more: Any) -> str:
 @bp.get("/history")
 def history_page() -> str:
     """A page of the finished games, newest first, each with its story and its record."""
+    wanted = history_filter()
+    zone = wanted["zone"]
+
     def make() -> str:
-        found = history.listing(**history_filter())
+        found = history.listing(**wanted)
         # a game whose turning point is not worked out yet: asked for now (issue 25)
         chances.missing([g["code"] for g in found["games"] if g["turning"] is None])
-        games = lang.say(found.pop("games"), lang.current())
+        here = lang.current()
+        games = [{**g, "shown": when.shown(datetime.fromisoformat(g["finished"]), zone, here)}
+                 for g in lang.say(found.pop("games"), here)]
         return render_template("history.html", games=games, found=found,
-                               players=history.players_with_games())
-    return _kept_page("history-page", make)
+                               players=history.players_with_games(),
+                               zone=str(zone) if zone is not None else "")
+    return _kept_page("history-page", make, str(zone))
 
 
 @bp.get("/stats")

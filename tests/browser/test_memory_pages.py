@@ -5,6 +5,8 @@ their rating — on a 390 phone and a 1920 TV, in both looks, with no console er
 from __future__ import annotations
 
 import random
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -46,12 +48,20 @@ def fill(live, games: int) -> dict[str, int]:
     return ids
 
 
+def amsterdam(utc: str) -> str:
+    """A moment of the history (``2026-10-01T20:00Z``) as a page in English shows it in
+    Amsterdam: ``Oct 1, 2026, 10:00 PM``."""
+    at = datetime.fromisoformat(utc).astimezone(ZoneInfo("Europe/Amsterdam"))
+    return f"{at:%b} {at.day}, {at.year}, {at.hour % 12 or 12}:{at:%M} {at:%p}"
+
+
 @pytest.mark.looks
 def test_the_group_pages_with_many_games(browser, live):
     ids = fill(live, 45)
     for look in ("dark", "light"):
         for size, viewport in SIZES.items():
             ctx = browser.new_context(viewport=viewport, color_scheme=look,
+                                      timezone_id="Europe/Amsterdam",
                                       **({"device_scale_factor": 2, "is_mobile": True,
                                           "has_touch": True} if size == "phone" else {}))
             page = ctx.new_page()
@@ -83,7 +93,15 @@ def test_the_group_pages_with_many_games(browser, live):
             shown = page.get_by_test_id("game")
             assert 0 < shown.count() <= 20
             assert all("Ann" in shown.nth(i).inner_text() for i in range(shown.count()))
-            assert all("2026-10" in shown.nth(i).inner_text() for i in range(shown.count()))
+            # each game's end in Amsterdam's time (the server keeps UTC): written again by
+            # the page on a first visit, then by the server, told the zone in a cookie
+            for i in range(shown.count()):
+                at = shown.nth(i).locator("time")
+                assert at.get_attribute("data-zone") == "Europe/Amsterdam"
+                assert amsterdam(at.get_attribute("datetime")) in " ".join(
+                    at.inner_text().split()), at.inner_text()
+            html = page.reload().text()
+            assert html.count('data-zone="Europe/Amsterdam"') == shown.count()
 
             page.goto(live.url + "/stats")
             assert "45" in page.get_by_test_id("summary").inner_text()

@@ -163,11 +163,13 @@ def test_imported_records_say_when_and_who(client):
             assert r.status_code == 200, (path, query, r.status_code)
         found = client.get(f"/api/history?{query}").get_json()
         assert found["total"] == (3 if query.startswith("page") else 0), query
+    client.set_cookie("sl-tz", "Europe/Paris")          # the screen's zone (history.js)
     page = client.get("/history?month=2025-04").get_data(as_text=True)
-    assert "Xavier" in page and "2025-04-12 19:30" in page
+    assert "Xavier" in page and 'datetime="2025-04-12T19:30Z"' in page
+    assert "Apr 12, 2025, 9:30\u202fPM" in page             # 21:30 in Paris in April
     # its record says so again, so a second server shows the same
     saved = client.get(f"/api/tables/{made[2]}/record").get_json()
-    assert saved["options"]["played"] == "2025-04-12T19:30:00"
+    assert saved["options"]["played"] == "2025-04-12T19:30:00+00:00"
     assert saved["options"]["players"] == {"red": ["Zoé", "Yann"], "blue": ["Xavier"]}
     assert Record.from_dict(saved).options.wall_distance == 3        # the referee ignores them
 
@@ -297,3 +299,48 @@ def test_games_finished_before_are_summarised_at_start(app, table, client, tmp_p
 @pytest.mark.parametrize("month", ["2026-1", "26-01", "2026-00", "", "2026-01-01"])
 def test_a_month_that_is_no_month_is_no_filter(client, month):
     assert client.get(f"/api/history?month={month}").get_json()["month"] is None
+
+
+def test_the_history_shows_each_game_in_the_time_of_the_screen_looking(client, monkeypatch):
+    """The database keeps UTC. A group in Amsterdam that ends a game at half past
+    midnight on 1 April reads 00:30 and finds it among April's games; the same game seen
+    from New York ended on 31 March. The zone is the browser's (history.js tells it in
+    the sl-tz cookie); until it is told, the zone of the computer running the companion
+    (companion/web/when.py). A cookie that names no zone is that too, never an error."""
+    import time
+    rec = random_record(random.Random(330), wall_distance=3).to_dict()
+    rec["options"]["played"] = "2026-03-31T22:30:00Z"
+    r = client.post("/api/tables/import", json={"record": rec}, headers={"Origin": ORIGIN})
+    assert r.status_code == 201, r.get_json()
+    client.set_cookie("sl-lang", "de")
+
+    def seen(zone: str | None) -> tuple[int, int, str]:
+        if zone is None:
+            client.delete_cookie("sl-tz")
+        else:
+            client.set_cookie("sl-tz", zone)
+        march, april = (client.get(f"/api/history?month=2026-0{m}").get_json()["total"]
+                        for m in (3, 4))
+        page = client.get("/history?month=2026-04" if april else "/history?month=2026-03")
+        assert page.status_code == 200
+        text = page.get_data(as_text=True)
+        assert 'datetime="2026-03-31T22:30Z"' in text
+        return march, april, text
+
+    march, april, text = seen("Europe/Amsterdam")              # summer time: UTC+2
+    assert (march, april) == (0, 1) and "01.04.2026, 00:30" in text
+    assert 'data-zone="Europe/Amsterdam"' in text
+    march, april, text = seen("America/New_York")              # UTC-4
+    assert (march, april) == (1, 0) and "31.03.2026, 18:30" in text
+    # no zone told, or one that is none: the computer's own (here Tokyo, UTC+9)
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        for told in (None, "../../../etc/passwd", "Europe", "Mars/Olympus_Mons", "x" * 4000,
+                     "Europe/Paris/../../UTC", "UTC;", "/etc/localtime"):
+            march, april, text = seen(told)
+            assert (march, april) == (0, 1) and "01.04.2026, 07:30" in text, told
+            assert 'data-zone=""' in text
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
