@@ -121,8 +121,8 @@
       <rect x="${x0}" y="${y}" width="${w}" height="${h}" rx="6" fill="${COL.midCell}" stroke="${COL.line}" stroke-width="2"/>
       <rect x="${x0}" y="${y}" width="${rw}" height="${h}" rx="6" fill="${COL.markRed}"/>
       <rect x="${x0 + w - bw}" y="${y}" width="${bw}" height="${h}" rx="6" fill="${COL.markBlue}"/>
-      ${t(x0 + 8, y + 19, red + "%", {size: 19, anchor: "start", weight: 800, fill: "#fff"})}
-      ${t(x0 + w - 8, y + 19, blue + "%", {size: 19, anchor: "end", weight: 800, fill: "#06203d"})}</g>`;
+      ${t(x0 + 8, y + 19, Words.percent(red), {size: 19, anchor: "start", weight: 800, fill: "#fff"})}
+      ${t(x0 + w - 8, y + 19, Words.percent(blue), {size: 19, anchor: "end", weight: 800, fill: "#06203d"})}</g>`;
   }
 
   function ipTrack(s, side, y) {

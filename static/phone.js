@@ -64,7 +64,7 @@
     if (!v.chances || !c) return "";
     const red = Math.round(100 * c.red), blue = Math.round(100 * c.blue);
     return `<small class="muted wb-chance-cap">${esc(T("Chance to win"))}</small><div class="wb-chance ${c.events !== v.state.events ? "stale" : ""}" data-testid="wb-chance" data-red="${red}" data-blue="${blue}" role="img" aria-label="${esc(T("Chance to win: red {red}%, blue {blue}%", {red, blue}))}">
-      <span class="r" style="width:${red}%">${red}%</span><span class="b" style="width:${blue}%">${blue}%</span></div>`;
+      <span class="r" style="width:${red}%">${Words.percent(red)}</span><span class="b" style="width:${blue}%">${Words.percent(blue)}</span></div>`;
   }
 
   const PLAIN = ["R22", "R24", "R30"];     // a guess right or wrong: nothing to look up

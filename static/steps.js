@@ -16,7 +16,7 @@ const Steps = (() => {
     if (!ded || ded.side !== d.owner || ded.mission !== d.mission) return "";
     const n = ded.lineups, here = ded.missions[String(d.mission)] || {};
     if (!n) return `<div class="card aid-none" data-testid="aid-none">${esc(T("No honest line-up fits what the table has seen: some intel token on the table must be wrong."))}</div>${grid(ranks, "guess")}`;
-    const pct = c => { const p = Math.round(100 * c / n); return p ? p + "%" : "<1%"; };
+    const pct = c => { const p = Math.round(100 * c / n); return p ? Words.percent(p) : "<" + Words.percent(1); };
     return `<p class="aid-note muted">${esc(TN("Deduction aid: {n} line-up fits what the table has seen.", "Deduction aid: {n} line-ups fit what the table has seen.", n))}</p><div class="ranks aid">${ranks.map(r => {
       const c = here[String(r)] || 0;
       return `<button type="button" class="${c ? "" : "dim"}" data-guess="${r}" data-share="${c ? Math.round(100 * c / n) : 0}"><b>${r}</b><span class="nm">${esc(rank(r))}${c ? `<small class="pct">${esc(T("{share} of line-ups", {share: pct(c)}))}</small>` : ""}</span></button>`;

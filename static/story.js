@@ -177,7 +177,7 @@
     const red = c.steps.map(x => x[0]), blue = c.steps.map(x => x[1]);
     const line = vals => vals.map((p, i) => `${i ? "L" : "M"}${cx(i)} ${ccY(p)}`).join("");
     let out = t(8, 12, T("Chance to win"), {size: 15, anchor: "start", fill: COL.dim, weight: 800});
-    for (const p of [0, 0.5, 1]) out += `<path d="M${CH.x0} ${ccY(p)}H${CH.x1}" stroke="${COL.line}" stroke-width="1" ${p === 0.5 ? 'stroke-dasharray="6 4"' : ""}/>` + t(CH.x0 - 8, ccY(p) + 5, Math.round(100 * p) + "%", {size: 13, anchor: "end", fill: COL.dim});
+    for (const p of [0, 0.5, 1]) out += `<path d="M${CH.x0} ${ccY(p)}H${CH.x1}" stroke="${COL.line}" stroke-width="1" ${p === 0.5 ? 'stroke-dasharray="6 4"' : ""}/>` + t(CH.x0 - 8, ccY(p) + 5, Words.percent(Math.round(100 * p)), {size: 13, anchor: "end", fill: COL.dim});
     out += `<path d="${line(red)}" fill="none" stroke="${COL.red}" stroke-width="3"/>`;
     out += `<path d="${line(blue)}" fill="none" stroke="${COL.blue}" stroke-width="3" stroke-dasharray="8 4"/>`;
     c.turning.forEach((m, k) => {

@@ -23,6 +23,12 @@ const Words = (() => {
     const text = Array.isArray(w) && w[i] ? w[i] : i ? many : one;
     return fill(text, {n, ...(params || {})});
   }
-  return {lang, T, TN};
+  // a share out of 100 as the language writes it: 62%, 62 % in French and German
+  let percent = n => n + "%";
+  try {
+    const f = new Intl.NumberFormat(lang, {style: "percent", maximumFractionDigits: 0});
+    percent = n => f.format(n / 100);
+  } catch (e) { /* a browser without Intl: 62% */ }
+  return {lang, T, TN, percent};
 })();
 const {T, TN} = Words;

@@ -122,6 +122,9 @@ def create_app(test_config: Mapping[str, Any] | None = None,
     # gettext catalogs through Flask-Babel: the pages' `_()`, the locale per request
     # (the screen's own choice, else its browser's languages)
     babel.init_app(app, locale_selector=pages.screen_language)
+    # numbers as the page's language writes them (2,8 jours; 33 %)
+    app.add_template_filter(lang.number, "number")
+    app.add_template_filter(lang.percent, "percent")
     app.register_blueprint(api.bp)
     app.register_blueprint(live.bp)
     app.register_blueprint(pages.bp)

@@ -88,9 +88,13 @@ def test_the_bar_and_the_story_in_french(screens, live):
     table.join("blue", "Bob")
     for d in events[:8]:
         table.play(d)
-    bar(tv, 8)
+    got = bar(tv, 8)
     assert "Chances de gagner" in (tv.locator('[data-testid="chance-bar"]').get_attribute(
         "aria-label") or "")
+    # the figures as French writes them, as its label says them: "62 %", not "62%"
+    shown = tv.locator('[data-testid="chance-bar"] text').all_text_contents()
+    assert [" ".join(t.split()) for t in shown if "%" in t] == [f"{got['red']} %",
+                                                                  f"{got['blue']} %"], shown
     tv.keyboard.press("Shift")
     tv.wait_for_selector("#moment.hidden", state="attached")
     shot(tv, "chances-fr-tv-1920")
@@ -98,4 +102,6 @@ def test_the_bar_and_the_story_in_french(screens, live):
     tv.goto(f"{live.url}/t/{table.code}/story")
     tv.wait_for_selector('[data-testid="turning-point"]', timeout=120_000)
     assert "Tournants" in (tv.locator("#turning h2").text_content() or "")
+    axis = tv.locator('[data-testid="chance-chart"] text').all_text_contents()
+    assert "50 %" in [" ".join(t.split()) for t in axis], axis
     shot(tv, "chances-fr-story-1920")

@@ -134,6 +134,23 @@ def test_every_game_counts_past_200(app, client):
                for g in theirs["games"])
     page = client.get(f"/history?page=2&player={ids[0]}").get_data(as_text=True)
     assert 'data-testid="pager"' in page and f"player={ids[0]}" in page
+    # the pages write numbers as their language does: 2,8 days in French, 55 % in
+    # German, 1.234 IP in Dutch (they wrote 2.8, 55% and 1234 in every language)
+    share = got["players"][0]["share"]
+    most = max(got["soldiers"].values())
+    assert most >= 1000
+    rating = mine["rating"] if "rating" in mine else None
+    for locale, point, thousands, pct in (("en", ".", ",", "%"), ("fr", ",", "\u202f", "\xa0%"),
+                                          ("de", ",", ".", "\xa0%"), ("nl", ",", ".", "%")):
+        client.set_cookie("sl-lang", locale)
+        stats = client.get("/stats").get_data(as_text=True)
+        assert f"{got['days']:.1f}".replace(".", point) in stats, locale
+        assert f">{share}{pct}<" in stats, locale
+        assert f">{most // 1000}{thousands}{most % 1000:03d}<" in stats, locale
+        theirs = client.get(f"/stats/players/{ids[who]}").get_data(as_text=True)
+        assert f">{mine['accuracy']}{pct}<" in theirs, locale
+        if rating is not None:
+            assert f">{rating:.1f}<".replace(".", point) in theirs, locale
 
 
 def test_imported_records_say_when_and_who(client):
