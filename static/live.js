@@ -140,7 +140,10 @@ const SL = (() => {
   let toastT;
   function toast(msg, info) {
     let t = document.getElementById("toast");
-    if (!t) { t = document.createElement("div"); t.id = "toast"; document.body.appendChild(t); }
+    if (!t) {        // said to a screen reader too, inside the page's main landmark
+      t = document.createElement("div"); t.id = "toast"; t.setAttribute("role", "status");
+      (document.querySelector("main") || document.body).appendChild(t);
+    }
     t.className = "toast" + (info ? " info" : ""); t.textContent = msg; t.hidden = false;
     clearTimeout(toastT); toastT = setTimeout(() => { t.hidden = true; }, 4500);
   }

@@ -189,7 +189,10 @@ def read_qr(png: bytes) -> str:
 
 
 def audit(page: Any) -> list[dict[str, Any]]:
-    """axe-core in the page: the serious and critical violations."""
+    """axe-core in the page: its violations from moderate up (a page with no level-one
+    heading, content outside the landmarks a screen reader jumps between, included);
+    the minor ones are best practice a page may answer otherwise."""
     from axe_playwright_python.sync_playwright import Axe
     results = Axe().run(page)
-    return [v for v in results.response["violations"] if v.get("impact") in ("serious", "critical")]
+    return [v for v in results.response["violations"]
+            if v.get("impact") in ("moderate", "serious", "critical")]

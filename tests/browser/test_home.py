@@ -167,6 +167,7 @@ def test_a_phone_installs_the_app_and_sees_reconnecting_offline(screens, live):
     phone.get_by_test_id("offline").wait_for()
     assert "Reconnecting" in phone.locator("h1").inner_text()
     shot(phone, "home-phone-offline")
+    assert audit(phone) == []        # its words a status in the page's main landmark
     # …and it goes back to the table by itself once the server answers again
     phone.context.set_offline(False)
     phone.wait_for_function("() => document.getElementById('who')"

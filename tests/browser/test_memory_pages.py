@@ -12,7 +12,7 @@ import pytest
 
 from companion.engine.simulate import random_record
 
-from .conftest import shot
+from .conftest import audit, shot
 
 ORIGIN_HEADERS = {"Origin": "http://localhost"}
 # the third: the longest name there can be, with no place to break a line (a nickname)
@@ -79,6 +79,8 @@ def test_the_group_pages_with_many_games(browser, live):
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= viewport["width"], (look, size, width)
             shot(page, f"memory-history-{size}-{look}")
+            audited = (look, size) in (("dark", "phone"), ("light", "tv"))
+            assert not audited or audit(page) == [], (look, size)
             # the last page, then Ann's games in October only
             page.locator("a[rel=next]").click()
             page.locator("a[rel=next]").click()
@@ -111,6 +113,7 @@ def test_the_group_pages_with_many_games(browser, live):
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= viewport["width"], (look, size, width)
             shot(page, f"memory-stats-{size}-{look}")
+            assert not audited or audit(page) == [], (look, size)
 
             page.goto(f"{live.url}/stats/players/{ids['Ann']}")
             assert page.get_by_test_id("player-name").inner_text() == "Ann"
@@ -118,6 +121,7 @@ def test_the_group_pages_with_many_games(browser, live):
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= viewport["width"], (look, size, width)
             shot(page, f"memory-player-{size}-{look}")
+            assert not audited or audit(page) == [], (look, size)
             page.goto(f"{live.url}/stats/players/{ids[NAMES[2]]}")
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= viewport["width"], (look, size, width)
