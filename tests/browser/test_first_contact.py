@@ -139,8 +139,8 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
         return b.getBoundingClientRect().bottom <= document.querySelector('.tabs')
                                                   .getBoundingClientRect().top; }""")
     assert red.evaluate("""() => { const t = document.getElementById('toast');
-        return !t || t.hidden || t.getBoundingClientRect().bottom
-                                 <= document.getElementById('next').getBoundingClientRect().top; }""")
+        const step = document.getElementById('next').getBoundingClientRect();
+        return !t || t.hidden || t.getBoundingClientRect().bottom <= step.top; }""")
     dot = red.locator("#live").bounding_box()
     assert dot and abs(dot["width"] - dot["height"]) < 1, dot
     shot(red, "first-phone-de-640x360-intel")
