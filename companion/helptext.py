@@ -14,7 +14,7 @@ English):
 - ``PHASES``: what each game phase is about and what the phones ask for.
 - ``GLOSSARY``: the table's vocabulary.
 - ``search(query, locale)`` (accents and case folded, every language's words, a typo
-  forgiven) and ``for_phase(phase)``.
+  forgiven, a question asked in a sentence) and ``for_phase(phase)``.
 
 >>> [r["id"] for r in for_phase("capture_check")][:2]
 ['R10', 'R60']
@@ -25,6 +25,7 @@ True
 from __future__ import annotations
 
 import json
+import os
 import re
 import unicodedata
 from importlib import resources
@@ -138,11 +139,18 @@ def _index() -> list[_Entry]:
                     f"rank-{e['rank']}" if kind == "ranks" else f"word-{i}")
                 _INDEX.append(_Entry(key, [by[loc][kind][i] for loc in LOCALES]))
         _VOCAB.extend(sorted({w for e in _INDEX for w in e.text_words}))
+        for e in _INDEX:          # a word in few entries says more than one in many
+            for w in e.text_words:
+                _RARITY[w] = _RARITY.get(w, 0.0) + 1.0
+        for w, n in _RARITY.items():
+            _RARITY[w] = len(_INDEX) / n
     return _INDEX
 
 
 _INDEX: list[_Entry] = []
 _VOCAB: list[str] = []
+#: each word of the texts: how many entries there are for each that has it
+_RARITY: dict[str, float] = {}
 #: how close a typed word must be to a word of the texts to count as it (0-100)
 _TYPO = 80
 
@@ -159,8 +167,8 @@ def _near(word: str) -> set[str]:
 def _tier(e: _Entry, needle: str, near: list[set[str]] | None) -> int | None:
     """How well entry ``e`` answers ``needle`` (lower is better, ``None``: not at all):
     0 its exact id, 1 a soldier's own rule or a title, name or term in any language,
-    2 anything in its text; with ``near`` (the words a typo may mean) 3 its names,
-    4 its text."""
+    2 anything in its text; with ``near`` (for each meaningful word, the words it may
+    mean: :func:`_forms`) 3 all of them in its names, 4 all in its text."""
     if needle in e.ids:
         return 0 if e.is_rule else 1
     if needle in e.names:
@@ -174,6 +182,86 @@ def _tier(e: _Entry, needle: str, near: list[set[str]] | None) -> int | None:
     if all(ws & e.text_words for ws in near):
         return 4
     return None
+
+
+# --- a question typed as a sentence ("what does the spy do?", "que fait l'espion ?") ------
+# When the words as typed find nothing, the words that only shape a question (in the four
+# languages, folded) are set aside, and each word left may also be a longer or shorter
+# form of a word of the texts ("win" finds "winning", "captures" finds "capture").
+_QUESTION_WORDS = frozenset("""
+a an the what whats which who whom whose when where why how do does did is are was were be
+been can could may might must shall should will would i me my we our you your he she it its
+they them their this that these those of to in on at by for from with about as if or and
+not than then there here happen happens happening mean means rule rules work works get
+many much
+le la les l un une des du de d au aux que qu quoi qui quand ou comment pourquoi est sont ce
+cet cette ces c je j me m mon ma mes tu te ton ta tes il elle on nous vous ils elles se s
+leur leurs et en dans sur pour par avec sans ne n pas plus fait faire fais font peut peux
+puis doit dois y t si passe regle regles quel quelle quels quelles combien beaucoup
+der die das den dem des ein eine einer eines einem einen was wer wie wann wo warum welche
+welcher welches ist sind bin bist kann kannst konnen darf muss macht machen tut tun ich
+mich mir mein meine du dich dir dein er sie es wir ihr man und oder aber nicht kein keine
+mit von zu zum zur im am auf fur bei aus nach uber passiert gilt bedeutet regel regeln wenn
+dann viele viel wieviel wieviele
+wat het een wie hoe wanneer waar waarom welke welk zijn kan kun kunnen mag moet doet doen ik
+mij mijn je jij jouw u hij zij ze we wij of maar niet geen met van voor naar op aan bij uit
+over gebeurt betekent als er dat dit deze hoeveel veel
+""".split())
+def _meaningful(needle: str) -> list[str]:
+    """The words of ``needle`` that carry its meaning (all of them if every one only
+    shapes a question), each once.
+
+    >>> _meaningful("que fait l'espion ?"), _meaningful("who"), _meaningful("what is r45")
+    (['espion'], ['who'], ['r45'])
+    """
+    words = list(dict.fromkeys(re.findall(r"[^\W_]+", needle)))
+    return [w for w in words if w not in _QUESTION_WORDS] or words
+
+
+#: the shortest word a longer form is looked for (a shorter one must match as it is)
+_STEM = 3
+
+
+def _forms(word: str) -> set[str]:
+    """The words of the texts a word of a question may mean: itself, a typo away, a
+    longer form of it ("win" → "winning", "wins"), or one it shares its stem with: a
+    common beginning of five letters or more and most of the shorter word ("reaches" →
+    "reach", "gewinnt" → "gewinnen", "Täuschungsmarker" → "Täuschungsplättchen")."""
+    found = _near(word)
+    if len(word) >= _STEM:
+        for w in _VOCAB:
+            if w.startswith(word):
+                found.add(w)
+            elif w[:5] == word[:5]:
+                n = len(os.path.commonprefix((w, word)))
+                if n >= 5 and n >= 0.6 * min(len(w), len(word)):
+                    found.add(w)
+    return found
+
+
+def _asked(e: _Entry, wanted: list[set[str]]) -> float | None:
+    """How much of a question entry ``e`` answers when none answers all of it: the
+    weight of the question's words it has (each a set of forms; a rare word weighs more
+    than a common one, a word in its names twice), negative (lower is better); ``None``:
+    none of them."""
+    has = [ws for ws in wanted if ws & e.text_words]
+    if not has:
+        return None
+    return -sum(max(_RARITY[w] for w in ws & e.text_words) * (2 if ws & e.name_words else 1)
+                for ws in has)
+
+
+
+
+def _question(needle: str) -> list[tuple[float, int, _Entry]]:
+    """The entries with the most of ``needle``'s meaningful words when none has all of
+    them (tier 5): their weight (:func:`_asked`), place and entry, at least half the
+    best one's weight."""
+    index = _index()
+    wanted = [_forms(w) for w in _meaningful(needle)]
+    hits = [(t, i, e) for i, e in enumerate(index) if (t := _asked(e, wanted)) is not None]
+    best = min((h[0] for h in hits), default=0.0)
+    return [h for h in hits if h[0] <= best / 2]
 
 
 def _needle(query: Any) -> str:
@@ -190,27 +278,34 @@ def _found(query: Any) -> tuple[str, list[tuple[int, int, _Entry]]]:
         return needle, []
     index = _index()
     hits = [(t, i, e) for i, e in enumerate(index) if (t := _tier(e, needle, None)) is not None]
-    if not hits:          # nothing as typed: the words a typo away (never noise beside hits)
-        near = [_near(w) for w in _words(needle)]
-        if near:
-            hits = [(t, i, e) for i, e in enumerate(index)
-                    if (t := _tier(e, needle, near)) is not None]
-    return needle, sorted(hits, key=lambda h: (h[0], h[1]))
+    if hits:
+        return needle, sorted(hits, key=lambda h: (h[0], h[1]))
+    # nothing as typed (never noise beside hits): a question's shaping words aside, each
+    # word a typo away or in another form, the entries naming more of them, and rarer
+    # ones, first; then what else the question names ("the colonel")
+    words = _meaningful(needle)
+    named = [(0 if e.is_rule else 1, i, e) for i, e in enumerate(index)
+             if e.ids.intersection(words)]               # "what is R45": its rule first
+    near = [_forms(w) for w in words]
+    order = sorted(enumerate(index), key=lambda x: (_asked(x[1], near) or 0.0, x[0]))
+    hits = named + [(t, i, e) for i, e in order if e.ids.isdisjoint(words)
+                    and (t := _tier(e, needle, near)) is not None]
+    if hits and len(near) > 1:
+        found = {e.key for _, _, e in hits}
+        hits += [(5, i, e) for i, e in enumerate(index) if e.key not in found
+                 and any(ws & e.name_words for ws in near)]
+    if not hits:          # still nothing: the entries with the most of the question's words
+        hits = [(5, i, e) for _, i, e in sorted(_question(needle), key=lambda h: (h[0], h[1]))]
+    return needle, sorted(hits, key=lambda h: h[0])        # stable: the order made above
 
 
 def score(entry: dict[str, Any], query: str) -> int | None:
     """How well ``entry`` (in any language) answers ``query``: 0 its exact id ("r45"),
     1 its title, name or term, or a soldier's own rule, 2 anything in its text, 3-4 the
-    same a typo away; ``None``: not at all."""
-    needle = _needle(query)
-    if not needle:
-        return None
+    same a typo away or in another form, 5 some of a question's words (:func:`_asked`);
+    ``None``: not at all."""
     key = anchor(entry)
-    e = next(x for x in _index() if x.key == key)
-    tier = _tier(e, needle, None)
-    if tier is None:
-        tier = _tier(e, needle, [_near(w) for w in _words(needle)])
-    return tier
+    return next((t for t, _, e in _found(query)[1] if e.key == key), None)
 
 
 def ids(query: Any) -> list[str]:
@@ -226,7 +321,9 @@ def search(query: Any, locale: str = "en") -> list[dict[str, Any]]:
     Bomb), then text. Accents and case do not count ("marechal" finds the Maréchal),
     every entry is known under its words in all four languages ("Marshal" on a German
     screen finds the Feldmarschall), and when the words as typed find nothing, a word
-    one typo away does ("captian"). A blank query finds nothing.
+    one typo away does ("captian"), and a question asked in a sentence finds what its
+    meaningful words name ("que fait l'espion ?" finds the Spy; "how do I win" the
+    rules of winning, "win" in "winning"). A blank query finds nothing.
 
     The entries are shallow copies, so a caller cannot change the help data.
     """

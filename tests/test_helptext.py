@@ -188,3 +188,41 @@ def test_ids_are_the_anchors_of_the_rules_page():
     assert helptext.ids("") == []
     assert {helptext.anchor(e) for e in helptext.texts("fr")["glossary"]} == {
         f"word-{i}" for i in range(len(GLOSSARY))}
+
+
+# --- a question typed as a sentence -----------------------------------------------------
+
+QUESTIONS = [        # (question, screen, entries that must be among the first n, n)
+    ("what does the spy do?", "en", ["R40", "rank-1"], 2),
+    ("que fait l'espion ?", "fr", ["R40", "rank-1"], 2),
+    ("Was macht die Spionin?", "de", ["R40", "rank-1"], 2),
+    ("wat doet de spionne?", "nl", ["R40", "rank-1"], 2),
+    ("how do I win?", "en", ["R72", "R70"], 3),
+    ("hoe win je?", "nl", ["R72", "R70"], 3),
+    ("can I guess the bomb?", "en", ["rank-7", "R46"], 2),
+    ("what happens at the wall?", "en", ["R1"], 1),
+    ("how many deception tokens can I play?", "en", ["R14", "R51"], 6),
+    ("combien de jetons de tromperie ?", "fr", ["R14", "R51"], 2),
+    ("wie viele Täuschungsmarker?", "de", ["R14", "R51"], 3),     # the word is "-plättchen"
+    ("what does the colonel do when exhausted?", "en", ["R48"], 3),
+    ("was passiert wenn der Doppelagent die Mauer erreicht", "de", ["R1", "R32"], 2),
+]
+
+
+@pytest.mark.parametrize(("question", "screen", "first", "n"), QUESTIONS)
+def test_a_question_in_a_sentence_finds_what_it_asks_about(question, screen, first, n):
+    """A player types a question as they would ask it: the words that only shape it
+    ("what does the … do", "que fait", "wie viele") are set aside, a word may be another
+    form of the texts' ("win" → "winning"), and when no entry has every word, those
+    with the most of them are found. (Each of these found nothing, or the Marshal for
+    "que fait l'espion", while every word had to be in one entry.)"""
+    found = _where(search(question, screen))
+    assert set(first) <= set(found[:n]), (question, found[:6])
+
+
+def test_a_question_keeps_the_answers_as_typed_first():
+    """What the words as typed find is answered as before: an id, a name, a typo."""
+    assert _where(search("what is R45"))[0] == "R45"
+    assert _where(search("captian"))[:2] == ["R45", "rank-6"]
+    assert _where(search("who"))[:1] == _where(search("who "))[:1]
+    assert search("zzzz qqqq") == []

@@ -18,7 +18,8 @@ pytestmark = pytest.mark.looks
 
 # what each query must bring first (the anchors of /rules/search)
 FIRST = {"marechal": ["R49", "rank-10"], "Marshal": ["R49", "rank-10"],
-         "deception": ["R14", "R50", "R51"], "captian": ["R45", "rank-6"]}
+         "deception": ["R14", "R50", "R51"], "captian": ["R45", "rank-6"],
+         "que fait l'espion ?": ["R40", "rank-1"]}          # a question, as it is asked
 
 
 def _heading(locale: str, anchor: str) -> str:
