@@ -52,8 +52,13 @@
       const label = a === W && w >= 80 ? T("wall") : p === 0 ? T("centre") : "";
       if (label) out += t(x + w / 2, y + h + 18, label, {size: 15, fill: COL.dim, extra: squeeze(label, 15, w - 4)});
     }
-    out += t(x0, y + h + 18, "◀ " + T("{side}'s fort", {side: SIDE.red}), {anchor: "start", size: 15, fill: COL.red});
-    out += t(980, y + h + 18, T("{side}'s fort", {side: SIDE.blue}) + " ▶", {anchor: "end", size: 15, fill: COL.blue});
+    // each fort's name from its end of the track up to the wall's word (a long name, as
+    // German's "Festung von Rot", is narrowed rather than written over it)
+    const wallWord = w >= 80 ? Math.min(T("wall").length * 15 * 0.58, w - 4) : 0;
+    const room = (w >= 80 ? 1.5 * w - wallWord / 2 : (W + 1) * w) - 10;
+    const red = "◀ " + T("{side}'s fort", {side: SIDE.red}), blue = T("{side}'s fort", {side: SIDE.blue}) + " ▶";
+    out += t(x0, y + h + 18, red, {anchor: "start", size: 15, fill: COL.red, extra: squeeze(red, 15, room)});
+    out += t(980, y + h + 18, blue, {anchor: "end", size: 15, fill: COL.blue, extra: squeeze(blue, 15, room)});
     const dx = x0 + (s.da + W + 1 + 0.5) * w;
     out += `<g data-testid="da" data-pos="${s.da}"><rect x="${dx - 17}" y="${y + 4}" width="34" height="40" rx="5" fill="${COL.da}" stroke="${COL.gold}" stroke-width="3"/>${t(dx, y + 30, "DA", {size: 16, weight: 800, fill: "#f2c14e"})}</g>`;
     return out;

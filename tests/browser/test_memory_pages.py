@@ -4,6 +4,7 @@ their rating — on a 390 phone and a 1920 TV, in both looks, with no console er
 
 from __future__ import annotations
 
+import itertools
 import random
 from datetime import datetime
 from zoneinfo import ZoneInfo
@@ -151,4 +152,20 @@ def test_the_group_pages_with_many_games(browser, live):
         assert title.evaluate("h => { h.style.overflowWrap = 'normal';"
                               " return h.scrollWidth <= h.clientWidth; }"), locale
         shot(page, f"memory-draw-end-{locale}-360")
+        # its story on this phone: the controls' words whole on one line ("Ende" split
+        # in two, "Anfang" cut in German), the forts' names clear of the walls' words
+        page.goto(f"{live.url}/t/{drawn}/story")
+        page.get_by_test_id("da").wait_for(state="attached")
+        assert page.eval_on_selector_all(".controls button", """bs => bs.filter(b =>
+            b.scrollWidth > b.clientWidth + 1 || b.offsetHeight > bs[1].offsetHeight + 1)
+            .map(b => b.innerText)""") == [], locale
+        under = page.eval_on_selector_all("#board text", """ts => {
+            const y = Math.max(...ts.filter(t => t.textContent.includes('◀'))
+                                    .map(t => +t.getAttribute('y')));
+            return ts.filter(t => +t.getAttribute('y') === y).map(t => {
+                const r = t.getBoundingClientRect(); return [r.left, r.right]; })
+                .sort((a, b) => a[0] - b[0]); }""")
+        apart = all(a[1] <= b[0] for a, b in itertools.pairwise(under))
+        assert len(under) >= 3 and apart, (locale, under)
+        shot(page, f"memory-story-{locale}-360")
         ctx.close()
