@@ -24,6 +24,7 @@ True
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import re
@@ -209,13 +210,19 @@ over gebeurt betekent als er dat dit deze hoeveel veel
 """.split())
 def _meaningful(needle: str) -> list[str]:
     """The words of ``needle`` that carry its meaning (all of them if every one only
-    shapes a question), each once.
+    shapes a question), each once, the first :data:`_WORDS_MAX` of them.
 
     >>> _meaningful("que fait l'espion ?"), _meaningful("who"), _meaningful("what is r45")
     (['espion'], ['who'], ['r45'])
     """
     words = list(dict.fromkeys(re.findall(r"[^\W_]+", needle)))
-    return [w for w in words if w not in _QUESTION_WORDS] or words
+    # the first few: a question names few things, and each word is looked for among
+    # every word of the texts (a stranger's page of words costs no more than a question)
+    return ([w for w in words if w not in _QUESTION_WORDS] or words)[:_WORDS_MAX]
+
+
+#: the most words of a question looked for
+_WORDS_MAX = 8
 
 
 #: the shortest word a longer form is looked for (a shorter one must match as it is)
@@ -228,15 +235,24 @@ def _forms(word: str) -> set[str]:
     common beginning of five letters or more and most of the shorter word ("reaches" →
     "reach", "gewinnt" → "gewinnen", "Täuschungsmarker" → "Täuschungsplättchen")."""
     found = _near(word)
-    if len(word) >= _STEM:
-        for w in _VOCAB:
-            if w.startswith(word):
-                found.add(w)
-            elif w[:5] == word[:5]:
+    if len(word) >= _STEM:        # the texts' words are sorted: those beginning alike
+        found.update(_beginning(word))
+        if len(word) >= 5:
+            for w in _beginning(word[:5]):
                 n = len(os.path.commonprefix((w, word)))
-                if n >= 5 and n >= 0.6 * min(len(w), len(word)):
+                if n >= 0.6 * min(len(w), len(word)):
                     found.add(w)
     return found
+
+
+def _beginning(start: str) -> list[str]:
+    """The words of the texts that begin with ``start``."""
+    i = bisect.bisect_left(_VOCAB, start)
+    out = []
+    while i < len(_VOCAB) and _VOCAB[i].startswith(start):
+        out.append(_VOCAB[i])
+        i += 1
+    return out
 
 
 def _asked(e: _Entry, wanted: list[set[str]]) -> float | None:
