@@ -229,11 +229,13 @@ _WORDS_MAX = 8
 _STEM = 3
 
 
-def _forms(word: str) -> set[str]:
-    """The words of the texts a word of a question may mean: itself, a typo away, a
-    longer form of it ("win" → "winning", "wins"), or one it shares its stem with: a
-    common beginning of five letters or more and most of the shorter word ("reaches" →
-    "reach", "gewinnt" → "gewinnen", "Täuschungsmarker" → "Täuschungsplättchen")."""
+def _forms(word: str) -> tuple[set[str], set[str]]:
+    """The words of the texts a word of a question may mean: as typed (itself), and all
+    of them: itself, a word a typo away, a longer form of it ("win" → "winning",
+    "wins"), or one it shares its stem with: a common beginning of five letters or more and most of
+    the shorter word ("reaches" → "reach", "gewinnt" → "gewinnen", "Täuschungsmarker" →
+    "Täuschungsplättchen")."""
+    typed = {word}
     found = _near(word)
     if len(word) >= _STEM:        # the texts' words are sorted: those beginning alike
         found.update(_beginning(word))
@@ -242,7 +244,7 @@ def _forms(word: str) -> set[str]:
                 n = len(os.path.commonprefix((w, word)))
                 if n >= 0.6 * min(len(w), len(word)):
                     found.add(w)
-    return found
+    return typed, found
 
 
 def _beginning(start: str) -> list[str]:
@@ -255,18 +257,18 @@ def _beginning(start: str) -> list[str]:
     return out
 
 
-def _asked(e: _Entry, wanted: list[set[str]]) -> float | None:
-    """How much of a question entry ``e`` answers when none answers all of it: the
-    weight of the question's words it has (each a set of forms; a rare word weighs more
-    than a common one, a word in its names twice), negative (lower is better); ``None``:
-    none of them."""
-    has = [ws for ws in wanted if ws & e.text_words]
-    if not has:
-        return None
-    return -sum(max(_RARITY[w] for w in ws & e.text_words) * (2 if ws & e.name_words else 1)
-                for ws in has)
-
-
+def _asked(e: _Entry, wanted: list[tuple[set[str], set[str]]]) -> float | None:
+    """How much of a question entry ``e`` answers: the weight of the question's words it
+    has (each as typed, and all its forms: :func:`_forms`), negative (lower is better);
+    ``None``: none of them. A rare word weighs more than a common one, a word in its
+    names twice, another form of a word a third (German's "gewinnt", wins, is not "Gewinn",
+    a gain)."""
+    weight = 0.0
+    for typed, forms in wanted:
+        if has := forms & e.text_words:
+            weight += max(_RARITY[w] * (1.0 if w in typed else 0.3) for w in has) * (
+                2 if forms & e.name_words else 1)
+    return -weight if weight else None
 
 
 def _question(needle: str) -> list[tuple[float, int, _Entry]]:
@@ -302,8 +304,9 @@ def _found(query: Any) -> tuple[str, list[tuple[int, int, _Entry]]]:
     words = _meaningful(needle)
     named = [(0 if e.is_rule else 1, i, e) for i, e in enumerate(index)
              if e.ids.intersection(words)]               # "what is R45": its rule first
-    near = [_forms(w) for w in words]
-    order = sorted(enumerate(index), key=lambda x: (_asked(x[1], near) or 0.0, x[0]))
+    wanted = [_forms(w) for w in words]
+    near = [forms for _, forms in wanted]
+    order = sorted(enumerate(index), key=lambda x: (_asked(x[1], wanted) or 0.0, x[0]))
     hits = named + [(t, i, e) for i, e in order if e.ids.isdisjoint(words)
                     and (t := _tier(e, needle, near)) is not None]
     if hits and len(near) > 1:

@@ -21,7 +21,14 @@
       el.classList.toggle("hidden", searching ? el.parentNode !== found : !okP);
     });
     document.querySelectorAll("main > h2").forEach(h => h.classList.toggle("hidden", !!searching));
+    // a search looks in every phase: their buttons step aside for what it finds
+    document.querySelector(".phases").classList.toggle("hidden", !!q);
     document.querySelectorAll("[data-phase]").forEach(b => b.classList.toggle("sel", b.dataset.phase === phase));
+    // on a phone the phases are one row that scrolls sideways: the chosen one in sight
+    const sel = document.querySelector(".phases .sel"), row = sel && sel.parentNode;
+    if (row && row.scrollWidth > row.clientWidth) {
+      row.scrollLeft += sel.getBoundingClientRect().left - row.getBoundingClientRect().left - 8;
+    }
     const ph = phases[phase];
     document.getElementById("phase-note").innerHTML = ph && !q ? `<div class="rule"><h3>${esc(T("Now: {title}", {title: ph.title}))}</h3><p>${esc(ph.text)}</p></div>` : "";
     document.body.dataset.searched = searching ? q : q ? "…" : "";

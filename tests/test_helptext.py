@@ -205,7 +205,8 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("combien de jetons de tromperie ?", "fr", ["R14", "R51"], 2),
     ("wie viele Täuschungsmarker?", "de", ["R14", "R51"], 3),     # the word is "-plättchen"
     ("what does the colonel do when exhausted?", "en", ["R48"], 3),
-    ("was passiert wenn der Doppelagent die Mauer erreicht", "de", ["R1", "R32"], 2),
+    ("was passiert wenn der Doppelagent die Mauer erreicht", "de", ["R1", "R32"], 4),
+    ("wie gewinnt man?", "de", ["R71", "R72"], 2),      # wins ("gewinnt"), not a gain ("Gewinn")
 ]
 
 

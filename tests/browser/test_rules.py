@@ -85,3 +85,22 @@ def test_a_german_rules_page_finds_in_every_language_and_names_the_phases(screen
     assert page.locator('#R71 [data-phase-tag="capture_check"]').inner_text() == \
         "Eroberungsprüfung"
     shot(page, "rules-page-de-1920-phases")
+    # on a 360 px phone the search stays at the top in one short block (the phases one
+    # row that scrolls sideways: four rows of German phases took half the screen), and
+    # a question's answers follow it at once (a search looks in every phase)
+    page.set_viewport_size({"width": 360, "height": 640})
+    page.evaluate("() => scrollTo(0, 0)")
+    assert page.evaluate("() => document.querySelector('.search').offsetHeight") <= 130
+    page.fill("#q", "Was macht die Spionin?")
+    page.wait_for_function("q => document.body.dataset.searched === q",
+                           arg="Was macht die Spionin?")
+    assert not page.locator(".phases").is_visible()
+    page.locator("#q").scroll_into_view_if_needed()
+    assert page.evaluate("""() => document.querySelector('#found > .rule')
+        .getBoundingClientRect().top < innerHeight - 100""")
+    shot(page, "rules-page-de-360-question")
+    # a phase chosen further along that row is scrolled into sight
+    page.goto(live.url + "/rules?phase=capture_check")
+    page.wait_for_selector(".phases .sel", state="attached")
+    assert page.evaluate("""() => { const r = document.querySelector('.phases .sel')
+        .getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth; }""")
