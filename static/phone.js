@@ -47,7 +47,7 @@
       return `<div class="wb-side" data-side="${x}">
         <div class="wb-ip">${mark(x)} <b>${esc(capSide(x))}</b><span class="wb-bar" role="img" aria-label="${esc(T("IP {n}", {n: s.ip[x]}))}"><span style="width:${Math.min(10, s.ip[x]) * 10}%"></span></span><b data-testid="wb-ip-${x}">${esc(T("IP {n}", {n: s.ip[x]}))}</b></div>
         <div class="wb-cards">${cards}</div>
-        <div class="wb-meta muted">${esc(T("exhausted"))}: ${ex.length ? ex.map(r => `${r} ${esc(rank(r))}`).join(", ") : "—"} · ${esc(T("DT {n}", {n: s.dt[x]}))}</div></div>`;
+        <div class="wb-meta muted">${esc(Words.colon(T("exhausted")))} ${ex.length ? ex.map(r => `${r} ${esc(rank(r))}`).join(", ") : "—"} · ${esc(T("DT {n}", {n: s.dt[x]}))}</div></div>`;
     };
     return `<div class="wb" data-testid="watch-board" role="img" aria-label="${esc(T("The board, day {day}: red {red} IP, blue {blue} IP, double agent {where}, deception tokens red {dt_red}, blue {dt_blue}", {day: s.day, red: s.ip.red, blue: s.ip.blue, where: v.words.da, dt_red: s.dt.red, dt_blue: s.dt.blue}))}">
       <div class="wb-head"><b>${esc(T("day {n}", {n: s.day}))}</b> <span>${esc(T("Double agent {where}", {where: v.words.da}))}</span></div>
@@ -55,7 +55,7 @@
       <div class="wb-forts"><span class="side-red">◀ ${esc(T("{side}'s fort", {side: sideName("red")}))}</span><span class="side-blue">${esc(T("{side}'s fort", {side: sideName("blue")}))} ▶</span></div>
       ${chanceBar(v)}
       ${side("red")}${side("blue")}
-      <div class="wb-intel">${esc(T("Intel card"))}: <b>${s.intel ? s.intel.map(r => `${r} ${esc(rank(r))}`).join(" · ") : esc(T("not yet"))}</b></div></div>`;
+      <div class="wb-intel">${esc(Words.colon(T("Intel card")))} <b>${s.intel ? s.intel.map(r => `${r} ${esc(rank(r))}`).join(" · ") : esc(T("not yet"))}</b></div></div>`;
   }
 
   // the chance to win (issue 25) on a watcher's board, as on the big screen

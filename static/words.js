@@ -29,6 +29,9 @@ const Words = (() => {
     const f = new Intl.NumberFormat(lang, {style: "percent", maximumFractionDigits: 0});
     percent = n => f.format(n / 100);
   } catch (e) { /* a browser without Intl: 62% */ }
-  return {lang, T, TN, percent};
+  // a label before its value: "Intel card:", "Carte de renseignement :" (French puts a
+  // narrow space before a colon)
+  const colon = label => label + (lang === "fr" ? "\u202f:" : ":");
+  return {lang, T, TN, percent, colon};
 })();
 const {T, TN} = Words;

@@ -125,6 +125,7 @@ def create_app(test_config: Mapping[str, Any] | None = None,
     # numbers as the page's language writes them (2,8 jours; 33 %)
     app.add_template_filter(lang.number, "number")
     app.add_template_filter(lang.percent, "percent")
+    app.add_template_filter(lang.colon, "colon")
     app.register_blueprint(api.bp)
     app.register_blueprint(live.bp)
     app.register_blueprint(pages.bp)

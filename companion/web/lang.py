@@ -149,6 +149,16 @@ def percent(value: float, locale: str | None = None) -> str:
     return format_percent(value / 100, locale=locale or current())
 
 
+def colon(label: str, locale: str | None = None) -> str:
+    """``label`` before its value, as ``locale`` writes it (the request's language: the
+    pages' ``|colon`` filter): French puts a narrow space before the colon.
+
+    >>> colon("29 games", "en"), colon("29 parties", "fr")
+    ('29 games:', '29 parties\u202f:')
+    """
+    return label + ("\u202f:" if (locale or current()) == "fr" else ":")
+
+
 class JSONProvider(DefaultJSONProvider):
     """Flask's JSON, with every message put into the language of the request."""
 

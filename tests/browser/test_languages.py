@@ -92,6 +92,16 @@ def test_one_day_at_a_table_of_three_languages(screens, live):
     blue.wait_for_selector("body[data-version]", state="attached")
     assert blue.locator("html").get_attribute("lang") == "fr"
     assert "Bram" in blue.locator("#who").inner_text()      # still seated
+    # a French watcher's board: a label before its value as French writes it ("Carte de
+    # renseignement : …", a narrow space before the colon)
+    watcher = table.phone("fr-FR")
+    watcher.get_by_test_id("watch").click()
+    board = watcher.get_by_test_id("watch-board")
+    board.wait_for()
+    for label in (board.locator(".wb-intel"), board.locator(".wb-meta").first):
+        assert "\u202f:" in label.inner_text() and " :" not in label.inner_text().replace(
+            "\u202f:", ""), label.inner_text()
+    watcher.close()
     red.reload()
     red.wait_for_selector("body[data-version]", state="attached")
     assert red.locator("html").get_attribute("lang") == "de"

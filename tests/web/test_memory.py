@@ -149,6 +149,8 @@ def test_every_game_counts_past_200(app, client):
         assert f">{most // 1000}{thousands}{most % 1000:03d}<" in stats, locale
         theirs = client.get(f"/stats/players/{ids[who]}").get_data(as_text=True)
         assert f">{mine['accuracy']}{pct}<" in theirs, locale
+        if locale == "fr":                  # "29 parties : 16 gagnées", not "parties:"
+            assert f"{mine['games']} parties\u202f: " in theirs
         if rating is not None:
             assert f">{rating:.1f}<".replace(".", point) in theirs, locale
 
