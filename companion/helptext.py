@@ -208,6 +208,8 @@ wat het een wie hoe wanneer waar waarom welke welk zijn kan kun kunnen mag moet 
 mij mijn je jij jouw u hij zij ze we wij of maar niet geen met van voor naar op aan bij uit
 over gebeurt betekent als er dat dit deze hoeveel veel
 """.split())
+
+
 def _meaningful(needle: str) -> list[str]:
     """The words of ``needle`` that carry its meaning (all of them if every one only
     shapes a question), each once, the first :data:`_WORDS_MAX` of them.
@@ -232,9 +234,9 @@ _STEM = 3
 def _forms(word: str) -> tuple[set[str], set[str]]:
     """The words of the texts a word of a question may mean: as typed (itself), and all
     of them: itself, a word a typo away, a longer form of it ("win" → "winning",
-    "wins"), or one it shares its stem with: a common beginning of five letters or more and most of
-    the shorter word ("reaches" → "reach", "gewinnt" → "gewinnen", "Täuschungsmarker" →
-    "Täuschungsplättchen")."""
+    "wins"), or one it shares its stem with: a common beginning of five letters or more,
+    most of the shorter word ("reaches" → "reach", "gewinnt" → "gewinnen",
+    "Täuschungsmarker" → "Täuschungsplättchen")."""
     typed = {word}
     found = _near(word)
     if len(word) >= _STEM:        # the texts' words are sorted: those beginning alike

@@ -140,7 +140,7 @@ def number(value: float, digits: int = 0, locale: str | None = None) -> str:
 
 
 def percent(value: float, locale: str | None = None) -> str:
-    """``value`` (a share out of 100) as a percentage in ``locale`` (the request's
+    r"""``value`` (a share out of 100) as a percentage in ``locale`` (the request's
     language: the pages' ``|percent`` filter).
 
     >>> percent(33, "en"), percent(33, "nl"), percent(33, "de")
@@ -150,7 +150,7 @@ def percent(value: float, locale: str | None = None) -> str:
 
 
 def colon(label: str, locale: str | None = None) -> str:
-    """``label`` before its value, as ``locale`` writes it (the request's language: the
+    r"""``label`` before its value, as ``locale`` writes it (the request's language: the
     pages' ``|colon`` filter): French puts a narrow space before the colon.
 
     >>> colon("29 games", "en"), colon("29 parties", "fr")
