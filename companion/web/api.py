@@ -50,14 +50,23 @@ def register_errors(app: Flask) -> None:
             resp.headers["Retry-After"] = str(err.retry_after)
         return resp
 
+    def _page(status: int) -> Response:
+        """A page that cannot be shown, said as a page in the screen's language."""
+        return Response(render_template("error_page.html", status=status),
+                        status=status, mimetype="text/html")
+
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException) -> Any:
-        if not request.path.startswith("/api"):
-            return err
         messages = {413: Msg("the request body is too large"),
                     404: Msg("there is nothing at this address"),
                     405: Msg("this address does not accept this method")}
         msg = messages.get(err.code or 500, err.description or err.name)
+        if not request.path.startswith("/api"):
+            if (err.code or 500) < 400:            # a redirect (a missing slash): as it is
+                return err
+            page = _page(err.code or 500)
+            page.headers.extend((k, v) for k, v in err.get_headers() if k.lower() == "allow")
+            return page
         return jsonify({"error": msg, "code": err.name.lower().replace(" ", "_")}), err.code
 
     @app.errorhandler(Exception)
@@ -83,6 +92,8 @@ def register_errors(app: Flask) -> None:
             return resp
         current_app.logger.exception("unexpected error on %s %s", request.method, request.path)
         db.session.rollback()
+        if not request.path.startswith("/api"):    # a page: a page, never JSON
+            return _page(500)
         return jsonify({"error": Msg("something went wrong on the server; try again"),
                         "code": "server_error"}), 500
 

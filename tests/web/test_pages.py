@@ -68,3 +68,34 @@ def test_ability_calculator(table, client):
     assert opts[0]["ip"]["red"] == 0 and opts[0]["da"] == 1    # +10 infiltrates on day 1
     r = client.get(f"/api/tables/{host.code}/preview?side=green&rank=10")
     assert r.status_code == 400 and r.get_json()["field"] == "side"
+
+
+def test_a_page_that_cannot_be_shown_is_a_page_in_the_screens_language(client, monkeypatch,
+                                                                       caplog):
+    """A mistyped address (/histroy, an old link) was the server's bare English "Not
+    Found", a page refused its method bare "Method Not Allowed", and a page that failed
+    answered JSON: each is now a page in the screen's language with the ways on. The API
+    still answers JSON."""
+    from companion.web import history
+
+    r = client.get("/histroy", headers={"Accept-Language": "de"})
+    text = r.get_data(as_text=True)
+    assert r.status_code == 404 and r.mimetype == "text/html"
+    assert "Nichts unter dieser Adresse" in text and '<html lang="de">' in text
+    for way in ('href="/"', 'href="/j"', 'href="/history"', 'href="/rules"'):
+        assert way in text, way
+    assert client.get("/api/histroy").get_json()["code"] == "not_found"
+    r = client.post("/history", headers={"Origin": ORIGIN, "Accept-Language": "nl"})
+    assert r.status_code == 405 and r.mimetype == "text/html"
+    assert "Dit adres kan niet zo worden geopend" in r.get_data(as_text=True)
+    assert "GET" in r.headers["Allow"]
+
+    def boom(*a, **k):
+        raise RuntimeError("the disk is on fire")
+    monkeypatch.setattr(history, "players_with_games", boom)
+    r = client.get("/history", headers={"Accept-Language": "fr"})
+    text = r.get_data(as_text=True)
+    assert r.status_code == 500 and r.mimetype == "text/html"
+    assert "Un problème est survenu" in text and "est conservé" in text
+    assert "Traceback" not in text
+    assert "fire" not in text and "unexpected error" in caplog.text
