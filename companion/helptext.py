@@ -273,17 +273,6 @@ def _asked(e: _Entry, wanted: list[tuple[set[str], set[str]]]) -> float | None:
     return -weight if weight else None
 
 
-def _question(needle: str) -> list[tuple[float, int, _Entry]]:
-    """The entries with the most of ``needle``'s meaningful words when none has all of
-    them (tier 5): their weight (:func:`_asked`), place and entry, at least half the
-    best one's weight."""
-    index = _index()
-    wanted = [_forms(w) for w in _meaningful(needle)]
-    hits = [(t, i, e) for i, e in enumerate(index) if (t := _asked(e, wanted)) is not None]
-    best = min((h[0] for h in hits), default=0.0)
-    return [h for h in hits if h[0] <= best / 2]
-
-
 def _needle(query: Any) -> str:
     needle = " ".join(fold(query or "").split())[:_QUERY_MAX]
     return needle if re.search(r"[^\W_]", needle) else ""
@@ -308,15 +297,17 @@ def _found(query: Any) -> tuple[str, list[tuple[int, int, _Entry]]]:
              if e.ids.intersection(words)]               # "what is R45": its rule first
     wanted = [_forms(w) for w in words]
     near = [forms for _, forms in wanted]
-    order = sorted(enumerate(index), key=lambda x: (_asked(x[1], wanted) or 0.0, x[0]))
-    hits = named + [(t, i, e) for i, e in order if e.ids.isdisjoint(words)
-                    and (t := _tier(e, needle, near)) is not None]
+    weight = [_asked(e, wanted) for e in index]
+    order = sorted(range(len(index)), key=lambda i: (weight[i] or 0.0, i))
+    hits = named + [(t, i, index[i]) for i in order if index[i].ids.isdisjoint(words)
+                    and (t := _tier(index[i], needle, near)) is not None]
     if hits and len(near) > 1:
         found = {e.key for _, _, e in hits}
         hits += [(5, i, e) for i, e in enumerate(index) if e.key not in found
                  and any(ws & e.name_words for ws in near)]
-    if not hits:          # still nothing: the entries with the most of the question's words
-        hits = [(5, i, e) for _, i, e in sorted(_question(needle), key=lambda h: (h[0], h[1]))]
+    if not hits:          # none has every word: those with the most of them (tier 5), at
+        best = min((w for w in weight if w is not None), default=0.0)   # least half the best
+        hits = [(5, i, index[i]) for i in order if (w := weight[i]) is not None and w <= best / 2]
     return needle, sorted(hits, key=lambda h: h[0])        # stable: the order made above
 
 

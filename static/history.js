@@ -10,7 +10,7 @@
   // zone (this screen's first visit) is written again here (companion/web/when.py)
   let zone = "";
   try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { /* none */ }
-  if (/^[A-Za-z][A-Za-z0-9_+-]{0,31}(\/[A-Za-z0-9_+-]{1,31}){0,2}$/.test(zone)) {
+  if (zone) {                 // (what a zone's name may be is the server's to judge)
     document.cookie = `sl-tz=${zone}; path=/; max-age=31536000; samesite=lax`;
     const shown = new Intl.DateTimeFormat(document.documentElement.lang || undefined,
                                           {dateStyle: "medium", timeStyle: "short", timeZone: zone});

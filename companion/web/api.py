@@ -57,16 +57,16 @@ def register_errors(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException) -> Any:
-        messages = {413: Msg("the request body is too large"),
-                    404: Msg("there is nothing at this address"),
-                    405: Msg("this address does not accept this method")}
-        msg = messages.get(err.code or 500, err.description or err.name)
         if not request.path.startswith("/api"):
             if (err.code or 500) < 400:            # a redirect (a missing slash): as it is
                 return err
             page = _page(err.code or 500)
             page.headers.extend((k, v) for k, v in err.get_headers() if k.lower() == "allow")
             return page
+        messages = {413: Msg("the request body is too large"),
+                    404: Msg("there is nothing at this address"),
+                    405: Msg("this address does not accept this method")}
+        msg = messages.get(err.code or 500, err.description or err.name)
         return jsonify({"error": msg, "code": err.name.lower().replace(" ", "_")}), err.code
 
     @app.errorhandler(Exception)
