@@ -18,7 +18,9 @@
     for (const [k, v] of Object.entries(VARS)) COL[k] = cs.getPropertyValue(v).trim();
   }
   palette();
-  document.addEventListener("sl-theme", () => { palette(); if (story) { drawChart(); go(at); } });
+  const small = matchMedia("(max-width: 600px)");  // a phone: the board drawn tall (G below)
+  const redraw = () => { if (story) { drawChart(); drawChances(); go(at); } };
+  document.addEventListener("sl-theme", () => { palette(); redraw(); });
   const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
   const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
   const t = (x, y, s, o = {}) => `<text x="${x}" y="${y}" font-size="${o.size || 18}" fill="${o.fill || COL.ink}"
@@ -37,8 +39,23 @@
   }
 
   // --- the board at one step ----------------------------------------------------
-  function daTrack(s, W) {
-    const n = 2 * W + 3, x0 = 20, w = 960 / n, y = 32, h = 48;
+  // A TV or a laptop draws the board in one wide picture (1000 x 320). A phone would
+  // shrink that to a third, its small print to 6 px: it draws the same board in a tall
+  // picture instead (440 x 480): the tracks full width, each side's missions on their own row.
+  // ipLabel: x and baseline (from its row's top) of a side's "Red IP 4", above the row on a
+  // phone, where its deception tokens stand too; ip: x, cell, height; dt: the word's x, the
+  // first token's x, the step, the radius; card: width, step, height.
+  const G = () => small.matches
+    ? {w: 440, h: 480, x0: 10, span: 420, ipLabel: [10, -9], ip: [10, 38, 32], dt: [250, 300, 26, 10],
+       ipY: {red: 136, blue: 206}, cardY: {red: 274, blue: 394}, cardX: {red: 10, blue: 10}, card: [100, 106, 84]}
+    : {w: 1000, h: 320, x0: 20, span: 960, ipLabel: [20, 25], ip: [170, 50, 36], dt: [745, 790, 34, 13],
+       ipY: {red: 114, blue: 158}, cardY: {red: 230, blue: 230}, cardX: {red: 20, blue: 516}, card: [108, 118, 84]};
+
+  function daTrack(s, W, g) {
+    const n = 2 * W + 3, x0 = g.x0, w = g.span / n, y = 32, h = 48;
+    // the centre's word may reach over its neighbours when the cells are narrow (a long
+    // track on a phone); the forts' names stop short of it
+    const centre = Math.max(w - 4, Math.min(60, 3 * w - 8));
     let out = t(x0, 22, T("Double agent {where}", {where: daWords(s.da)}), {anchor: "start", size: 20, extra: 'data-testid="da-text"'});
     for (let p = -(W + 1); p <= W + 1; p++) {
       const x = x0 + (p + W + 1) * w, a = Math.abs(p);
@@ -50,17 +67,17 @@
       if (a === W + 1) out += `<path d="M${x + w * 0.38} ${y + 40}V${y + 8}l${w * 0.34} 9l-${w * 0.34} 9" fill="${p < 0 ? COL.markRed : COL.markBlue}" stroke="${COL.edge}" stroke-width="1.5"/>`;
       // the flags are drawn; on a long track the fort names stand under the walls instead
       const label = a === W && w >= 80 ? T("wall") : p === 0 ? T("centre") : "";
-      if (label) out += t(x + w / 2, y + h + 18, label, {size: 15, fill: COL.dim, extra: squeeze(label, 15, w - 4)});
+      if (label) out += t(x + w / 2, y + h + 18, label, {size: 15, fill: COL.dim, extra: squeeze(label, 15, a ? w - 4 : centre)});
     }
     // each fort's name from its end of the track up to the wall's word (a long name, as
     // German's "Festung von Rot", is narrowed rather than written over it)
     const wallWord = w >= 80 ? Math.min(T("wall").length * 15 * 0.58, w - 4) : 0;
-    const room = (w >= 80 ? 1.5 * w - wallWord / 2 : (W + 1) * w) - 10;
+    const room = (w >= 80 ? 1.5 * w - wallWord / 2 : (W + 1) * w - Math.max(0, (centre - w) / 2)) - 10;
     const red = "◀ " + T("{side}'s fort", {side: SIDE.red}), blue = T("{side}'s fort", {side: SIDE.blue}) + " ▶";
     out += t(x0, y + h + 18, red, {anchor: "start", size: 15, fill: COL.red, extra: squeeze(red, 15, room)});
-    out += t(980, y + h + 18, blue, {anchor: "end", size: 15, fill: COL.blue, extra: squeeze(blue, 15, room)});
+    out += t(x0 + g.span, y + h + 18, blue, {anchor: "end", size: 15, fill: COL.blue, extra: squeeze(blue, 15, room)});
     const dx = x0 + (s.da + W + 1 + 0.5) * w;
-    out += `<g data-testid="da" data-pos="${s.da}"><rect x="${dx - 17}" y="${y + 4}" width="34" height="40" rx="5" fill="${COL.da}" stroke="${COL.gold}" stroke-width="3"/>${t(dx, y + 30, "DA", {size: 16, weight: 800, fill: "#f2c14e"})}</g>`;
+    out += `<g data-testid="da" data-pos="${s.da}"><rect x="${dx - 17}" y="${y + 4}" width="34" height="40" rx="5" fill="${COL.da}" stroke="${COL.gold}" stroke-width="3"/>${t(dx, y + 30, T("DA"), {size: 16, weight: 800, fill: "#f2c14e"})}</g>`;
     return out;
   }
 
@@ -70,35 +87,39 @@
       : `<circle cx="${x}" cy="${y}" r="${r}" fill="${COL.markBlue}" stroke="${COL.edge}" stroke-width="2"/>${t(x, y + r * 0.4, "B", {size: r * 1.15, weight: 800, fill: "#06203d"})}`;
   }
 
-  function ipTrack(s, side, y) {
-    const x0 = 170, w = 50, v = Math.max(0, Math.min(10, s.ip[side]));
-    let out = t(20, y + 25, T("{side!c} IP {n}", {side: SIDE[side], n: s.ip[side]}), {anchor: "start", size: 20, weight: 800, fill: COL[side], extra: `data-testid="ip-${side}" data-value="${s.ip[side]}"`});
+  function ipTrack(s, side, g) {
+    const y = g.ipY[side], [x0, w, ch] = g.ip, [dtx, dcx, dstep, dr] = g.dt, v = Math.max(0, Math.min(10, s.ip[side]));
+    const ly = y + g.ipLabel[1], dy = g.ipLabel[1] < 0 ? ly - 6 : y + ch / 2;
+    let out = t(g.ipLabel[0], ly, T("{side!c} IP {n}", {side: SIDE[side], n: s.ip[side]}), {anchor: "start", size: 20, weight: 800, fill: COL[side], extra: `data-testid="ip-${side}" data-value="${s.ip[side]}"`});
     for (let i = 0; i <= 10; i++) {
-      out += `<rect x="${x0 + i * w}" y="${y}" width="${w - 4}" height="36" rx="5" fill="${i === 10 ? COL.midCell : COL.cell}" stroke="${COL.line}" stroke-width="1.5"/>`;
-      out += t(x0 + i * w + (w - 4) / 2, y + 24, i, {size: 15, fill: COL.dim});
+      out += `<rect x="${x0 + i * w}" y="${y}" width="${w - 4}" height="${ch}" rx="5" fill="${i === 10 ? COL.midCell : COL.cell}" stroke="${COL.line}" stroke-width="1.5"/>`;
+      out += t(x0 + i * w + (w - 4) / 2, y + ch / 2 + 6, i, {size: 15, fill: COL.dim});
     }
-    out += token(side, x0 + v * w + (w - 4) / 2, y + 18, 14);
-    out += t(745, y + 25, "DT", {anchor: "start", size: 18, fill: COL.dim, extra: `data-testid="dt-${side}" data-value="${s.dt[side]}"`});
-    for (let i = 0; i < s.dt[side]; i++) out += `<circle cx="${790 + i * 34}" cy="${y + 18}" r="13" fill="${COL.dt}" stroke="#fff" stroke-width="2"/>`;
-    if (!s.dt[side]) out += t(782, y + 25, T("none"), {anchor: "start", size: 16, fill: COL.dim});
+    out += token(side, x0 + v * w + (w - 4) / 2, y + ch / 2, 14);
+    out += t(dtx, dy + 7, T("DT"), {anchor: "start", size: 18, fill: COL.dim, extra: `data-testid="dt-${side}" data-value="${s.dt[side]}"`});
+    for (let i = 0; i < s.dt[side]; i++) out += `<circle cx="${dcx + i * dstep}" cy="${dy}" r="${dr}" fill="${COL.dt}" stroke="#fff" stroke-width="2"/>`;
+    if (!s.dt[side]) out += t(dcx - 8, dy + 7, T("none"), {anchor: "start", size: 16, fill: COL.dim});
     return out;
   }
 
-  function cards(s, side, x0) {
+  function cards(s, side, g) {
     const words = {activated: T("activated"), identified: T("retreated"), neutralised: T("neutralised")};
-    let out = t(x0, 222, T("{side!c}'s missions today", {side: SIDE[side]}), {anchor: "start", size: 16, fill: COL[side], weight: 700});
+    const x0 = g.cardX[side], y = g.cardY[side], [w, step, h] = g.card;
+    let out = t(x0, y - 13, T("{side!c}'s missions today", {side: SIDE[side]}), {anchor: "start", size: 16, fill: COL[side], weight: 700});
     const tokens = s.tokens[side] || [];
     for (let m = 1; m <= 4; m++) {
-      const x = x0 + (m - 1) * 118, y = 230, w = 108, h = 84, c = s.revealed[side][m];
+      const x = x0 + (m - 1) * step, c = s.revealed[side][m];
       if (!c) {
         out += `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="9" fill="${COL.card}" stroke="${COL.line}" stroke-width="2" stroke-dasharray="5 5"/>` + t(x + w / 2, y + 50, "?", {size: 30, fill: COL.dim});
       } else {
-        const act = c.outcome === "activated";
+        const act = c.outcome === "activated", name = story.ranks[c.rank];
+        const said = c.outcome ? words[c.outcome] : T("turned up");
         out += `<g data-testid="card-${side}-${m}" data-rank="${c.rank}"><rect x="${x}" y="${y}" width="${w}" height="${h}" rx="9" fill="${side === "red" ? COL.redBg : COL.blueBg}" stroke="${act ? COL.gold : COL.edge}" stroke-width="${act ? 4 : 1.5}" opacity="${act || !c.outcome ? 1 : 0.7}"/>`
-          + t(x + 26, y + 36, c.rank, {size: 30, weight: 800})
-          + t(x + 50, y + 34, story.ranks[c.rank], {anchor: "start", size: 15, extra: story.ranks[c.rank].length > 6 ? `textLength="${w - 56}" lengthAdjust="spacingAndGlyphs"` : ""})
-          + t(x + w / 2, y + 70, c.outcome ? words[c.outcome] : T("turned up"), {size: 15, fill: act ? COL.gold : COL.dim, weight: act ? 800 : 600, extra: squeeze(c.outcome ? words[c.outcome] : T("turned up"), 15, w - 8)}) + "</g>";
-        if (c.deception) out += `<rect x="${x + w - 34}" y="${y - 8}" width="34" height="20" rx="4" fill="${COL.dt}" stroke="#fff"/>` + t(x + w - 17, y + 7, "DT", {size: 13, weight: 800, fill: "#fff"});
+          // the rank over its name, the name the card's whole width ("Feldmarschall")
+          + t(x + w / 2, y + 28, c.rank, {size: 26, weight: 800})
+          + t(x + w / 2, y + 50, name, {size: 15, extra: squeeze(name, 15, w - 8)})
+          + t(x + w / 2, y + 74, said, {size: 15, fill: act ? COL.gold : COL.dim, weight: act ? 800 : 600, extra: squeeze(said, 15, w - 8)}) + "</g>";
+        if (c.deception) out += `<rect x="${x + w - 34}" y="${y - 8}" width="34" height="20" rx="4" fill="${COL.dt}" stroke="#fff"/>` + t(x + w - 17, y + 7, T("DT"), {size: 13, weight: 800, fill: "#fff"});
       }
       if (tokens.includes(m)) out += `<circle cx="${x + 10}" cy="${y + 2}" r="9" fill="#f2c14e" stroke="#000"/>` + t(x + 10, y + 7, "i", {size: 14, weight: 800, fill: "#000"});
     }
@@ -106,14 +127,15 @@
   }
 
   function drawBoard(s) {
-    const W = story.wall_distance;
-    $("board").innerHTML = daTrack(s, W) + ipTrack(s, "red", 114) + ipTrack(s, "blue", 158)
-      + cards(s, "red", 20) + cards(s, "blue", 516);
-    $("board").setAttribute("aria-label", T("Day {day}: red {red} IP, blue {blue} IP, double agent {where}, deception tokens red {dt_red}, blue {dt_blue}", {day: s.day, red: s.ip.red, blue: s.ip.blue, where: daWords(s.da), dt_red: s.dt.red, dt_blue: s.dt.blue}));
+    const W = story.wall_distance, g = G(), board = $("board");
+    board.setAttribute("viewBox", `0 0 ${g.w} ${g.h}`);
+    board.innerHTML = daTrack(s, W, g) + ipTrack(s, "red", g) + ipTrack(s, "blue", g)
+      + cards(s, "red", g) + cards(s, "blue", g);
+    board.setAttribute("aria-label", T("Day {day}: red {red} IP, blue {blue} IP, double agent {where}, deception tokens red {dt_red}, blue {dt_blue}", {day: s.day, red: s.ip.red, blue: s.ip.blue, where: daWords(s.da), dt_red: s.dt.red, dt_blue: s.dt.blue}));
     const intel = s.intel ? s.intel.join(" · ") : T("not yet");
     // the score again in words, for screens too narrow to read the board's small print
     const score = `<span class="small-only">${esc(cap(SIDE.red))} <b>${s.ip.red}</b> IP · ${esc(cap(SIDE.blue))} <b>${s.ip.blue}</b> IP</span>`
-      + `<span class="small-only">DA <b>${esc(daWords(s.da))}</b></span><span class="small-only">DT ${esc(SIDE.red)} <b>${s.dt.red}</b> · ${esc(SIDE.blue)} <b>${s.dt.blue}</b></span>`;
+      + `<span class="small-only">${esc(T("DA"))} <b>${esc(daWords(s.da))}</b></span><span class="small-only">${esc(T("DT"))} ${esc(SIDE.red)} <b>${s.dt.red}</b> · ${esc(SIDE.blue)} <b>${s.dt.blue}</b></span>`;
     $("facts").innerHTML = `<span data-testid="day" data-day="${s.day}">${T("Day {n} of 3", {n: `<b>${s.day}</b>`})}</span><span>${esc(PHASES[s.phase] || s.phase)}</span>` + score
       + `<span>${esc(T("Intel card"))} <b>${esc(intel)}</b></span><span>${esc(T("DT supply"))} <b>${s.dt.supply}</b></span>`;
   }
@@ -128,8 +150,16 @@
     for (let i = 1; i < vals.length; i++) d += `H${cx(i)}V${y(vals[i])}`;
     return d;
   }
+  // In one column (a phone, a tablet) the chart is as many units wide as it has pixels
+  // (at least 440), not 1000 squeezed: its words keep their size on a narrow screen.
+  const oneColumn = matchMedia("(max-width: 900px)");
+  const chartWidth = () => oneColumn.matches
+    ? Math.round(Math.max(440, Math.min(1000, $("chart").getBoundingClientRect().width))) : 1000;
   function drawChart() {
-    const st = story.steps, W = story.wall_distance;
+    const st = story.steps, W = story.wall_distance, width = chartWidth();
+    CH.x1 = width - 16;
+    $("chart").setAttribute("viewBox", `0 0 ${width} 264`);
+    $("chance").setAttribute("viewBox", `0 0 ${width} 130`);
     let out = "";
     story.days.forEach((d, i) => {
       const a = cx(d.first), b = cx(d.last);
@@ -142,9 +172,9 @@
     }
     out += t(8, (CH.ipTop + CH.ipBot) / 2 + 5, "IP", {size: 15, anchor: "start", fill: COL.dim, weight: 800});
     for (const [v, label, fill] of [[W, T("wall"), COL.blue], [0, T("centre"), COL.dim], [-W, T("wall"), COL.red]]) {
-      out += `<path d="M${CH.x0} ${daY(v)}H${CH.x1}" stroke="${v ? fill : COL.line}" stroke-opacity="${v ? 0.5 : 1}" stroke-width="1" ${v ? 'stroke-dasharray="6 4"' : ""}/>` + t(CH.x0 - 8, daY(v) + 5, label, {size: 13, anchor: "end", fill, extra: squeeze(label, 13, CH.x0 - 36)});
+      out += `<path d="M${CH.x0} ${daY(v)}H${CH.x1}" stroke="${v ? fill : COL.line}" stroke-opacity="${v ? 0.5 : 1}" stroke-width="1" ${v ? 'stroke-dasharray="6 4"' : ""}/>` + t(CH.x0 - 8, daY(v) + 5, label, {size: 13, anchor: "end", fill, extra: squeeze(label, 13, CH.x0 - 14)});
     }
-    out += t(8, daY(W + 1) + 6, "DA", {size: 15, anchor: "start", fill: COL.gold, weight: 800});
+    out += t(8, CH.daTop - 3, T("DA"), {size: 15, anchor: "start", fill: COL.gold, weight: 800});
     out += `<path d="${stepLine(st.map(s => s.ip.red), ipY)}" fill="none" stroke="${COL.red}" stroke-width="3"/>`;
     out += `<path d="${stepLine(st.map(s => s.ip.blue), ipY)}" fill="none" stroke="${COL.blue}" stroke-width="3" stroke-dasharray="8 4"/>`;
     out += `<path d="${stepLine(st.map(s => s.da), daY)}" fill="none" stroke="${COL.gold}" stroke-width="3"/>`;
@@ -155,7 +185,7 @@
     // a key that does not rely on colour: red solid, blue dashed
     out += `<path d="M${CH.x1 - 350} 10h26" stroke="${COL.red}" stroke-width="3"/>` + t(CH.x1 - 318, 15, T("{side} IP", {side: SIDE.red}), {size: 14, anchor: "start", fill: COL.red});
     out += `<path d="M${CH.x1 - 210} 10h26" stroke="${COL.blue}" stroke-width="3" stroke-dasharray="8 4"/>` + t(CH.x1 - 178, 15, T("{side} IP", {side: SIDE.blue}), {size: 14, anchor: "start", fill: COL.blue});
-    out += `<path d="M${CH.x1 - 88} 10h26" stroke="${COL.gold}" stroke-width="3"/>` + t(CH.x1 - 56, 15, "DA", {size: 14, anchor: "start", fill: COL.gold});
+    out += `<path d="M${CH.x1 - 88} 10h26" stroke="${COL.gold}" stroke-width="3"/>` + t(CH.x1 - 56, 15, T("DA"), {size: 14, anchor: "start", fill: COL.gold});
     out += `<g id="cursor"></g>`;
     $("chart").innerHTML = out;
   }
@@ -252,6 +282,12 @@
     else if (b.dataset.step) go(+b.dataset.step);
   });
   $("slider").addEventListener("input", e => go(+e.target.value));
+  // a phone turned, a window narrowed: drawn again when the drawing's shape would change
+  let shape = "";
+  addEventListener("resize", () => {
+    const now = `${small.matches} ${chartWidth()}`;
+    if (now !== shape) { shape = now; redraw(); }
+  });
   $("chart").addEventListener("pointerdown", e => {
     if (!story) return;
     const svg = $("chart"), p = svg.createSVGPoint();

@@ -1,7 +1,7 @@
 """The story of a game (issue 13, part 3) in a real browser: a saved game imported on the
 create page, the story opened from the big screen's end box, stepped with the arrow keys,
 Home/End and the slider, a key moment tapped; a first game explains a new ability once.
-Screenshots at 1920x1080, 1280x720 and 390x844."""
+Screenshots at 1920x1080, 1280x720 and 390x844 (a French phone, also turned sideways)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,21 @@ def _import(live, name: str, **extra) -> str:
                                           "Origin": live.url})
     with urllib.request.urlopen(req) as r:
         return json.loads(r.read())["code"]
+
+
+# the smallest text of the board and the charts, in CSS pixels on the screen; a word
+# narrowed to fit (textLength) counts as small as it was narrowed
+SMALLEST = """() => Math.min(...["board", "chart", "chance"].flatMap(id => {
+  const svg = document.getElementById(id), k = svg.getScreenCTM() && svg.getScreenCTM().a;
+  return k ? [...svg.querySelectorAll("text")].map(t => {
+    const fit = t.getAttribute("textLength");
+    if (!fit) return k * t.getAttribute("font-size");
+    t.removeAttribute("textLength");
+    const natural = t.getComputedTextLength();
+    t.setAttribute("textLength", fit);
+    return k * t.getAttribute("font-size") * Math.min(1, fit / natural);
+  }) : [];
+}))"""
 
 
 def _at(page, n: int) -> None:
@@ -113,14 +128,26 @@ def test_the_story_steps_through_an_imported_game(screens, live):
 
 def test_the_story_on_a_phone(screens, live):
     code = _import(live, "random-territory-2.json")
-    phone = screens("phone")
+    phone = screens("phone", locale="fr")
     phone.goto(f"{live.url}/t/{code}/story#step=10")
     phone.wait_for_function("() => document.body.dataset.ready === '1'")
     _at(phone, 10)
     phone.locator("#next").tap()
     _at(phone, 11)
     assert phone.evaluate("() => document.documentElement.scrollWidth") <= 390
+    # the board and the chart drawn for the phone, not the TV's drawing shrunk to a third:
+    # their smallest words at least 10 px on the screen, in French (the TV's drawing: 4.8 px)
+    assert phone.evaluate(SMALLEST) >= 10
+    # the board's abbreviations in the page's language, as on the table's screen
+    assert phone.locator('[data-testid="da"]').text_content() == "AD"
+    assert phone.locator('[data-testid="dt-red"]').text_content() == "JT"
+    assert "JT Rouge" in phone.locator('[data-testid="facts"]').inner_text()
     shot(phone, "story-phone-390")
+    phone.set_viewport_size({"width": 844, "height": 390})       # turned sideways: wide again
+    phone.wait_for_function("() => board.getAttribute('viewBox') === '0 0 1000 320'")
+    assert phone.evaluate(SMALLEST) >= 10
+    phone.set_viewport_size({"width": 390, "height": 844})
+    phone.wait_for_function("() => board.getAttribute('viewBox') === '0 0 440 480'")
     decisive = phone.locator('[data-testid="moment"].decisive')
     decisive.scroll_into_view_if_needed()
     decisive.tap()
