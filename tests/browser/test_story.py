@@ -143,6 +143,7 @@ def test_the_story_on_a_phone(screens, live):
     assert phone.locator('[data-testid="dt-red"]').text_content() == "JT"
     assert "JT Rouge" in phone.locator('[data-testid="facts"]').inner_text()
     shot(phone, "story-phone-390")
+    assert audit(phone) == []
     phone.set_viewport_size({"width": 844, "height": 390})       # turned sideways: wide again
     phone.wait_for_function("() => board.getAttribute('viewBox') === '0 0 1000 320'")
     assert phone.evaluate(SMALLEST) >= 10
@@ -175,3 +176,44 @@ def test_a_first_game_explains_each_ability_the_first_time_it_acts(screens, live
     tv.goto(f"{live.url}/t/{other}")
     tv.locator('[data-testid="ip-red"]').wait_for()
     assert tv.locator('[data-testid="first-explain"]').is_hidden()
+
+
+# where a page's heading and widest block stand, and whether it scrolls sideways
+MEASURE = """() => {
+  const box = q => { const e = document.querySelector(q); if (!e) return null;
+    const r = e.getBoundingClientRect(); return [r.width, r.height, r.bottom]; };
+  return {h1: box("h1"), open: box("#create button[type=submit]"), board: box("#board"),
+          body: box("body"), sideways: document.scrollingElement.scrollWidth - innerWidth};
+}"""
+
+
+def test_the_pages_on_a_big_tv_at_its_own_pixels(screens, live):
+    """A 1440p or 4K TV with no scaling (a laptop on HDMI at 100 %) shows every page as a
+    1080p TV does, larger: the set-up page, the story, the group's pages, the rules and a
+    mistyped address had their 1080p size in the middle of a 4K screen (text 18-22 px)."""
+    code = _import(live, "random-flag-1.json")
+    tv = screens("tv")
+    for path in ("/", f"/t/{code}/story", "/history", "/stats", "/rules", "/histroy"):
+        tv.set_viewport_size({"width": 1920, "height": 1080})
+        tv.goto(live.url + path)
+        story = path.endswith("/story")
+        if story:
+            tv.wait_for_function("() => document.body.dataset.ready === '1'")
+        at = {1920: tv.evaluate(MEASURE)}
+        for w, h in ((2560, 1440), (3840, 2160)):
+            tv.set_viewport_size({"width": w, "height": h})
+            tv.wait_for_function("w => innerWidth === w", arg=w)
+            at[w] = tv.evaluate(MEASURE)
+            if story and w == 3840:
+                shot(tv, "story-tv-3840", scale="css")
+        for w, h, k in ((2560, 1440, 4 / 3), (3840, 2160, 2.0)):
+            big, base = at[w], at[1920]
+            assert big["sideways"] <= 0, (path, w)
+            grown = [k * x for x in base["h1"][:2]]
+            assert big["h1"][:2] == pytest.approx(grown, rel=0.05), (path, w)
+            if base["board"]:             # (its height is its share of the screen's)
+                assert big["board"][0] == pytest.approx(k * base["board"][0], rel=0.02), (path, w)
+            if base["open"]:              # "Open the table" above the fold, as at 1080p
+                assert base["open"][2] <= 1080 and big["open"][2] <= h
+            if story:                     # the story is one screen, as at 1080p
+                assert big["body"][2] <= h + 1
