@@ -19,8 +19,10 @@
       const x = 10 + (p + wall + 1) * w, a = Math.abs(p);
       const fill = a === wall + 1 ? C("b-void") : a === wall ? (p < 0 ? C("b-red-wall") : C("b-blue-wall")) : p === 0 ? C("b-mid-cell") : C("b-card");
       s += `<rect x="${x + 2}" y="20" width="${w - 4}" height="50" rx="5" fill="${fill}" stroke="${C("line")}" stroke-width="2"/>`;
-      if (p > 0 && p <= wall) s += `<text x="${x + w / 2}" y="52" font-size="22" fill="${C("gold")}" text-anchor="middle" font-weight="800">${p}</text>`;
-      if (a === wall + 1) s += `<text x="${x + w / 2}" y="52" font-size="18" fill="${C("dim")}" text-anchor="middle" ${fit(T("flag"), 18, w - 6)}>${esc(T("flag"))}</text>`;
+      // the count in gold, on the wall's own colour in ink (gold on the light look's blue read 2.6:1)
+      if (p > 0 && p <= wall) s += `<text x="${x + w / 2}" y="52" font-size="22" fill="${C(p === wall ? "ink" : "gold")}" text-anchor="middle" font-weight="800">${p}</text>`;
+      // the flag's square is dark in both looks: its word light on it (the light look's grey was unreadable)
+      if (a === wall + 1) s += `<text x="${x + w / 2}" y="52" font-size="18" fill="#ece6d4" text-anchor="middle" ${fit(T("flag"), 18, w - 6)}>${esc(T("flag"))}</text>`;
     }
     const c = 10 + (wall + 1.5) * w, e = 10 + (2 * wall + 2) * w;
     s += `<text x="${c}" y="100" font-size="18" fill="${C("ink")}" text-anchor="middle" font-weight="700">${esc(T("centre"))}</text>`;

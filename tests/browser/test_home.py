@@ -173,3 +173,42 @@ def test_a_phone_installs_the_app_and_sees_reconnecting_offline(screens, live):
     phone.wait_for_function("() => document.getElementById('who')"
                             " && document.getElementById('who').textContent.includes('Ann')",
                             timeout=15_000)
+
+
+# each word of the set-up picture against what it is drawn on: its contrast ratio (WCAG)
+PICTURE_CONTRAST = """() => {
+  const ctx = document.createElement("canvas").getContext("2d");
+  const rgb = c => { ctx.fillStyle = "#000"; ctx.fillStyle = c; const h = ctx.fillStyle;
+    return h.startsWith("#") ? [1, 3, 5].map(i => parseInt(h.slice(i, i + 2), 16))
+                             : h.match(/[\\d.]+/g).slice(0, 3).map(Number); };
+  const lum = c => { const [r, g, b] = rgb(c).map(v => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const page = getComputedStyle(document.documentElement).getPropertyValue("--panel");
+  return [...document.querySelectorAll("#wd-pic text")].map(t => {
+    const r = t.getBoundingClientRect();
+    const under = document.elementsFromPoint(r.left + r.width / 2, r.top + r.height / 2)
+      .find(e => e.tagName === "rect");
+    const back = under ? getComputedStyle(under).fill : page;
+    const [hi, lo] = [lum(getComputedStyle(t).fill), lum(back)].sort((a, b) => b - a);
+    return [t.textContent, +((hi + 0.05) / (lo + 0.05)).toFixed(2)];
+  });
+}"""
+
+
+def test_the_set_up_picture_reads_in_both_looks(screens, live):
+    """How to count the wall distance, drawn on the set-up page: in the light look the flags'
+    word was grey on their dark squares (1.6:1) and the wall's number gold on blue (2.6:1)."""
+    tv = screens("tv")
+    tv.goto(live.url + "/")
+    for theme in ("light", "dark"):
+        tv.emulate_media(color_scheme=theme)
+        tv.wait_for_function(f"() => ({THEME})() === {json.dumps(theme)}")
+        for wall in ("2", "8"):
+            tv.locator(f'[data-w="{wall}"]').click()
+            tv.wait_for_function("n => document.getElementById('wd-show').textContent === n",
+                                 arg=wall)
+            words = tv.evaluate(PICTURE_CONTRAST)
+            assert len(words) >= 4
+            # its words are large (18-22 px, bold or on a square): 3:1 at least
+            assert [w for w in words if w[1] < 3] == [], (theme, wall)
