@@ -11,7 +11,8 @@
                 line: "--line", ink: "--ink", dim: "--dim", dt: "--b-dt", markRed: "--mark-red",
                 markBlue: "--mark-blue", redCell: "--b-red-cell", blueCell: "--b-blue-cell",
                 midCell: "--b-mid-cell", redWall: "--b-red-wall", blueWall: "--b-blue-wall",
-                void: "--b-void", cell: "--b-cell", card: "--b-card", edge: "--b-edge", da: "--b-da"};
+                void: "--b-void", cell: "--b-cell", card: "--b-card", edge: "--b-edge", da: "--b-da",
+                onGold: "--on-gold"};
   const COL = {};
   function palette() {
     const cs = getComputedStyle(document.documentElement);
@@ -217,7 +218,7 @@
     out += `<path d="${line(blue)}" fill="none" stroke="${COL.blue}" stroke-width="3" stroke-dasharray="8 4"/>`;
     c.turning.forEach((m, k) => {
       const x = cx(m.step), y = ccY(red[m.step]);
-      out += `<g class="turn" data-step="${m.step}"><circle cx="${x}" cy="${y}" r="11" fill="${COL.gold}" stroke="${COL.edge}" stroke-width="2"/>${t(x, y + 5, k + 1, {size: 14, weight: 800, fill: "#000"})}<title>${esc(m.text)}</title></g>`;
+      out += `<g class="turn" data-step="${m.step}"><circle cx="${x}" cy="${y}" r="11" fill="${COL.gold}" stroke="${COL.edge}" stroke-width="2"/>${t(x, y + 5, k + 1, {size: 14, weight: 800, fill: COL.onGold})}<title>${esc(m.text)}</title></g>`;
     });
     box.innerHTML = out;
     list.innerHTML = c.turning.length ? `<h2>${esc(T("Turning points"))}</h2><ol>${c.turning.map((m, k) => `<li><button type="button" data-step="${m.step}" data-testid="turning-point" data-swing="${m.swing}">

@@ -72,6 +72,13 @@ def test_the_bar_follows_each_reveal_and_the_story_names_the_turning_points(scre
     story.wait_for_function("s => document.body.dataset.step === s", arg=step)
     assert story.get_by_test_id("narration").inner_text() in points.nth(0).inner_text()
     shot(story, "chances-story-1920")
+    # the turning points' numbers on their gold marks in each look's own colour for it
+    # (black on the light look's dark gold read 3.2:1)
+    story.emulate_media(color_scheme="light")
+    story.wait_for_function("() => document.documentElement.dataset.theme === 'light'")
+    mark = story.locator("#chance .turn text").first
+    assert mark.evaluate("t => getComputedStyle(t).fill") == "rgb(255, 255, 255)"
+    story.emulate_media(color_scheme="dark")
     story.set_viewport_size({"width": 1280, "height": 720})
     shot(story, "chances-story-1280")
     # the history names each game's decisive moment
