@@ -129,12 +129,13 @@ def test_the_group_pages_with_many_games(browser, live):
             shot(page, f"memory-player-long-{size}-{look}")
             assert not problems, (look, size, problems)
             ctx.close()
-    # the smallest phone in the three other languages: every group page fits its width
-    # (the head-to-head's five columns of words did not, in German, French or Dutch)
+    # the smallest phone (320 px, an iPhone SE of the first kind) in the three other
+    # languages: every group page fits its width (the head-to-head's five columns of words
+    # did not, in German, French or Dutch; nor, at 320, the players' table in French)
     drawn = next(g["code"] for n in range(1, 4) for g in live.app.test_client().get(
         f"/api/history?page={n}").get_json()["games"] if g["winner"] == "draw")
     for locale in ("de", "fr", "nl"):
-        ctx = browser.new_context(viewport={"width": 360, "height": 640}, locale=locale,
+        ctx = browser.new_context(viewport={"width": 320, "height": 568}, locale=locale,
                                   device_scale_factor=2, is_mobile=True, has_touch=True)
         page = ctx.new_page()
         for path in ("/history", "/stats", f"/stats/players/{ids['Ann']}",
@@ -142,16 +143,18 @@ def test_the_group_pages_with_many_games(browser, live):
             page.goto(live.url + path)
             page.wait_for_selector(f'html[lang="{locale}"]', state="attached")
             width = page.evaluate("document.documentElement.scrollWidth")
-            assert width <= 360, (locale, path, width)
+            assert width <= 320, (locale, path, width)
         assert page.get_by_test_id("wld").count() >= 1
-        shot(page, f"memory-player-long-{locale}-360")
+        shot(page, f"memory-player-long-{locale}-320")
         # a drawn game's end on this phone: its longest word ("Unentschieden") whole
         page.goto(f"{live.url}/t/{drawn}")
         title = page.locator("#end-title")
         title.wait_for()
         assert title.evaluate("h => { h.style.overflowWrap = 'normal';"
                               " return h.scrollWidth <= h.clientWidth; }"), locale
-        shot(page, f"memory-draw-end-{locale}-360")
+        # and its figures whole: both sides' columns in the box, not scrolled to (at 320)
+        assert page.locator("#end").evaluate("e => e.scrollWidth <= e.clientWidth"), locale
+        shot(page, f"memory-draw-end-{locale}-320")
         # its story on this phone: the controls' words whole on one line ("Ende" split
         # in two, "Anfang" cut in German), the forts' names clear of the walls' words
         page.goto(f"{live.url}/t/{drawn}/story")
@@ -167,5 +170,5 @@ def test_the_group_pages_with_many_games(browser, live):
                 .sort((a, b) => a[0] - b[0]); }""")
         apart = all(a[1] <= b[0] for a, b in itertools.pairwise(under))
         assert len(under) >= 3 and apart, (locale, under)
-        shot(page, f"memory-story-{locale}-360")
+        shot(page, f"memory-story-{locale}-320")
         ctx.close()
