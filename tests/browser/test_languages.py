@@ -34,6 +34,13 @@ def english_in(page, locale: str) -> list[str]:
     return [w for w in words if re.search(rf"\b{w}\b", text)]
 
 
+# what does not fit a phone's width: the page itself, or a button's words past its edges
+SPILLS = """() => [
+  ...(document.documentElement.scrollWidth > innerWidth ? ["the page"] : []),
+  ...[...document.querySelectorAll("button")].filter(b => b.offsetParent
+      && b.scrollWidth > b.clientWidth + 1).map(b => b.textContent.trim())]"""
+
+
 def test_one_day_at_a_table_of_three_languages(screens, live):
     rec = random_record(random.Random(5), wall_distance=WALL, disorder=0, lie=0)
     events = normalise([e.to_dict() for e in rec.events])
@@ -41,7 +48,12 @@ def test_one_day_at_a_table_of_three_languages(screens, live):
     table = Table(screens, live, WALL, tv_language="fr")
     tv = table.tv
     assert tv.locator("html").get_attribute("lang") == "fr"
-    red = table.join("red", "Anke", locale="de-DE")
+    # the German phone is the smallest there is (320 px, a first iPhone SE)
+    small = table.screens("phone", "de-DE")
+    small.set_viewport_size({"width": 320, "height": 568})
+    small.on("dialog", lambda d: d.accept())
+    small.goto(table.join_url)
+    red = table.join("red", "Anke", page=small)
     blue = table.join("blue", "Bram", locale="nl-NL")
     pages = {"tv": tv, "red": red, "blue": blue}
     for who, page in pages.items():
@@ -55,6 +67,10 @@ def test_one_day_at_a_table_of_three_languages(screens, live):
     for d in first_day:
         table.play(d)
         done.append(d)
+        # every German word inside its button at 320 px ("Feldmarschall", "Rückgängig",
+        # "Keine Geheimdienstplättchen"), nothing wider than the phone
+        table.sync(red)
+        assert red.evaluate(SPILLS) == [], (len(done), d["type"])
         if d["type"] != "reveal":
             continue
         state = replay(Record(Options(WALL), tuple(event_from_dict(e) for e in done)))
@@ -75,14 +91,13 @@ def test_one_day_at_a_table_of_three_languages(screens, live):
         shot(page, f"lang-{SCREENS[who]}-{who}-end-of-day")
     # the German phone at its smallest asks to undo the day's last reveal: a long question,
     # a long answer ("Zurücknehmen"); both buttons in view and neither label cut
-    red.set_viewport_size({"width": 360, "height": 640})
     red.locator("#b-undo").click()
     red.get_by_test_id("ask").wait_for()
     for b in ("ask-no", "ask-yes"):
         box = red.get_by_test_id(b).bounding_box()
-        assert box["y"] + box["height"] <= 640 and box["x"] + box["width"] <= 360, (b, box)
+        assert box["y"] + box["height"] <= 568 and box["x"] + box["width"] <= 320, (b, box)
         assert red.get_by_test_id(b).evaluate("e => e.scrollWidth <= e.clientWidth"), b
-    shot(red, "lang-de-phone-undo-360")
+    shot(red, "lang-de-phone-undo-320")
     red.get_by_test_id("ask-no").click()
     red.set_viewport_size({"width": 390, "height": 844})
     # one tap switches a phone's language, remembered on that phone only
