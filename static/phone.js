@@ -212,7 +212,9 @@
       if (watching) localStorage.setItem("sl-watch-" + SL.code, "1"); else localStorage.removeItem("sl-watch-" + SL.code);
       if (!watching) document.body.dataset.watch = "0";
       SL.connect(watching ? "watch" : "viewer");     // the TV counts its watchers
-      render(); return;
+      render();
+      scrollTo({top: 0, behavior: "instant"});       // the board (or the seats) from its top
+      return;
     }
     if (b.id === "do-forget") {       // this phone only: the history keeps what the table saw
       localStorage.removeItem(PLAYER); localStorage.removeItem("sl-name");

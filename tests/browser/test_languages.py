@@ -110,9 +110,12 @@ def test_one_day_at_a_table_of_three_languages(screens, live):
     # a French watcher's board: a label before its value as French writes it ("Carte de
     # renseignement : …", a narrow space before the colon)
     watcher = table.phone("fr-FR")
+    watcher.set_viewport_size({"width": 320, "height": 568})   # "watch" below the fold
     watcher.get_by_test_id("watch").click()
     board = watcher.get_by_test_id("watch-board")
     board.wait_for()
+    # the board from its top, not where the tap on "watch" had scrolled the seats to
+    assert watcher.evaluate("() => scrollY") == 0
     for label in (board.locator(".wb-intel"), board.locator(".wb-meta").first):
         assert "\u202f:" in label.inner_text() and " :" not in label.inner_text().replace(
             "\u202f:", ""), label.inner_text()
