@@ -268,6 +268,7 @@
   // --- panels: rules at hand and the ability calculator ---
   function panel(title, html) {
     $("panel-title").textContent = title; $("panel-body").innerHTML = html; $("panel").classList.remove("hidden");
+    SL.fitNames($("panel-body"));       // the calculator's ranks, as the step's ("Feldmarschall")
   }
   let help = null;
   async function openRules() {

@@ -156,6 +156,10 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     assert nothing_clipped(red, "#panel button") == []
     shot(red, "first-phone-de-360-lineup")
     red.click("#panel-close")
+    red.click("#b-calc")                   # the ability calculator's ranks, the same
+    red.locator('#panel [data-calc="10"]').wait_for()
+    assert nothing_clipped(red, "#panel button") == []
+    red.click("#panel-close")
     for e in events[3:6]:
         table.play(e)
 
