@@ -194,19 +194,20 @@ a an the what whats which who whom whose when where why how do does did is are w
 been can could may might must shall should will would i me my we our you your he she it its
 they them their this that these those of to in on at by for from with about as if or and
 not than then there here happen happens happening mean means rule rules work works get
-many much
+many much have has had
 le la les l un une des du de d au aux que qu quoi qui quand ou comment pourquoi est sont ce
 cet cette ces c je j me m mon ma mes tu te ton ta tes il elle on nous vous ils elles se s
 leur leurs et en dans sur pour par avec sans ne n pas plus fait faire fais font peut peux
-puis doit dois y t si passe regle regles quel quelle quels quelles combien beaucoup
+puis doit dois y t si passe regle regles quel quelle quels quelles combien beaucoup avoir ai
+avons avez ont
 der die das den dem des ein eine einer eines einem einen was wer wie wann wo warum welche
 welcher welches ist sind bin bist kann kannst konnen darf muss macht machen tut tun ich
 mich mir mein meine du dich dir dein er sie es wir ihr man und oder aber nicht kein keine
 mit von zu zum zur im am auf fur bei aus nach uber passiert gilt bedeutet regel regeln wenn
-dann viele viel wieviel wieviele
+dann viele viel wieviel wieviele haben habe hat
 wat het een wie hoe wanneer waar waarom welke welk zijn kan kun kunnen mag moet doet doen ik
 mij mijn je jij jouw u hij zij ze we wij of maar niet geen met van voor naar op aan bij uit
-over gebeurt betekent als er dat dit deze hoeveel veel
+over gebeurt betekent als er dat dit deze hoeveel veel hebben heb heeft
 """.split())
 
 
@@ -231,6 +232,21 @@ _WORDS_MAX = 8
 _STEM = 3
 
 
+#: a question's word for what the texts say otherwise ("wrong" for the rules' "incorrect",
+#: "lose" for "win", "tie" for "draw"), in the four languages, folded: looked for as well
+_SAME: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("wrong", "mistaken", "out"), ("incorrect",)),        # "out of order"
+    **dict.fromkeys(("lose", "loses", "lost", "losing", "loser"), ("win", "wins", "winning")),
+    **dict.fromkeys(("tie", "tied", "same"), ("draw", "equal")),
+    **dict.fromkeys(("faux", "fausse", "mauvais", "mauvaise", "erreur", "errone", "erronee"),
+                    ("incorrect",)),
+    **dict.fromkeys(("perdre", "perd", "perds", "perdu", "perdant"), ("gagner", "gagne")),
+    **dict.fromkeys(("verlieren", "verliert", "verliere", "verloren"), ("gewinnt", "sieg")),
+    **dict.fromkeys(("verkeerd", "verkeerde"), ("foute",)),
+    **dict.fromkeys(("verliezen", "verlies", "verliest", "verloren"), ("winnen", "wint")),
+}
+
+
 def _forms(word: str) -> tuple[set[str], set[str]]:
     """The words of the texts a word of a question may mean: as typed (itself), and all
     of them: itself, a word a typo away, a longer form of it ("win" → "winning",
@@ -238,7 +254,7 @@ def _forms(word: str) -> tuple[set[str], set[str]]:
     most of the shorter word ("reaches" → "reach", "gewinnt" → "gewinnen",
     "Täuschungsmarker" → "Täuschungsplättchen")."""
     typed = {word}
-    found = _near(word)
+    found = _near(word) | set(_SAME.get(word, ()))
     if len(word) >= _STEM:        # the texts' words are sorted: those beginning alike
         found.update(_beginning(word))
         if len(word) >= 5:

@@ -207,6 +207,19 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("what does the colonel do when exhausted?", "en", ["R48"], 3),
     ("was passiert wenn der Doppelagent die Mauer erreicht", "de", ["R1", "R32"], 4),
     ("wie gewinnt man?", "de", ["R71", "R72"], 2),      # wins ("gewinnt"), not a gain ("Gewinn")
+    # the question's own word for what the rules say otherwise: "wrong" for "incorrect",
+    # "lose" for "win", "tie" for "draw" (each found something else before)
+    ("what happens if my order is wrong?", "en", ["R60"], 1),
+    ("what if my card is out of order?", "en", ["R60"], 1),
+    ("what if the intel token is wrong?", "en", ["R61"], 1),
+    ("when do I lose?", "en", ["R72", "R70"], 2),
+    ("is a tie possible?", "en", ["R72"], 2),
+    ("que se passe-t-il si l'ordre est faux ?", "fr", ["R60"], 1),
+    ("quand est-ce que je perds ?", "fr", ["R72"], 1),
+    ("wann verliere ich?", "de", ["R72"], 1),
+    ("wie viele Täuschungsplättchen darf ich haben?", "de", ["R51"], 3),
+    ("wat als de volgorde verkeerd is?", "nl", ["R60"], 1),
+    ("wanneer verlies ik?", "nl", ["R72"], 1),
 ]
 
 
