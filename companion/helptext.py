@@ -351,7 +351,8 @@ def search(query: Any, locale: str = "en") -> list[dict[str, Any]]:
     screen finds the Feldmarschall), and when the words as typed find nothing, a word
     one typo away does ("captian"), and a question asked in a sentence finds what its
     meaningful words name ("que fait l'espion ?" finds the Spy; "how do I win" the
-    rules of winning, "win" in "winning"). A blank query finds nothing.
+    rules of winning, "win" in "winning"; "is my order wrong" the incorrect order). A
+    blank query finds nothing.
 
     The entries are shallow copies, so a caller cannot change the help data.
     """
