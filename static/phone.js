@@ -102,7 +102,7 @@
         }).join("") + `</div>`;
       }
       const me = player();
-      return h + `<label for="name">${esc(T("Your name"))}</label><input type="text" id="name" maxlength="40" autocomplete="nickname" value="${esc((me && me.name) || localStorage.getItem("sl-name") || "")}">
+      return h + `<label for="name">${esc(T("Your name"))}</label><input type="text" id="name" maxlength="40" autocomplete="nickname" autocapitalize="words" autocorrect="off" spellcheck="false" value="${esc((me && me.name) || localStorage.getItem("sl-name") || "")}">
         <button type="button" class="primary big" id="do-join">${esc(T("Sit down"))}</button></div>
         ${me ? `<div class="card known" data-testid="known-player">${T("This phone remembers you as {name}: your games count in the group's statistics. Type another name above to rename yourself.", {name: `<b>${esc(me.name)}</b>`})}
           <div class="row"><a class="btn" href="/stats/players/${me.id}">${esc(T("My statistics"))}</a><button type="button" id="do-forget">${esc(T("Forget me on this phone"))}</button></div></div>` : ""}

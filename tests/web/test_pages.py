@@ -99,3 +99,22 @@ def test_a_page_that_cannot_be_shown_is_a_page_in_the_screens_language(client, m
     assert "Un problème est survenu" in text and "est conservé" in text
     assert "Traceback" not in text
     assert "fire" not in text and "unexpected error" in caplog.text
+
+
+def test_a_code_or_a_name_is_typed_as_it_is(client):
+    """A phone's keyboard leaves a table code and a player's name as typed: no
+    autocorrection ("KFQW6", "Bram" made "Bran"), no spelling underline; a code in
+    capitals, a name with a capital."""
+    for path in ("/", "/j"):
+        html = client.get(path).get_data(as_text=True)
+        code = re.search(r'<input[^>]*name="code"[^>]*>', html)
+        assert code, path
+        for attr in ('autocorrect="off"', 'spellcheck="false"', 'autocapitalize="characters"',
+                     'autocomplete="off"'):
+            assert attr in code.group(0), (path, attr)
+    script = client.get("/static/phone.js")
+    name = re.search(r'<input[^>]*id="name"[^>]*>', script.get_data(as_text=True))
+    script.close()
+    assert name
+    for attr in ('autocorrect="off"', 'spellcheck="false"', 'autocapitalize="words"'):
+        assert attr in name.group(0), attr
