@@ -11,8 +11,11 @@
   const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
   // a longer word squeezed to its square, never cut
   const fit = (text, size, room) => text.length * size * 0.58 > room ? `textLength="${room}" lengthAdjust="spacingAndGlyphs"` : "";
+  // a phone draws it narrower, not smaller: its words keep a readable size
+  const narrow = matchMedia("(max-width: 600px)");
   function drawPic() {
-    const n = 2 * wall + 3, w = 740 / n, cs = getComputedStyle(document.documentElement);
+    const span = narrow.matches ? 420 : 740, n = 2 * wall + 3, w = span / n, cs = getComputedStyle(document.documentElement);
+    pic.setAttribute("viewBox", `0 16 ${span + 20} 102`);
     const C = k => cs.getPropertyValue("--" + k).trim();
     let s = "";
     for (let p = -(wall + 1); p <= wall + 1; p++) {
@@ -22,7 +25,9 @@
       // the count in gold, on the wall's own colour in ink (gold on the light look's blue read 2.6:1)
       if (p > 0 && p <= wall) s += `<text x="${x + w / 2}" y="52" font-size="22" fill="${C(p === wall ? "ink" : "gold")}" text-anchor="middle" font-weight="800">${p}</text>`;
       // the flag's square is dark in both looks: its word light on it (the light look's grey was unreadable)
-      if (a === wall + 1) s += `<text x="${x + w / 2}" y="52" font-size="18" fill="#ece6d4" text-anchor="middle" ${fit(T("flag"), 18, w - 6)}>${esc(T("flag"))}</text>`;
+      // (its word where the square has room for it, else the flag's sign)
+      const flag = T("flag").length * 18 * 0.58 <= w - 6 ? T("flag") : "⚑";
+      if (a === wall + 1) s += `<text x="${x + w / 2}" y="52" font-size="18" fill="#ece6d4" text-anchor="middle" ${fit(flag, 18, w - 6)}>${esc(flag)}</text>`;
     }
     const c = 10 + (wall + 1.5) * w, e = 10 + (2 * wall + 2) * w;
     s += `<text x="${c}" y="100" font-size="18" fill="${C("ink")}" text-anchor="middle" font-weight="700">${esc(T("centre"))}</text>`;
@@ -102,5 +107,6 @@
     open("/api/tables/import", {record, teams, deduction, first_game: firstGame}, msg => { problem.textContent = msg; });
   });
   document.addEventListener("sl-theme", drawPic);
+  narrow.addEventListener("change", drawPic);       // a window narrowed, a tablet turned
   drawPic();
 })();

@@ -164,6 +164,22 @@ def screens(browser, live) -> Iterator[Callable[..., Any]]:
     assert not errors, f"script errors on the pages: {errors}"
 
 
+# the smallest word of the drawings with these ids (SVGs) on the screen, in CSS px; a word
+# narrowed to fit its room (textLength) counts as small as it was narrowed; a drawing not
+# shown counts for nothing: ``page.evaluate(SMALLEST_WORD, ["board", "chart"])``
+SMALLEST_WORD = """ids => Math.min(...ids.flatMap(id => {
+  const svg = document.getElementById(id), k = svg && svg.getScreenCTM() && svg.getScreenCTM().a;
+  return k ? [...svg.querySelectorAll("text")].map(t => {
+    const fit = t.getAttribute("textLength");
+    if (!fit) return k * t.getAttribute("font-size");
+    t.removeAttribute("textLength");
+    const natural = t.getComputedTextLength();
+    t.setAttribute("textLength", fit);
+    return k * t.getAttribute("font-size") * Math.min(1, fit / natural);
+  }) : [];
+}))"""
+
+
 def shot(page: Any, name: str, scale: str = "device") -> pathlib.Path:
     SCREENS.mkdir(parents=True, exist_ok=True)
     path = SCREENS / f"{name}.png"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import audit, shot
+from .conftest import SMALLEST_WORD, audit, shot
 from .table import Table
 from .test_flag import WALL, plan
 from .test_looks import SMALL, fits_every_tv, sides_marked, small_targets
@@ -212,3 +212,14 @@ def test_the_set_up_picture_reads_in_both_looks(screens, live):
             assert len(words) >= 4
             # its words are large (18-22 px, bold or on a square): 3:1 at least
             assert [w for w in words if w[1] < 3] == [], (theme, wall)
+    # on the smallest phone (320 px, the set-up opened) the picture is drawn narrower, not
+    # shrunk: its words at least 10 px (they were 2-8 px; a flag's word squeezed to 2 px)
+    phone = screens("phone", "fr")
+    phone.set_viewport_size({"width": 320, "height": 568})
+    phone.goto(live.url + "/")
+    phone.locator(".setup > summary").click()
+    for wall in ("2", "8"):
+        phone.locator(f'[data-w="{wall}"]').click()
+        phone.wait_for_function("n => document.getElementById('wd-show').textContent === n",
+                                arg=wall)
+        assert phone.evaluate(SMALLEST_WORD, ["wd-pic"]) >= 10, wall

@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from .conftest import audit, shot
+from .conftest import SMALLEST_WORD, audit, shot
 
 # the story's steps as the page shows them, whatever the database (tests/web/test_story.py
 # checks each step against the engine on both): checked once, in the SQLite pass
@@ -34,19 +34,7 @@ def _import(live, name: str, **extra) -> str:
         return json.loads(r.read())["code"]
 
 
-# the smallest text of the board and the charts, in CSS pixels on the screen; a word
-# narrowed to fit (textLength) counts as small as it was narrowed
-SMALLEST = """() => Math.min(...["board", "chart", "chance"].flatMap(id => {
-  const svg = document.getElementById(id), k = svg.getScreenCTM() && svg.getScreenCTM().a;
-  return k ? [...svg.querySelectorAll("text")].map(t => {
-    const fit = t.getAttribute("textLength");
-    if (!fit) return k * t.getAttribute("font-size");
-    t.removeAttribute("textLength");
-    const natural = t.getComputedTextLength();
-    t.setAttribute("textLength", fit);
-    return k * t.getAttribute("font-size") * Math.min(1, fit / natural);
-  }) : [];
-}))"""
+DRAWINGS = ["board", "chart", "chance"]       # the story's SVGs
 
 
 def _at(page, n: int) -> None:
@@ -137,7 +125,7 @@ def test_the_story_on_a_phone(screens, live):
     assert phone.evaluate("() => document.documentElement.scrollWidth") <= 390
     # the board and the chart drawn for the phone, not the TV's drawing shrunk to a third:
     # their smallest words at least 10 px on the screen, in French (the TV's drawing: 4.8 px)
-    assert phone.evaluate(SMALLEST) >= 10
+    assert phone.evaluate(SMALLEST_WORD, DRAWINGS) >= 10
     # the board's abbreviations in the page's language, as on the table's screen
     assert phone.locator('[data-testid="da"]').text_content() == "AD"
     assert phone.locator('[data-testid="dt-red"]').text_content() == "JT"
@@ -146,7 +134,7 @@ def test_the_story_on_a_phone(screens, live):
     assert audit(phone) == []
     phone.set_viewport_size({"width": 844, "height": 390})       # turned sideways: wide again
     phone.wait_for_function("() => board.getAttribute('viewBox') === '0 0 1000 320'")
-    assert phone.evaluate(SMALLEST) >= 10
+    assert phone.evaluate(SMALLEST_WORD, DRAWINGS) >= 10
     phone.set_viewport_size({"width": 390, "height": 844})
     phone.wait_for_function("() => board.getAttribute('viewBox') === '0 0 440 480'")
     decisive = phone.locator('[data-testid="moment"].decisive')
