@@ -135,3 +135,33 @@ def test_the_help_files_are_json_a_translator_can_edit():
     for loc in lang.LOCALES:
         text = (ROOT / "companion" / "help" / f"{loc}.json").read_text("utf-8")
         assert json.loads(text)
+
+
+# French sets its high punctuation apart with a space that never breaks: "faux : Bleu", not
+# a colon left alone at the start of a line ("faux" | ": Bleu") on a narrow phone
+LOOSE = re.compile(r" [:;?!%»]|« ")
+
+
+def _french_texts():
+    for domain in ("messages", "js"):
+        for m in _catalog("fr", domain):
+            if m.id:
+                yield from (m.string if isinstance(m.string, tuple) else (m.string,))
+
+    def strings(x):
+        if isinstance(x, str):
+            yield x
+        elif isinstance(x, dict):
+            for v in x.values():
+                yield from strings(v)
+        elif isinstance(x, list):
+            for v in x:
+                yield from strings(v)
+    yield from strings(json.loads((ROOT / "companion" / "help" / "fr.json").read_text()))
+
+
+def test_french_punctuation_keeps_to_its_word():
+    """Every French text (the catalogs and the help) puts a narrow no-break space, never
+    a plain one, before : ; ? ! % and » and after «."""
+    loose = [t for t in _french_texts() if LOOSE.search(t)]
+    assert loose == [], loose[:5]
