@@ -134,7 +134,7 @@
       + cards(s, "red", g) + cards(s, "blue", g);
     board.setAttribute("aria-label", T("Day {day}: red {red} IP, blue {blue} IP, double agent {where}, deception tokens red {dt_red}, blue {dt_blue}", {day: s.day, red: s.ip.red, blue: s.ip.blue, where: daWords(s.da), dt_red: s.dt.red, dt_blue: s.dt.blue}));
     const intel = s.intel ? s.intel.join(" · ") : T("not yet");
-    // the score again in words, for screens too narrow to read the board's small print
+    // the score again in words in one column (a tablet's board is the wide one, smaller)
     const score = `<span class="small-only">${esc(cap(SIDE.red))} <b>${s.ip.red}</b> IP · ${esc(cap(SIDE.blue))} <b>${s.ip.blue}</b> IP</span>`
       + `<span class="small-only">${esc(T("DA"))} <b>${esc(daWords(s.da))}</b></span><span class="small-only">${esc(T("DT"))} ${esc(SIDE.red)} <b>${s.dt.red}</b> · ${esc(SIDE.blue)} <b>${s.dt.blue}</b></span>`;
     $("facts").innerHTML = `<span data-testid="day" data-day="${s.day}">${T("Day {n} of 3", {n: `<b>${s.day}</b>`})}</span><span>${esc(PHASES[s.phase] || s.phase)}</span>` + score
