@@ -175,10 +175,11 @@ MEASURE = """() => {
 }"""
 
 
-def test_the_pages_on_a_big_tv_at_its_own_pixels(screens, live):
+def test_the_pages_on_a_big_tv_at_its_own_pixels_and_on_a_laptop(screens, live):
     """A 1440p or 4K TV with no scaling (a laptop on HDMI at 100 %) shows every page as a
     1080p TV does, larger: the set-up page, the story, the group's pages, the rules and a
-    mistyped address had their 1080p size in the middle of a 4K screen (text 18-22 px)."""
+    mistyped address had their 1080p size in the middle of a 4K screen (text 18-22 px).
+    A laptop's screen shows the set-up page's "Open the table" without a scroll."""
     code = _import(live, "random-flag-1.json")
     tv = screens("tv")
     for path in ("/", f"/t/{code}/story", "/history", "/stats", "/rules", "/histroy"):
@@ -205,3 +206,10 @@ def test_the_pages_on_a_big_tv_at_its_own_pixels(screens, live):
                 assert base["open"][2] <= 1080 and big["open"][2] <= h
             if story:                     # the story is one screen, as at 1080p
                 assert big["body"][2] <= h + 1
+    # a laptop as the table's screen: "Open the table" in view too, at the foot of the
+    # screen while the set-up scrolls (it stood 165-290 px below the fold in German)
+    for w, h in ((1366, 768), (1280, 720)):
+        tv.set_viewport_size({"width": w, "height": h})
+        tv.goto(live.url + "/lang/de?next=/")
+        tv.wait_for_selector('html[lang="de"]', state="attached")
+        assert tv.evaluate(MEASURE)["open"][2] <= h, (w, h)
