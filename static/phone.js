@@ -274,7 +274,7 @@
   async function openRules() {
     if (!help) help = await (await fetch("/rules.json?lang=" + Words.lang)).json();
     const phase = SL.view ? SL.view.state.phase : "setup";
-    panel(T("Rules"), `<input type="search" id="q" placeholder="${esc(T("Search: captain, R45, deception…"))}"><div id="rl"></div>`);
+    panel(T("Rules"), `<input type="search" id="q" placeholder="${esc(T("Search: captain, R45, deception…"))}" aria-label="${esc(T("search the rules"))}"><div id="rl"></div>`);
     const rule = r => `<div class="rule"><h3><a href="/rules#${r.id}" target="_blank">${r.id} ${esc(r.title)}</a>${(r.phases || []).includes(phase) ? `<span class="tag">${esc(T("now"))}</span>` : ""}</h3><p>${esc(r.text)}</p></div>`;
     const soldier = r => `<div class="rule"><h3><a href="/rules#${r.rule}" target="_blank">${r.rank} ${esc(r.name)}</a><span class="tag">${r.rule}</span></h3><p>${esc(r.ability)}</p></div>`;
     const word = g => `<div class="rule"><h3>${esc(g.term)}</h3><p>${esc(g.text)}</p></div>`;

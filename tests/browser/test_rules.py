@@ -37,6 +37,8 @@ def test_a_french_phone_finds_the_marshal_and_deception_in_any_language(screens,
     phone.set_viewport_size({"width": 360, "height": 640})
     phone.click("#b-rules")
     phone.locator("#rl .rule").first.wait_for()
+    # the search box says what it is, in the phone's language, once a word is typed too
+    assert phone.locator("#q").get_attribute("aria-label") == "chercher dans les règles"
     for q, first in FIRST.items():
         phone.fill("#q", q)
         phone.wait_for_function("q => document.getElementById('rl').dataset.searched === q",
