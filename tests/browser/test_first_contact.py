@@ -131,27 +131,22 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     red.wait_for_function("() => scrollY === 0")
     assert in_view(red, "#next")
     shot(red, "first-phone-de-360-intel")
-    # the same phone turned sideways: the name, score and switch share one row, so the
-    # step, its question and the first row of choices are in view above the tabs
-    red.set_viewport_size({"width": 640, "height": 360})
-    assert red.evaluate("() => document.querySelector('.bar').offsetHeight") <= 64
-    assert red.evaluate("""() => { const b = document.querySelector('#act [data-pick]');
-        return b.getBoundingClientRect().bottom <= document.querySelector('.tabs')
-                                                  .getBoundingClientRect().top; }""")
-    assert red.evaluate("""() => { const t = document.getElementById('toast');
-        const step = document.getElementById('next').getBoundingClientRect();
-        return !t || t.hidden || t.getBoundingClientRect().bottom <= step.top; }""")
-    dot = red.locator("#live").bounding_box()
-    assert dot and abs(dot["width"] - dot["height"]) < 1, dot
-    shot(red, "first-phone-de-640x360-intel")
-    # and the smallest phone sideways (568 x 320): the same (its bar took 92 px in two
-    # rows, and the first choices stood below the tabs)
-    red.set_viewport_size({"width": 568, "height": 320})
-    assert red.evaluate("() => document.querySelector('.bar').offsetHeight") <= 64
-    assert red.evaluate("""() => { const b = document.querySelector('#act [data-pick]');
-        return b.getBoundingClientRect().bottom <= document.querySelector('.tabs')
-                                                  .getBoundingClientRect().top; }""")
-    shot(red, "first-phone-de-568x320-intel")
+    # the same phone turned sideways, and the smallest phone sideways (568 x 320: its bar
+    # took 92 px in two rows, the first choices stood below the tabs): the name, score and
+    # switch share one row, so the step, its question and the first row of choices are in
+    # view above the tabs
+    for w, h in ((640, 360), (568, 320)):
+        red.set_viewport_size({"width": w, "height": h})
+        assert red.evaluate("() => document.querySelector('.bar').offsetHeight") <= 64, w
+        assert red.evaluate("""() => { const b = document.querySelector('#act [data-pick]');
+            return b.getBoundingClientRect().bottom <= document.querySelector('.tabs')
+                                                      .getBoundingClientRect().top; }"""), w
+        assert red.evaluate("""() => { const t = document.getElementById('toast');
+            const step = document.getElementById('next').getBoundingClientRect();
+            return !t || t.hidden || t.getBoundingClientRect().bottom <= step.top; }"""), w
+        dot = red.locator("#live").bounding_box()
+        assert dot and abs(dot["width"] - dot["height"]) < 1, (w, dot)
+        shot(red, f"first-phone-de-{w}x{h}-intel")
     red.set_viewport_size({"width": 360, "height": 640})
     table.play(events[2])                                   # the intel card
     # 14: the token missions say whether they are chosen; 7: the line-up panel in German
