@@ -232,19 +232,27 @@ _WORDS_MAX = 8
 _STEM = 3
 
 
+def _same(*groups: tuple[tuple[str, ...], tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """Each question word → the texts' words it means; a word of two languages
+    ("verloren") means both languages' words."""
+    out: dict[str, tuple[str, ...]] = {}
+    for asked, means in groups:
+        for w in asked:
+            out[w] = out.get(w, ()) + means
+    return out
+
+
 #: a question's word for what the texts say otherwise ("wrong" for the rules' "incorrect",
 #: "lose" for "win", "tie" for "draw"), in the four languages, folded: looked for as well
-_SAME: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("wrong", "mistaken", "out"), ("incorrect",)),        # "out of order"
-    **dict.fromkeys(("lose", "loses", "lost", "losing", "loser"), ("win", "wins", "winning")),
-    **dict.fromkeys(("tie", "tied", "same"), ("draw", "equal")),
-    **dict.fromkeys(("faux", "fausse", "mauvais", "mauvaise", "erreur", "errone", "erronee"),
-                    ("incorrect",)),
-    **dict.fromkeys(("perdre", "perd", "perds", "perdu", "perdant"), ("gagner", "gagne")),
-    **dict.fromkeys(("verlieren", "verliert", "verliere", "verloren"), ("gewinnt", "sieg")),
-    **dict.fromkeys(("verkeerd", "verkeerde"), ("foute",)),
-    **dict.fromkeys(("verliezen", "verlies", "verliest", "verloren"), ("winnen", "wint")),
-}
+_SAME = _same(
+    (("wrong", "mistaken", "out"), ("incorrect",)),                      # "out of order"
+    (("lose", "loses", "lost", "losing", "loser"), ("win", "wins", "winning")),
+    (("tie", "tied", "same"), ("draw", "equal")),
+    (("faux", "fausse", "mauvais", "mauvaise", "erreur", "errone", "erronee"), ("incorrect",)),
+    (("perdre", "perd", "perds", "perdu", "perdant"), ("gagner", "gagne")),
+    (("verlieren", "verliert", "verliere", "verloren"), ("gewinnt", "sieg")),
+    (("verkeerd", "verkeerde"), ("foute",)),
+    (("verliezen", "verlies", "verliest", "verloren"), ("winnen", "wint")))
 
 
 def _forms(word: str) -> tuple[set[str], set[str]]:

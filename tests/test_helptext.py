@@ -220,6 +220,7 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("wie viele Täuschungsplättchen darf ich haben?", "de", ["R51"], 3),
     ("wat als de volgorde verkeerd is?", "nl", ["R60"], 1),
     ("wanneer verlies ik?", "nl", ["R72"], 1),
+    ("wann habe ich verloren?", "de", ["R72"], 1),      # Dutch's "verloren" too
 ]
 
 
