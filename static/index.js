@@ -17,6 +17,8 @@
     const span = narrow.matches ? 420 : 740, n = 2 * wall + 3, w = span / n, cs = getComputedStyle(document.documentElement);
     pic.setAttribute("viewBox", `0 16 ${span + 20} 102`);
     const C = k => cs.getPropertyValue("--" + k).trim();
+    // a flag's word where its square has room for it, else the flag's sign
+    const flag = fit(T("flag"), 18, w - 6) ? "⚑" : T("flag");
     let s = "";
     for (let p = -(wall + 1); p <= wall + 1; p++) {
       const x = 10 + (p + wall + 1) * w, a = Math.abs(p);
@@ -25,8 +27,6 @@
       // the count in gold, on the wall's own colour in ink (gold on the light look's blue read 2.6:1)
       if (p > 0 && p <= wall) s += `<text x="${x + w / 2}" y="52" font-size="22" fill="${C(p === wall ? "ink" : "gold")}" text-anchor="middle" font-weight="800">${p}</text>`;
       // the flag's square is dark in both looks: its word light on it (the light look's grey was unreadable)
-      // (its word where the square has room for it, else the flag's sign)
-      const flag = T("flag").length * 18 * 0.58 <= w - 6 ? T("flag") : "⚑";
       if (a === wall + 1) s += `<text x="${x + w / 2}" y="52" font-size="18" fill="#ece6d4" text-anchor="middle" ${fit(flag, 18, w - 6)}>${esc(flag)}</text>`;
     }
     const c = 10 + (wall + 1.5) * w, e = 10 + (2 * wall + 2) * w;
