@@ -194,7 +194,7 @@ a an the what whats which who whom whose when where why how do does did is are w
 been can could may might must shall should will would i me my we our you your he she it its
 they them their this that these those of to in on at by for from with about as if or and
 not than then there here happen happens happening mean means rule rules work works get
-many much have has had
+many much have has had both
 le la les l un une des du de d au aux que qu quoi qui quand ou comment pourquoi est sont ce
 cet cette ces c je j me m mon ma mes tu te ton ta tes il elle on nous vous ils elles se s
 leur leurs et en dans sur pour par avec sans ne n pas plus fait faire fais font peut peux
@@ -204,10 +204,10 @@ der die das den dem des ein eine einer eines einem einen was wer wie wann wo war
 welcher welches ist sind bin bist kann kannst konnen darf muss macht machen tut tun ich
 mich mir mein meine du dich dir dein er sie es wir ihr man und oder aber nicht kein keine
 mit von zu zum zur im am auf fur bei aus nach uber passiert gilt bedeutet regel regeln wenn
-dann viele viel wieviel wieviele haben habe hat
+dann viele viel wieviel wieviele haben habe hat beide beiden
 wat het een wie hoe wanneer waar waarom welke welk zijn kan kun kunnen mag moet doet doen ik
 mij mijn je jij jouw u hij zij ze we wij of maar niet geen met van voor naar op aan bij uit
-over gebeurt betekent als er dat dit deze hoeveel veel hebben heb heeft
+over gebeurt betekent als er dat dit deze hoeveel veel hebben heb heeft beide
 """.split())
 
 
@@ -247,22 +247,30 @@ def _same(*groups: tuple[tuple[str, ...], tuple[str, ...]]) -> dict[str, tuple[s
 _SAME = _same(
     (("wrong", "mistaken", "out"), ("incorrect",)),                      # "out of order"
     (("lose", "loses", "lost", "losing", "loser"), ("win", "wins", "winning")),
-    (("tie", "tied", "same"), ("draw", "equal")),
+    (("tie", "tied"), ("draw", "equal")),
+    (("same", "even"), ("equal",)),                        # not "draw": a card is drawn
     (("faux", "fausse", "mauvais", "mauvaise", "erreur", "errone", "erronee"), ("incorrect",)),
+    (("autant", "meme", "memes", "egal", "egaux", "egalite"), ("egalite", "nul")),
     (("perdre", "perd", "perds", "perdu", "perdant"), ("gagner", "gagne")),
     (("verlieren", "verliert", "verliere", "verloren"), ("gewinnt", "sieg")),
+    (("gleich", "gleiche", "gleichstand", "genauso", "remis"), ("gleichen", "unentschieden")),
     (("verkeerd", "verkeerde"), ("foute",)),
+    (("evenveel", "zelfde", "hetzelfde", "gelijk", "gelijkstand"), ("gelijke", "gelijkspel")),
     (("verliezen", "verlies", "verliest", "verloren"), ("winnen", "wint")))
 
 
-def _forms(word: str) -> tuple[set[str], set[str]]:
-    """The words of the texts a word of a question may mean: as typed (itself), and all
-    of them: itself, a word a typo away, a longer form of it ("win" → "winning",
+def _forms(word: str) -> tuple[dict[str, float], set[str]]:
+    """The words of the texts a word of a question may mean: as meant, each with its
+    weight (itself, and the texts' words for it in :data:`_SAME`, as rare as it is), and
+    all of them: those, a word a typo away, a longer form of it ("win" → "winning",
     "wins"), or one it shares its stem with: a common beginning of five letters or more,
     most of the shorter word ("reaches" → "reach", "gewinnt" → "gewinnen",
     "Täuschungsmarker" → "Täuschungsplättchen")."""
-    typed = {word}
-    found = _near(word) | set(_SAME.get(word, ()))
+    _index()
+    meant = {word: _RARITY.get(word, 0.0)}
+    for w in _SAME.get(word, ()):       # "same" means "equal", but "equal" was not typed
+        meant[w] = _RARITY.get(w, 0.0) * 0.5
+    found = _near(word) | set(meant)
     if len(word) >= _STEM:        # the texts' words are sorted: those beginning alike
         found.update(_beginning(word))
         if len(word) >= 5:
@@ -270,7 +278,7 @@ def _forms(word: str) -> tuple[set[str], set[str]]:
                 n = len(os.path.commonprefix((w, word)))
                 if n >= 0.6 * min(len(w), len(word)):
                     found.add(w)
-    return typed, found
+    return meant, found
 
 
 def _beginning(start: str) -> list[str]:
@@ -283,16 +291,16 @@ def _beginning(start: str) -> list[str]:
     return out
 
 
-def _asked(e: _Entry, wanted: list[tuple[set[str], set[str]]]) -> float | None:
+def _asked(e: _Entry, wanted: list[tuple[dict[str, float], set[str]]]) -> float | None:
     """How much of a question entry ``e`` answers: the weight of the question's words it
-    has (each as typed, and all its forms: :func:`_forms`), negative (lower is better);
+    has (each as meant, and all its forms: :func:`_forms`), negative (lower is better);
     ``None``: none of them. A rare word weighs more than a common one, a word in its
     names twice, another form of a word a third (German's "gewinnt", wins, is not "Gewinn",
     a gain)."""
     weight = 0.0
-    for typed, forms in wanted:
+    for meant, forms in wanted:
         if has := forms & e.text_words:
-            weight += max(_RARITY[w] * (1.0 if w in typed else 0.3) for w in has) * (
+            weight += max(meant[w] if w in meant else _RARITY[w] * 0.3 for w in has) * (
                 2 if forms & e.name_words else 1)
     return -weight if weight else None
 

@@ -221,6 +221,16 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("wat als de volgorde verkeerd is?", "nl", ["R60"], 1),
     ("wanneer verlies ik?", "nl", ["R72"], 1),
     ("wann habe ich verloren?", "de", ["R72"], 1),      # Dutch's "verloren" too
+    # "the same IP" is R72's "equal IP" (the start's "both IP markers at 0" came first,
+    # or for "a tie", "tient", a word that only begins alike); "both" asks nothing
+    ("what if both sides have the same IP?", "en", ["R72"], 1),
+    ("what if it's a tie?", "en", ["R72"], 1),
+    ("et si les deux camps ont autant d'IP ?", "fr", ["R72"], 1),
+    ("et si les deux camps ont le même nombre d'IP ?", "fr", ["R72"], 1),
+    ("was wenn beide Seiten genauso viele IP haben?", "de", ["R72"], 1),
+    ("wat als beide evenveel IP hebben?", "nl", ["R72"], 1),
+    ("what if both guess right?", "en", ["R22"], 1),
+    ("two soldiers of the same rank?", "en", ["R13"], 1),    # a "draw" of cards is no tie
 ]
 
 
