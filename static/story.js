@@ -246,13 +246,25 @@
   }
 
   // --- moving through the game ----------------------------------------------------
+  // beside the drawings (a laptop, a 720p TV) the step's words have the room left under
+  // the controls: a long step (300 letters in French) is set smaller, down to 13 px
+  const beside = matchMedia("(min-width: 1200px) and (max-height: 900px)");
+  function tell(text) {
+    const p = $("told");
+    p.textContent = text;
+    p.style.fontSize = "";
+    if (!beside.matches) return;
+    for (let px = parseFloat(getComputedStyle(p).fontSize) - 1; px >= 13 && p.scrollHeight > p.clientHeight; px--) {
+      p.style.fontSize = `${px}px`;
+    }
+  }
   function go(n) {
     if (!story) return;
     at = Math.max(0, Math.min(story.steps.length - 1, n));
     const s = story.steps[at];
     drawBoard(s);
     drawCursor(s);
-    $("told").textContent = s.text;
+    tell(s.text);
     $("slider").value = at;
     $("slider").setAttribute("aria-valuetext", T("step {n} of {all}, day {day}", {n: at, all: story.steps.length - 1, day: s.day}));
     $("where").textContent = T("Step {n} of {all}", {n: at, all: story.steps.length - 1});
@@ -288,6 +300,7 @@
   addEventListener("resize", () => {
     const now = `${small.matches} ${chartWidth()}`;
     if (now !== shape) { shape = now; redraw(); }
+    if (story) tell(story.steps[at].text);
   });
   $("chart").addEventListener("pointerdown", e => {
     if (!story) return;

@@ -112,6 +112,21 @@ def test_the_story_steps_through_an_imported_game(screens, live):
     shot(tv, "story-laptop-1280")
     # nothing of the page falls outside a 1280x720 screen
     assert tv.evaluate("() => document.documentElement.scrollWidth") <= 1280
+    # a laptop or a 720p TV: the drawings have the left's whole height (under the step's
+    # words and controls they were drawn at two thirds, words of 8.3 px), the words and
+    # controls are beside them: at every step all the words shown, ▶ where it was
+    assert tv.evaluate(SMALLEST_WORD, DRAWINGS) >= 10
+    steps = tv.evaluate("""() => { const s = document.getElementById('slider'), out = [];
+        const p = document.getElementById('told'), next = document.getElementById('next');
+        for (let i = 0; i <= +s.max; i++) {
+          s.value = i; s.dispatchEvent(new Event('input'));
+          const r = next.getBoundingClientRect();
+          out.push([p.scrollHeight - p.clientHeight, Math.round(r.top), r.bottom <= innerHeight]);
+        }
+        return out; }""")
+    assert len(steps) == last + 1
+    assert {(max(0, over), top, seen) for over, top, seen in steps} == {(0, steps[0][1], True)}
+    assert audit(tv) == []
 
 
 def test_the_story_on_a_phone(screens, live):
