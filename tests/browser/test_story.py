@@ -35,6 +35,16 @@ def _import(live, name: str, **extra) -> str:
 
 
 DRAWINGS = ["board", "chart", "chance"]       # the story's SVGs
+# every step in turn (by the slider): how far its words overflow their box, where ▶ stands
+# on the screen and whether it is in view
+EVERY_STEP = """() => { const s = document.getElementById('slider'), out = [];
+  const p = document.getElementById('told'), next = document.getElementById('next');
+  for (let i = 0; i <= +s.max; i++) {
+    s.value = i; s.dispatchEvent(new Event('input'));
+    const r = next.getBoundingClientRect();
+    out.push([p.scrollHeight - p.clientHeight, Math.round(r.top), r.bottom <= innerHeight]);
+  }
+  return out; }"""
 
 
 def _at(page, n: int) -> None:
@@ -116,14 +126,7 @@ def test_the_story_steps_through_an_imported_game(screens, live):
     # words and controls they were drawn at two thirds, words of 8.3 px), the words and
     # controls are beside them: at every step all the words shown, ▶ where it was
     assert tv.evaluate(SMALLEST_WORD, DRAWINGS) >= 10
-    steps = tv.evaluate("""() => { const s = document.getElementById('slider'), out = [];
-        const p = document.getElementById('told'), next = document.getElementById('next');
-        for (let i = 0; i <= +s.max; i++) {
-          s.value = i; s.dispatchEvent(new Event('input'));
-          const r = next.getBoundingClientRect();
-          out.push([p.scrollHeight - p.clientHeight, Math.round(r.top), r.bottom <= innerHeight]);
-        }
-        return out; }""")
+    steps = tv.evaluate(EVERY_STEP)
     assert len(steps) == last + 1
     assert {(max(0, over), top, seen) for over, top, seen in steps} == {(0, steps[0][1], True)}
     assert audit(tv) == []
@@ -152,6 +155,22 @@ def test_the_story_on_a_phone(screens, live):
     assert phone.evaluate(SMALLEST_WORD, DRAWINGS) >= 10
     phone.set_viewport_size({"width": 390, "height": 844})
     phone.wait_for_function("() => board.getAttribute('viewBox') === '0 0 440 480'")
+    # ▶ at the foot of the screen at every step, on a 390 x 844 and a 360 x 640 phone and
+    # turned sideways (it was 0-160 px lower from one step to the next, and below the fold
+    # of a 360 x 640 phone at every step)
+    for w, h in ((390, 844), (360, 640), (640, 360)):
+        phone.set_viewport_size({"width": w, "height": h})
+        phone.evaluate("() => scrollTo(0, 0)")
+        tops = {(top, seen) for _, top, seen in phone.evaluate(EVERY_STEP)}
+        assert len(tops) == 1 and next(iter(tops))[1], (w, h, tops)
+    phone.set_viewport_size({"width": 390, "height": 844})
+    phone.locator("#slider").fill("11")
+    _at(phone, 11)
+    box = phone.locator("#next").bounding_box()
+    for n in (12, 13):                   # tapped where it stands, the page not scrolled
+        phone.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        _at(phone, n)
+    assert phone.evaluate("() => scrollY") == 0
     decisive = phone.locator('[data-testid="moment"].decisive')
     decisive.scroll_into_view_if_needed()
     decisive.tap()
