@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
 import os
 import re
 import unicodedata
@@ -144,13 +145,15 @@ def _index() -> list[_Entry]:
             for w in e.text_words:
                 _RARITY[w] = _RARITY.get(w, 0.0) + 1.0
         for w, n in _RARITY.items():
-            _RARITY[w] = len(_INDEX) / n
+            _RARITY[w] = math.sqrt(len(_INDEX) / n)
     return _INDEX
 
 
 _INDEX: list[_Entry] = []
 _VOCAB: list[str] = []
-#: each word of the texts: how many entries there are for each that has it
+#: each word of the texts: the square root of how many entries there are for each that
+#: has it (not the plain ratio: one word found in one entry outweighed three of the
+#: answer's, "reaches" the Colonel's R48 for "the double agent reaches the wall")
 _RARITY: dict[str, float] = {}
 #: how close a typed word must be to a word of the texts to count as it (0-100)
 _TYPO = 80
@@ -199,12 +202,13 @@ le la les l un une des du de d au aux que qu quoi qui quand ou comment pourquoi 
 cet cette ces c je j me m mon ma mes tu te ton ta tes il elle on nous vous ils elles se s
 leur leurs et en dans sur pour par avec sans ne n pas plus fait faire fais font peut peux
 puis doit dois y t si passe regle regles quel quelle quels quelles combien beaucoup avoir ai
+veut veux dire signifie
 avons avez ont
 der die das den dem des ein eine einer eines einem einen was wer wie wann wo warum welche
 welcher welches ist sind bin bist kann kannst konnen darf muss macht machen tut tun ich
 mich mir mein meine du dich dir dein er sie es wir ihr man und oder aber nicht kein keine
 mit von zu zum zur im am auf fur bei aus nach uber passiert gilt bedeutet regel regeln wenn
-dann viele viel wieviel wieviele haben habe hat beide beiden
+dann viele viel wieviel wieviele haben habe hat beide beiden heisst heißt
 wat het een wie hoe wanneer waar waarom welke welk zijn kan kun kunnen mag moet doet doen ik
 mij mijn je jij jouw u hij zij ze we wij of maar niet geen met van voor naar op aan bij uit
 over gebeurt betekent als er dat dit deze hoeveel veel hebben heb heeft beide
@@ -267,9 +271,13 @@ def _forms(word: str) -> tuple[dict[str, float], set[str]]:
     most of the shorter word ("reaches" → "reach", "gewinnt" → "gewinnen",
     "Täuschungsmarker" → "Täuschungsplättchen")."""
     _index()
-    meant = {word: _RARITY.get(word, 0.0)}
-    for w in _SAME.get(word, ()):       # "same" means "equal", but "equal" was not typed
-        meant[w] = _RARITY.get(w, 0.0) * 0.5
+    same = _SAME.get(word, ())
+    # a word the question means otherwise than the texts' same word ("same" IP: R72's "equal",
+    # not "does the same"; French "autant" d'IP, not "autant de cases") counts as its
+    # meanings, itself no more than another form of it
+    meant = {word: _RARITY.get(word, 0.0) * (0.3 if same else 1.0)}
+    for w in same:
+        meant[w] = 0.8 * _RARITY.get(w, 0.0)
     found = _near(word) | set(meant)
     if len(word) >= _STEM:        # the texts' words are sorted: those beginning alike
         found.update(_beginning(word))
@@ -278,6 +286,10 @@ def _forms(word: str) -> tuple[dict[str, float], set[str]]:
                 n = len(os.path.commonprefix((w, word)))
                 if n >= 0.6 * min(len(w), len(word)):
                     found.add(w)
+    for w in found - meant.keys():      # the same long word bent: "Doppelagenten", "missions"
+        short, long = sorted((w, word), key=len)
+        if len(short) >= 7 and long.startswith(short) and len(long) - len(short) <= 2:
+            meant[w] = 0.9 * _RARITY.get(w, 0.0)
     return meant, found
 
 
@@ -296,7 +308,7 @@ def _asked(e: _Entry, wanted: list[tuple[dict[str, float], set[str]]]) -> float 
     has (each as meant, and all its forms: :func:`_forms`), negative (lower is better);
     ``None``: none of them. A rare word weighs more than a common one, a word in its
     names twice, another form of a word a third (German's "gewinnt", wins, is not "Gewinn",
-    a gain)."""
+    a gain) unless it is a long word bent (0.9), a meaning of a word of :data:`_SAME` 0.8."""
     weight = 0.0
     for meant, forms in wanted:
         if has := forms & e.text_words:

@@ -230,7 +230,15 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("was wenn beide Seiten genauso viele IP haben?", "de", ["R72"], 1),
     ("wat als beide evenveel IP hebben?", "nl", ["R72"], 1),
     ("what if both guess right?", "en", ["R22"], 1),
-    ("two soldiers of the same rank?", "en", ["R13"], 1),    # a "draw" of cards is no tie
+    # one rare word of an entry no longer outweighs three of the answer's ("reaches" is
+    # in the Colonel's text only; the double agent's wall is R32's), and a word's other
+    # sense counts less than its meaning ("autant de cases" in R31)
+    ("what happens when the double agent reaches the wall?", "en", ["R32"], 1),
+    ("que se passe-t-il quand l'agent double atteint le mur ?", "fr", ["R32"], 1),
+    ("can I hold three deception tokens?", "en", ["R51"], 1),
+    ("what if we put the cards in the wrong order?", "en", ["R60"], 1),
+    ("le sergent a-t-il besoin d'un jeton ?", "fr", ["R43"], 1),
+    ("que veut dire neutralisé ?", "fr", ["R23"], 1),
 ]
 
 
