@@ -165,7 +165,9 @@ def _near(word: str) -> set[str]:
         return {word}
     found = rf_process.extract(word, _VOCAB, scorer=rf_fuzz.ratio, score_cutoff=_TYPO,
                                limit=None)
-    return {w for w, _, _ in found} | {word}
+    # a short word's typo keeps its first letter ("tokn" is "token"; "look" is not the
+    # Dutch "ook", also)
+    return {w for w, _, _ in found if len(word) > 4 or w[0] == word[0]} | {word}
 
 
 def _tier(e: _Entry, needle: str, near: list[set[str]] | None) -> int | None:
@@ -197,7 +199,7 @@ a an the what whats which who whom whose when where why how do does did is are w
 been can could may might must shall should will would i me my we our you your he she it its
 they them their this that these those of to in on at by for from with about as if or and
 not than then there here happen happens happening mean means rule rules work works get
-many much have has had both
+many much have has had both go goes going
 le la les l un une des du de d au aux que qu quoi qui quand ou comment pourquoi est sont ce
 cet cette ces c je j me m mon ma mes tu te ton ta tes il elle on nous vous ils elles se s
 leur leurs et en dans sur pour par avec sans ne n pas plus fait faire fais font peut peux

@@ -239,6 +239,11 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("what if we put the cards in the wrong order?", "en", ["R60"], 1),
     ("le sergent a-t-il besoin d'un jeton ?", "fr", ["R43"], 1),
     ("que veut dire neutralisé ?", "fr", ["R23"], 1),
+    # "go" only shapes a question; a four-letter word's typo keeps its first letter
+    # ("look" was the Dutch "ook", also, and found the Captain)
+    ("what if my IP go below zero?", "en", ["R33"], 1),
+    ("can I look at my exhausted cards?", "en", ["R3", "R15"], 3),
+    ("how many tokn?", "en", ["R11"], 3),
 ]
 
 
