@@ -246,15 +246,17 @@
   }
 
   // --- moving through the game ----------------------------------------------------
-  // beside the drawings (a laptop, a 720p TV) the step's words have the room left under
-  // the controls: a long step (300 letters in French) is set smaller, down to 13 px
-  const beside = matchMedia("(min-width: 1200px) and (max-height: 900px)");
+  // on a laptop or a TV the step's words have a box of their own: beside the drawings
+  // the room left under the controls, on a TV three lines. A long step (300 letters in
+  // French) is set smaller to fit, down to 13 px beside the drawings, 16 on a TV
+  const boxed = matchMedia("(min-width: 1200px)"), beside = matchMedia("(max-height: 900px)");
   function tell(text) {
     const p = $("told");
     p.textContent = text;
     p.style.fontSize = "";
-    if (!beside.matches) return;
-    for (let px = parseFloat(getComputedStyle(p).fontSize) - 1; px >= 13 && p.scrollHeight > p.clientHeight; px--) {
+    if (!boxed.matches) return;
+    const least = beside.matches ? 13 : 16;
+    for (let px = parseFloat(getComputedStyle(p).fontSize) - 1; px >= least && p.scrollHeight > p.clientHeight; px--) {
       p.style.fontSize = `${px}px`;
     }
   }

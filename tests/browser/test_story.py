@@ -116,6 +116,12 @@ def test_the_story_steps_through_an_imported_game(screens, live):
     assert tv.locator("#chart path").count() > 10 and tv.locator("#cursor path").count() == 1
     shot(tv, "story-tv-1920")
     assert audit(tv) == []
+    # the TV: the step's words in a box of three lines, so ▶ under them stays put (it moved
+    # by 8-27 px with the words' lines), every step's words whole
+    steps = tv.evaluate(EVERY_STEP)
+    assert {(max(0, over), top, seen) for over, top, seen in steps} == {(0, steps[0][1], True)}
+    tv.locator("#slider").fill(str(flag["step"]))
+    _at(tv, flag["step"])
     tv.set_viewport_size({"width": 1280, "height": 720})
     tv.keyboard.press("ArrowLeft")
     _at(tv, flag["step"] - 1)
