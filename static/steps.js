@@ -23,6 +23,21 @@ const Steps = (() => {
     }).join("")}</div>`;
   }
 
+  // a reveal's two questions to the guesser, the guess and then the card turned up: the
+  // one asked now, and the other held unseen in the same card, so the ranks under it stand
+  // in the same place for both taps (a right guess is the same rank tapped twice)
+  const guessing = (d, held = false) => `${esc(T("Guess {side}'s mission {m}.", {side: sideName(d.owner), m: d.mission}))} ${esc(d.token ? T("It carries an intel token.") : T("No intel token on it."))}${d.deception ? ` <b class="dt-played" ${held ? "" : 'data-testid="dt-played"'}>${esc(T("{side!c} laid a deception token on it.", {side: sideName(d.owner)}))}</b>` : ""}`;
+  function asked(d, side, guessed) {
+    const head = !d.guess_needed
+      ? esc(T("{side!c}'s order broke this round: mission {m} counts as identified whatever is named. Tap the rank turned up.", {side: sideName(d.owner), m: d.mission}))
+      : side === d.owner ? T("{side!c} guessed {rank} for your mission {m}. Turn it up; either phone may tap its rank.", {side: esc(sideName(d.guesser)), rank: guessed, m: d.mission})
+        : T("You guessed {rank}. Tap the rank turned up on {side}'s mission {m}.", {rank: guessed, side: esc(sideName(d.owner)), m: d.mission});
+    return `${head}${d.deception ? " " + esc(T("A deception token lies on it.")) : ""}`;
+  }
+  const twin = (shown, held) => held
+    ? `<div class="card twin"><span>${shown}</span><span class="held" aria-hidden="true">${held}</span></div>`
+    : `<div class="card">${shown}</div>`;
+
   function panel(o) {
     let picked = [];
     // (view, its taps, the side entering) → the step's question and buttons
@@ -64,19 +79,16 @@ const Steps = (() => {
         <p class="muted">${esc(TN("Nothing to tap. You hold {n} deception token; if you want to lay it on this mission, do it before the guess.", "Nothing to tap. You hold {n} deception tokens; if you want to lay one on this mission, do it before the guess.", n))}</p></div>
         ${n ? `<button type="button" class="quiet" data-dec="ask" data-testid="deceive">${esc(T("Lay a deception token…"))}</button>` : ""}`;
     },
-    guess(v, t) {
-      const d = v.draft;
-      return `<div class="card">${esc(T("Guess {side}'s mission {m}.", {side: sideName(d.owner), m: d.mission}))} ${esc(d.token ? T("It carries an intel token.") : T("No intel token on it."))}${d.deception ? ` <b class="dt-played" data-testid="dt-played">${esc(T("{side!c} laid a deception token on it.", {side: sideName(d.owner)}))}</b>` : ""}</div>${aidGrid(v.deduction, d, t.ranks) || grid(t.ranks, "guess")}`;
+    guess(v, t, side) {
+      const d = v.draft, aid = aidGrid(v.deduction, d, t.ranks);
+      // the next step's words held in the same room (unseen): its ranks stand where these do
+      const next = aid ? "" : asked(d, side, `<b>${esc(t.ranks.map(rank).reduce((a, b) => b.length > a.length ? b : a, ""))}</b>`);
+      return `${twin(guessing(d), next)}${aid || grid(t.ranks, "guess")}`;
     },
     // the card is face up for everyone: the guesser's phone taps it (the owner's may too)
     actual(v, t, side) {
-      const d = v.draft, yours = side === d.owner;
-      const guessed = `<b>${esc(rank(d.guess))}</b>`;
-      const head = !d.guess_needed
-        ? esc(T("{side!c}'s order broke this round: mission {m} counts as identified whatever is named. Tap the rank turned up.", {side: sideName(d.owner), m: d.mission}))
-        : yours ? T("{side!c} guessed {rank} for your mission {m}. Turn it up; either phone may tap its rank.", {side: esc(sideName(d.guesser)), rank: guessed, m: d.mission})
-          : T("You guessed {rank}. Tap the rank turned up on {side}'s mission {m}.", {rank: guessed, side: esc(sideName(d.owner)), m: d.mission});
-      return `<div class="card">${head}${d.deception ? " " + esc(T("A deception token lies on it.")) : ""}</div>${grid(t.ranks, "actual")}`;
+      const d = v.draft, before = d.guess_needed && side !== d.owner ? guessing(d, true) : "";
+      return `${twin(asked(d, side, `<b>${esc(rank(d.guess))}</b>`), before)}${grid(t.ranks, "actual")}`;
     },
     choice(v) {
       const d = v.draft;

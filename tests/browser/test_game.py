@@ -115,7 +115,21 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
             unavailable.append("sent again")
             route.fallback()
 
+    # a right guess is the same rank tapped twice on the guesser's phone: each rank's
+    # button must stand where it stood for the guess (the card turned up's heading was a
+    # line longer: the ranks 26 px lower, a tap on a button's top half the rank above)
+    guessed: dict[str, int] = {}
+    moved: list[int] = []
+
     def photograph(stage, page):
+        if stage in ("guess", "actual"):
+            at = page.evaluate(RANKS_AT, table.panel(page))
+            if stage == "guess":
+                guessed.clear()
+                guessed.update(at)
+            elif guessed:
+                moved.extend(abs(at[r] - guessed[r]) for r in at if r in guessed)
+                guessed.clear()
         if stage == "tokens":
             tokens_taps.append(page)
             if len(tokens_taps) == 1 and os.environ.get("DATABASE_URL"):
@@ -190,6 +204,7 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
             shot(table.tv, f"game-day{want['day']}-end-tv")
             shot(red, f"game-day{want['day']}-end-phone")
     assert days_checked == [1, 2, 3]
+    assert len(moved) > 100 and not [m for m in moved if m > 1], sorted(set(moved))
     # issue 11: a plain reveal is 2 taps on one phone, a round at most 24 taps in all
     assert plain and set(plain) == {2}, plain
     assert len(rounds) == 3 and len(tokens) == 6, (rounds, tokens)
@@ -220,6 +235,12 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
     assert table.tv.locator("#next").inner_text() == "Game over"
     WEIGHTS["whole 3-day game, host screen (all requests)"] = table.tv.wire.total()
     WEIGHTS["whole 3-day game, red phone (all requests)"] = red.wire.total()
+
+
+# where each rank's button stands on the screen, in a guess or in the card turned up
+RANKS_AT = """p => Object.fromEntries([...document.querySelectorAll(
+  `${p} [data-guess], ${p} [data-actual]`)].map(b => [b.dataset.guess || b.dataset.actual,
+  Math.round(b.getBoundingClientRect().top)]))"""
 
 
 WAITING = "() => document.getElementById('next').textContent.includes('Waiting for the big screen')"

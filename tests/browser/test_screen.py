@@ -14,7 +14,7 @@ from companion.engine.simulate import random_record
 
 from .conftest import TAPS, shot
 from .table import Table, expected_after, normalise
-from .test_game import WALL, plan, played_before
+from .test_game import RANKS_AT, WALL, plan, played_before
 
 
 def numbers(table: Table, want: dict[str, Any]) -> None:
@@ -44,8 +44,23 @@ def photographer(table: Table, name: str) -> Any:
 def play(table: Table, events: list[dict], name: str, wall: int = WALL,
          keys: bool = False) -> dict[str, Any]:
     """Enter ``events`` by taps; the board checked at each day's end; photographs of
-    each kind of step the first time it comes. ``keys``: some steps by the keyboard."""
-    photograph = photographer(table, name)
+    each kind of step the first time it comes. ``keys``: some steps by the keyboard.
+    A right guess is the same rank tapped twice on the screen: each rank's button must
+    stand in the same place for the guess and the card turned up (it moved 14-40 px)."""
+    photographed = photographer(table, name)
+    moved: list[int] = []
+    guessed: dict[str, int] = {}
+
+    def photograph(stage: str, page: Any) -> None:
+        photographed(stage, page)
+        if page is table.tv and stage in ("guess", "actual"):
+            at = page.evaluate(RANKS_AT, table.panel(page))
+            if stage == "guess":
+                guessed.clear()
+                guessed.update(at)
+            elif guessed:
+                moved.extend(abs(at[r] - guessed[r]) for r in at if r in guessed)
+                guessed.clear()
     plain, rounds, days = [], [], []
     round_from = 0
     by_keys = False
@@ -77,6 +92,7 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
             days.append(want["day"])
             numbers(table, want)
             shot(table.tv, f"{name}-day{want['day']}-end")
+    assert not [m for m in moved if m > 1], sorted(set(moved))
     want = expected_after(wall, events)
     assert want["phase"] == "over"
     table.sync(table.tv)
@@ -89,7 +105,7 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
     # referee's, tapped by nobody (a phone's record leaves it out too)
     assert record["events"] == [{k: v for k, v in e.items() if k != "choice" or "choice" in got}
                                 for e, got in zip(events, record["events"], strict=True)]
-    return {"plain": plain, "rounds": rounds, "days": days}
+    return {"plain": plain, "rounds": rounds, "days": days, "moved": moved}
 
 
 def test_a_whole_game_from_the_tv_alone_by_taps_and_keys(screens, live):
@@ -164,6 +180,7 @@ def test_a_whole_game_on_a_tablet_in_german_and_its_other_shapes(screens, live):
     tv.set_viewport_size({"width": 1024, "height": 768})
     out = play(table, events, "tablet")
     assert out["days"] == [1, 2, 3] and set(out["plain"]) == {2}
+    assert len(out["moved"]) > 100            # (the ranks of many reveals, each in place)
     assert tv.locator("html").get_attribute("lang") == "de"
 
 
