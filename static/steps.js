@@ -54,7 +54,9 @@ const Steps = (() => {
     intel(v, t) {
       const cards = (t.cards || []).map(c => `<button type="button" class="big card-pick" data-card="${c.join(",")}" aria-label="${esc(T("intel card {ranks}", {ranks: c.join(", ")}))}">${c.join(" · ")}</button>`).join("");
       const ask = T("Tap the four ranks on the intel card: it is recorded with the fourth ({done}/{all}).", {done: picked.length, all: t.count});
-      return cards && !picked.length
+      // the cards seen before stay while a new one is tapped rank by rank: the ranks under
+      // them stand still (they jumped 310-320 px up at the first rank, under the next tap)
+      return cards
         ? `<div class="card">${esc(T("Which intel card is turned up? One tap records a card seen before."))}</div>
           <div class="cards" data-testid="known-cards">${cards}</div>
           <div class="card muted">${esc(T("A card not listed?"))} ${esc(ask)}</div>${grid(t.ranks, "pick", picked)}${o.plan ? o.plan() : ""}`
