@@ -101,7 +101,9 @@ const Steps = (() => {
       const down = t.missions[side];
       if (!down.length) return `<div class="card">${esc(T("All your cards are face up."))}</div><button type="button" class="primary big" id="do-check">${esc(T("Confirm the capture check"))}</button>`;
       const m = down[picked.length];
-      if (m) return `<div class="card">${esc(T("Capture check: turn up mission {m} and tap its rank.", {m}))}</div>${grid(t.ranks[side].filter(r => !picked.includes(r)), "pick")}`;
+      // the ranks tapped so far stay where they were, spent: the others do not move up
+      // under the next tap (one mistap here loses the game)
+      if (m) return `<div class="card">${esc(T("Capture check: turn up mission {m} and tap its rank.", {m}))}</div><div class="ranks">${t.ranks[side].map(r => rankBtn(r, `data-pick="${r}" ${picked.includes(r) ? "disabled" : ""}`)).join("")}</div>`;
       // one mistap here loses the game: say before it is sent when the cards break the order
       const four = [1, 2, 3, 4].map(m => m in v.state.revealed[side] ? v.state.revealed[side][m] : picked[down.indexOf(m)]);
       const broken = !Lineup.check(four, null).legal;

@@ -8,6 +8,7 @@ from companion.engine.simulate import random_record
 
 from .conftest import shot
 from .table import Table, expected_after, normalise
+from .test_game import RANKS_AT
 
 WALL = 2
 
@@ -37,8 +38,12 @@ def test_a_flag_capture_ends_the_game_after_the_capture_check(screens, live):
     shot(red, "flag-check-phone")
     check = events[-1]
     first, second = (r for _m, r in sorted((int(m), r) for m, r in check["ranks"].items()))
+    at = red.evaluate(RANKS_AT, "#act")
     table.tap(red, f'#act [data-pick="{first}"]')
     assert red.locator("#act").inner_text().startswith("Capture check: turn up mission 4")
+    # the rank tapped stays in its place, spent; the others do not move under the next tap
+    assert red.evaluate(RANKS_AT, "#act") == at
+    assert red.locator(f'#act [data-pick="{first}"]').is_disabled()
     table.tap(red, f'#act [data-pick="{second}"]')
     shot(red, "flag-check-confirm-phone")
     table.submit(red, "#do-check")
