@@ -12,14 +12,16 @@ const Steps = (() => {
   const grid = (ranks, data, sel = []) => `<div class="ranks">${ranks.map(r => rankBtn(r, `data-${data}="${r}"`, sel.includes(r) ? "sel" : "")).join("")}</div>`;
   // the deduction aid (a table that opted in): each rank's share of the line-ups the public
   // information still allows on this mission; ranks no line-up puts there are dimmed
-  function aidGrid(ded, d, ranks) {
+  // (as: the step it is drawn for. For the card turned up the same grid, its shares and
+  // note held unseen and nothing dimmed: each rank stands where the guess had it)
+  function aidGrid(ded, d, ranks, as = "guess") {
     if (!ded || ded.side !== d.owner || ded.mission !== d.mission) return "";
-    const n = ded.lineups, here = ded.missions[String(d.mission)] || {};
-    if (!n) return `<div class="card aid-none" data-testid="aid-none">${esc(T("No honest line-up fits what the table has seen: some intel token on the table must be wrong."))}</div>${grid(ranks, "guess")}`;
+    const n = ded.lineups, here = ded.missions[String(d.mission)] || {}, spent = as !== "guess";
+    if (!n) return `<div class="card aid-none" data-testid="aid-none">${esc(T("No honest line-up fits what the table has seen: some intel token on the table must be wrong."))}</div>${grid(ranks, as)}`;
     const pct = c => { const p = Math.round(100 * c / n); return p ? Words.percent(p) : "<" + Words.percent(1); };
-    return `<p class="aid-note muted">${esc(TN("Deduction aid: {n} line-up fits what the table has seen.", "Deduction aid: {n} line-ups fit what the table has seen.", n))}</p><div class="ranks aid">${ranks.map(r => {
+    return `<p class="aid-note muted ${spent ? "held" : ""}">${esc(TN("Deduction aid: {n} line-up fits what the table has seen.", "Deduction aid: {n} line-ups fit what the table has seen.", n))}</p><div class="ranks aid ${spent ? "spent" : ""}">${ranks.map(r => {
       const c = here[String(r)] || 0;
-      return `<button type="button" class="${c ? "" : "dim"}" data-guess="${r}" data-share="${c ? Math.round(100 * c / n) : 0}"><b>${r}</b><span class="nm">${esc(rank(r))}${c ? `<small class="pct">${esc(T("{share} of line-ups", {share: pct(c)}))}</small>` : ""}</span></button>`;
+      return `<button type="button" class="${c || spent ? "" : "dim"}" data-${as}="${r}" data-share="${c ? Math.round(100 * c / n) : 0}"><b>${r}</b><span class="nm">${esc(rank(r))}${c ? `<small class="pct">${esc(T("{share} of line-ups", {share: pct(c)}))}</small>` : ""}</span></button>`;
     }).join("")}</div>`;
   }
 
@@ -34,9 +36,11 @@ const Steps = (() => {
         : T("You guessed {rank}. Tap the rank turned up on {side}'s mission {m}.", {rank: guessed, side: esc(sideName(d.owner)), m: d.mission});
     return `${head}${d.deception ? " " + esc(T("A deception token lies on it.")) : ""}`;
   }
-  const twin = (shown, held) => held
-    ? `<div class="card twin"><span>${shown}</span><span class="held" aria-hidden="true">${held}</span></div>`
+  const twin = (shown, ...held) => held.length
+    ? `<div class="card twin"><span>${shown}</span>${held.map(h => `<span class="held" aria-hidden="true">${h}</span>`).join("")}</div>`
     : `<div class="card">${shown}</div>`;
+  // the card turned up's words with the longest rank's name: the room they may need
+  const longest = (d, side, ranks) => asked(d, side, `<b>${esc(ranks.map(rank).reduce((a, b) => b.length > a.length ? b : a, ""))}</b>`);
 
   function panel(o) {
     let picked = [];
@@ -82,15 +86,14 @@ const Steps = (() => {
         ${n ? `<button type="button" class="quiet" data-dec="ask" data-testid="deceive">${esc(T("Lay a deception token…"))}</button>` : ""}`;
     },
     guess(v, t, side) {
-      const d = v.draft, aid = aidGrid(v.deduction, d, t.ranks);
-      // the next step's words held in the same room (unseen): its ranks stand where these do
-      const next = aid ? "" : asked(d, side, `<b>${esc(t.ranks.map(rank).reduce((a, b) => b.length > a.length ? b : a, ""))}</b>`);
-      return `${twin(guessing(d), next)}${aid || grid(t.ranks, "guess")}`;
+      const d = v.draft;      // the next step's words held in the same room, unseen
+      return `${twin(guessing(d), longest(d, side, t.ranks))}${aidGrid(v.deduction, d, t.ranks) || grid(t.ranks, "guess")}`;
     },
     // the card is face up for everyone: the guesser's phone taps it (the owner's may too)
     actual(v, t, side) {
-      const d = v.draft, before = d.guess_needed && side !== d.owner ? guessing(d, true) : "";
-      return `${twin(asked(d, side, `<b>${esc(rank(d.guess))}</b>`), before)}${grid(t.ranks, "actual")}`;
+      const d = v.draft, shown = asked(d, side, `<b>${esc(rank(d.guess))}</b>`);
+      if (!d.guess_needed || side === d.owner) return `${twin(shown)}${grid(t.ranks, "actual")}`;
+      return `${twin(shown, guessing(d, true), longest(d, side, t.ranks))}${aidGrid(v.deduction, d, t.ranks, "actual") || grid(t.ranks, "actual")}`;
     },
     choice(v) {
       const d = v.draft;

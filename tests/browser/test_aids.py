@@ -12,6 +12,7 @@ from companion.engine import Record, replay
 from companion.engine.deduce import deduce_side
 
 from .conftest import shot
+from .test_game import RANKS_AT
 
 # what the phones show of the deduction aid, whatever the database: checked once, in
 # the SQLite pass
@@ -74,8 +75,15 @@ def test_the_aid_dims_impossible_ranks_and_shows_shares(screens, live, tmp_path)
     red.set_viewport_size({"width": 360, "height": 640})
     shot(red, "aid-phone-360")
     # a dimmed rank can still be guessed (a guess may name any rank blue could hold)
+    at = red.evaluate(RANKS_AT, "#act")
     red.locator('[data-guess="2"]').click()
     red.wait_for_selector('#act[data-step="reveal-guess"]', state="detached")
+    # the card turned up: the same grid, shares held unseen, nothing dimmed, each rank
+    # where it stood for the guess (a right guess taps it twice)
+    red.wait_for_selector('#act[data-step="reveal-actual"] [data-actual]')
+    assert red.evaluate(RANKS_AT, "#act") == at
+    assert red.locator("#act .ranks.aid [data-actual].dim").count() == 0
+    assert not red.locator("#act .pct").first.is_visible()
 
 
 def test_no_honest_line_up_says_some_intel_is_wrong(screens, live, tmp_path):
