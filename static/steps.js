@@ -41,6 +41,17 @@ const Steps = (() => {
     : `<div class="card">${shown}</div>`;
   // the card turned up's words with the longest rank's name: the room they may need
   const longest = (d, side, ranks) => asked(d, side, `<b>${esc(ranks.map(rank).reduce((a, b) => b.length > a.length ? b : a, ""))}</b>`);
+  // the words a reveal's card may hold, for the guess and the card turned up alike: both
+  // questions, and if the owner could still lay a deception token while the guess waits,
+  // both with it (laid then, it no longer pushes the ranks down under the guesser's tap)
+  function room(v, d, side, ranks) {
+    const out = [guessing(d, true), longest(d, side, ranks)];
+    if (!d.deception && v.state.dt[d.owner] > 0) {
+      const laid = {...d, deception: true};
+      out.push(guessing(laid, true), longest(laid, side, ranks));
+    }
+    return out;
+  }
 
   function panel(o) {
     let picked = [];
@@ -87,13 +98,13 @@ const Steps = (() => {
     },
     guess(v, t, side) {
       const d = v.draft;      // the next step's words held in the same room, unseen
-      return `${twin(guessing(d), longest(d, side, t.ranks))}${aidGrid(v.deduction, d, t.ranks) || grid(t.ranks, "guess")}`;
+      return `${twin(guessing(d), ...room(v, d, side, t.ranks))}${aidGrid(v.deduction, d, t.ranks) || grid(t.ranks, "guess")}`;
     },
     // the card is face up for everyone: the guesser's phone taps it (the owner's may too)
     actual(v, t, side) {
       const d = v.draft, shown = asked(d, side, `<b>${esc(rank(d.guess))}</b>`);
       if (!d.guess_needed || side === d.owner) return `${twin(shown)}${grid(t.ranks, "actual")}`;
-      return `${twin(shown, guessing(d, true), longest(d, side, t.ranks))}${aidGrid(v.deduction, d, t.ranks, "actual") || grid(t.ranks, "actual")}`;
+      return `${twin(shown, ...room(v, d, side, t.ranks))}${aidGrid(v.deduction, d, t.ranks, "actual") || grid(t.ranks, "actual")}`;
     },
     choice(v) {
       const d = v.draft;

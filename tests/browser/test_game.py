@@ -119,6 +119,8 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
     # button must stand where it stood for the guess (the card turned up's heading was a
     # line longer: the ranks 26 px lower, a tap on a button's top half the rank above)
     guessed: dict[str, int] = {}
+    unlaid: dict[str, int] = {}
+    laid: list[int] = []
     moved: list[int] = []
 
     def photograph(stage, page):
@@ -134,9 +136,20 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
             assert page.evaluate(RANKS_AT, panel) == at
             page.click(f"{panel} [data-pick='1']")
             page.wait_for_selector(f"{panel} [data-pick='1']:not(.sel)")
+        if stage == "deception":
+            # the guesser's ranks as the owner is about to lay a token (they may be tapped
+            # at that very moment): the token must not push them down
+            guesser = blue if page is red else red
+            table.sync(guesser)
+            unlaid.update(guesser.evaluate(RANKS_AT, table.panel(guesser)))
         if stage in ("guess", "actual"):
+            table.sync(page)
             at = page.evaluate(RANKS_AT, table.panel(page))
             if stage == "guess":
+                if unlaid:
+                    moved.extend(abs(at[r] - unlaid[r]) for r in at if r in unlaid)
+                    laid.append(len(unlaid))
+                    unlaid.clear()
                 guessed.clear()
                 guessed.update(at)
             elif guessed:
@@ -217,6 +230,7 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
             shot(red, f"game-day{want['day']}-end-phone")
     assert days_checked == [1, 2, 3]
     assert len(moved) > 100 and not [m for m in moved if m > 1], sorted(set(moved))
+    assert laid, "no deception token laid while a guess waited"
     # issue 11: a plain reveal is 2 taps on one phone, a round at most 24 taps in all
     assert plain and set(plain) == {2}, plain
     assert len(rounds) == 3 and len(tokens) == 6, (rounds, tokens)
