@@ -148,6 +148,14 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
         assert dot and abs(dot["width"] - dot["height"]) < 1, (w, dot)
         shot(red, f"first-phone-de-{w}x{h}-intel")
     red.set_viewport_size({"width": 360, "height": 640})
+    # a message (news, a refusal) over the bar, not over the choices: at the foot of a
+    # small phone it hid two rows of ranks for 4.5 s
+    for w, h in ((320, 568), (360, 640)):
+        red.set_viewport_size({"width": w, "height": h})
+        red.evaluate("() => SL.toast('Rot beginnt den Tag', true)")
+        assert red.evaluate("""() => document.getElementById('toast').getBoundingClientRect()
+            .bottom <= document.querySelector('#act [data-pick]').getBoundingClientRect().top""")
+    red.evaluate("() => { document.getElementById('toast').hidden = true; }")
     table.play(events[2])                                   # the intel card
     # 14: the token missions say whether they are chosen; 7: the line-up panel in German
     assert table.step(red) == "tokens"
