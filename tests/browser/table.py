@@ -21,6 +21,33 @@ from .conftest import SCREENS, read_qr, shot
 
 SIDES = ("red", "blue")
 
+# where each rank's button stands on the screen (a guess, the card turned up, a pick)
+RANKS_AT = """p => Object.fromEntries([...document.querySelectorAll(
+  `${p} [data-guess], ${p} [data-actual], ${p} [data-pick]`)].map(b => [
+  b.dataset.guess || b.dataset.actual || b.dataset.pick,
+  Math.round(b.getBoundingClientRect().top)]))"""
+
+
+class Places:
+    """Where the ranks' buttons of a panel stood when marked, and how far each has moved
+    at the next look (a rank tapped twice, or tapped while the page changes, must not)."""
+
+    def __init__(self) -> None:
+        self.moved: list[int] = []
+        self.marked: dict[str, int] = {}
+
+    def mark(self, page: Any, panel: str) -> None:
+        self.marked = page.evaluate(RANKS_AT, panel)
+
+    def since(self, page: Any, panel: str) -> None:
+        """Each rank's move since the mark (none without one); the mark is then spent."""
+        at = page.evaluate(RANKS_AT, panel)
+        self.moved.extend(abs(at[r] - self.marked[r]) for r in at if r in self.marked)
+        self.marked = {}
+
+    def still(self) -> bool:
+        return not [m for m in self.moved if m > 1]
+
 
 def normalise(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The events as the phones record them (intel ranks and token missions sorted)."""

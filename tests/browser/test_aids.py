@@ -12,7 +12,7 @@ from companion.engine import Record, replay
 from companion.engine.deduce import deduce_side
 
 from .conftest import shot
-from .test_game import RANKS_AT
+from .table import RANKS_AT
 
 # what the phones show of the deduction aid, whatever the database: checked once, in
 # the SQLite pass

@@ -7,8 +7,7 @@ import random
 from companion.engine.simulate import random_record
 
 from .conftest import shot
-from .table import Table, expected_after, normalise
-from .test_game import RANKS_AT
+from .table import RANKS_AT, Table, expected_after, normalise
 
 WALL = 2
 

@@ -16,7 +16,7 @@ from companion.engine.simulate import random_record
 from harness.steps import steps
 
 from .conftest import TAPS, WEIGHTS, shot
-from .table import Table, expected_after, normalise
+from .table import RANKS_AT, Places, Table, expected_after, normalise
 
 WALL = 3
 # the intel cards of a box (any six: the companion learns whatever cards a group has)
@@ -118,10 +118,7 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
     # a right guess is the same rank tapped twice on the guesser's phone: each rank's
     # button must stand where it stood for the guess (the card turned up's heading was a
     # line longer: the ranks 26 px lower, a tap on a button's top half the rank above)
-    guessed: dict[str, int] = {}
-    unlaid: dict[str, int] = {}
-    laid: list[int] = []
-    moved: list[int] = []
+    reveal, token = Places(), Places()
 
     def photograph(stage, page):
         if stage == "intel" and "intel" not in done:
@@ -141,20 +138,14 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
             # at that very moment): the token must not push them down
             guesser = blue if page is red else red
             table.sync(guesser)
-            unlaid.update(guesser.evaluate(RANKS_AT, table.panel(guesser)))
+            token.mark(guesser, table.panel(guesser))
         if stage in ("guess", "actual"):
             table.sync(page)
-            at = page.evaluate(RANKS_AT, table.panel(page))
             if stage == "guess":
-                if unlaid:
-                    moved.extend(abs(at[r] - unlaid[r]) for r in at if r in unlaid)
-                    laid.append(len(unlaid))
-                    unlaid.clear()
-                guessed.clear()
-                guessed.update(at)
-            elif guessed:
-                moved.extend(abs(at[r] - guessed[r]) for r in at if r in guessed)
-                guessed.clear()
+                token.since(page, table.panel(page))
+                reveal.mark(page, table.panel(page))
+            else:
+                reveal.since(page, table.panel(page))
         if stage == "tokens":
             tokens_taps.append(page)
             if len(tokens_taps) == 1 and os.environ.get("DATABASE_URL"):
@@ -229,8 +220,8 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
             shot(table.tv, f"game-day{want['day']}-end-tv")
             shot(red, f"game-day{want['day']}-end-phone")
     assert days_checked == [1, 2, 3]
-    assert len(moved) > 100 and not [m for m in moved if m > 1], sorted(set(moved))
-    assert laid, "no deception token laid while a guess waited"
+    assert len(reveal.moved) > 100 and reveal.still(), sorted(set(reveal.moved))
+    assert token.moved and token.still(), sorted(set(token.moved))   # (a token was laid)
     # issue 11: a plain reveal is 2 taps on one phone, a round at most 24 taps in all
     assert plain and set(plain) == {2}, plain
     assert len(rounds) == 3 and len(tokens) == 6, (rounds, tokens)
@@ -261,13 +252,6 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
     assert table.tv.locator("#next").inner_text() == "Game over"
     WEIGHTS["whole 3-day game, host screen (all requests)"] = table.tv.wire.total()
     WEIGHTS["whole 3-day game, red phone (all requests)"] = red.wire.total()
-
-
-# where each rank's button stands on the screen (a guess, the card turned up, a pick)
-RANKS_AT = """p => Object.fromEntries([...document.querySelectorAll(
-  `${p} [data-guess], ${p} [data-actual], ${p} [data-pick]`)].map(b => [
-  b.dataset.guess || b.dataset.actual || b.dataset.pick,
-  Math.round(b.getBoundingClientRect().top)]))"""
 
 
 WAITING = "() => document.getElementById('next').textContent.includes('Waiting for the big screen')"

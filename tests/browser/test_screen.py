@@ -13,8 +13,8 @@ from typing import Any
 from companion.engine.simulate import random_record
 
 from .conftest import TAPS, shot
-from .table import Table, expected_after, normalise
-from .test_game import RANKS_AT, WALL, plan, played_before
+from .table import Places, Table, expected_after, normalise
+from .test_game import WALL, plan, played_before
 
 
 def numbers(table: Table, want: dict[str, Any]) -> None:
@@ -48,19 +48,14 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
     A right guess is the same rank tapped twice on the screen: each rank's button must
     stand in the same place for the guess and the card turned up (it moved 14-40 px)."""
     photographed = photographer(table, name)
-    moved: list[int] = []
-    guessed: dict[str, int] = {}
+    reveal = Places()
 
     def photograph(stage: str, page: Any) -> None:
         photographed(stage, page)
-        if page is table.tv and stage in ("guess", "actual"):
-            at = page.evaluate(RANKS_AT, table.panel(page))
-            if stage == "guess":
-                guessed.clear()
-                guessed.update(at)
-            elif guessed:
-                moved.extend(abs(at[r] - guessed[r]) for r in at if r in guessed)
-                guessed.clear()
+        if page is table.tv and stage == "guess":
+            reveal.mark(page, table.panel(page))
+        elif page is table.tv and stage == "actual":
+            reveal.since(page, table.panel(page))
     plain, rounds, days = [], [], []
     round_from = 0
     by_keys = False
@@ -92,7 +87,7 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
             days.append(want["day"])
             numbers(table, want)
             shot(table.tv, f"{name}-day{want['day']}-end")
-    assert not [m for m in moved if m > 1], sorted(set(moved))
+    assert reveal.still(), sorted(set(reveal.moved))
     want = expected_after(wall, events)
     assert want["phase"] == "over"
     table.sync(table.tv)
@@ -105,7 +100,7 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
     # referee's, tapped by nobody (a phone's record leaves it out too)
     assert record["events"] == [{k: v for k, v in e.items() if k != "choice" or "choice" in got}
                                 for e, got in zip(events, record["events"], strict=True)]
-    return {"plain": plain, "rounds": rounds, "days": days, "moved": moved}
+    return {"plain": plain, "rounds": rounds, "days": days, "moved": reveal.moved}
 
 
 def test_a_whole_game_from_the_tv_alone_by_taps_and_keys(screens, live):
