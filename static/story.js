@@ -246,16 +246,19 @@
   }
 
   // --- moving through the game ----------------------------------------------------
-  // on a laptop or a TV the step's words have a box of their own: beside the drawings
-  // the room left under the controls, on a TV three lines. A long step (300 letters in
-  // French) is set smaller to fit, down to 13 px beside the drawings, 16 on a TV
-  const boxed = matchMedia("(min-width: 1200px)"), beside = matchMedia("(max-height: 900px)");
+  // on a tablet, a laptop or a TV the step's words have a box of their own: beside the
+  // drawings the room left under the controls, elsewhere three lines. A long step (300
+  // letters in French) is set smaller to fit, down to 13 px beside the drawings and on a
+  // tablet, 16 on a TV
+  const boxed = matchMedia("(min-width: 901px)");
+  const beside = matchMedia("(min-width: 1200px) and (max-height: 900px)");
+  const tablet = matchMedia("(max-width: 1199px)");
   function tell(text) {
     const p = $("told");
     p.textContent = text;
     p.style.fontSize = "";
     if (!boxed.matches) return;
-    const least = beside.matches ? 13 : 16;
+    const least = beside.matches || tablet.matches ? 13 : 16;
     for (let px = parseFloat(getComputedStyle(p).fontSize) - 1; px >= least && p.scrollHeight > p.clientHeight; px--) {
       p.style.fontSize = `${px}px`;
     }
