@@ -262,7 +262,13 @@ _SAME = _same(
     (("gleich", "gleiche", "gleichstand", "genauso", "remis"), ("gleichen", "unentschieden")),
     (("verkeerd", "verkeerde"), ("foute",)),
     (("evenveel", "zelfde", "hetzelfde", "gelijk", "gelijkstand"), ("gelijke", "gelijkspel")),
-    (("verliezen", "verlies", "verliest", "verloren"), ("winnen", "wint")))
+    (("verliezen", "verlies", "verliest", "verloren"), ("winnen", "wint")),
+    (("place", "places", "placed"), ("put", "lay")),          # tokens are put, cards lay
+    (("rounds",), ("day", "days")),                           # "how many rounds": three days
+    (("manches",), ("jour", "jours")),
+    (("runden",), ("tag", "tage")),
+    (("rondes", "rondjes"), ("dag", "dagen")),
+    (("placer", "place", "places", "placez"), ("poser",)))
 
 
 def _forms(word: str) -> tuple[dict[str, float], set[str]]:

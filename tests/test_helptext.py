@@ -244,6 +244,15 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("what if my IP go below zero?", "en", ["R33"], 1),
     ("can I look at my exhausted cards?", "en", ["R3", "R15"], 3),
     ("how many tokn?", "en", ["R11"], 3),
+    # a player's word for the texts' own: tokens are "placed" (put, "posés"), the game has
+    # three "rounds" (days: the glossary says so); each found the end of the day's tokens
+    # coming off, or the first round's exhaustion, before
+    ("how many intel tokens do I place?", "en", ["R11"], 1),
+    ("où placer les jetons de renseignement ?", "fr", ["R11"], 1),
+    ("how many rounds are there?", "en", ["word-10", "R72"], 3),
+    ("combien de manches ?", "fr", ["word-10", "R72"], 3),
+    ("wie viele Runden?", "de", ["word-10", "R72"], 3),
+    ("hoeveel rondes?", "nl", ["word-10", "R72"], 3),
 ]
 
 
