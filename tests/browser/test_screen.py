@@ -12,7 +12,7 @@ from typing import Any
 
 from companion.engine.simulate import random_record
 
-from .conftest import TAPS, shot
+from .conftest import SMALLEST_WORD, TAPS, shot
 from .table import Places, Table, expected_after, normalise
 from .test_game import WALL, plan, played_before
 
@@ -165,6 +165,9 @@ def test_a_whole_game_on_a_tablet_in_german_and_its_other_shapes(screens, live):
                 b.textContent.trim()]; })""")
     shot(tv, "tablet-1024x768-exhaust")
     assert sizes and not [x for x in sizes if x[0] < 44 or not x[1]], sizes
+    # the board as wide as the panel leaves it: its smallest words 9 px (8.0 beside a panel
+    # of 660 of the stage's 1440)
+    assert tv.evaluate(SMALLEST_WORD, ["board"]) >= 9
     for w, h in ((768, 1024), (1280, 800)):            # upright, and a wider tablet
         tv.set_viewport_size({"width": w, "height": h})
         tv.wait_for_function("w => document.body.classList.contains('portrait') === w", arg=w < h)
