@@ -121,6 +121,7 @@
       const s = v.state;
       return `<div class="card over" data-testid="winner" data-winner="${s.winner}">
         <h1>${s.winner === "draw" ? "" : mark(s.winner) + " "}${esc(v.words.winner)}</h1><p>${esc(s.end)}</p></div>
+        <a class="btn primary" href="/t/${SL.code}/story?from=phone" data-testid="story-link">${esc(T("The story of the game"))} ▶</a>
         <a class="btn" href="/api/tables/${SL.code}/record" download>${esc(T("Save the game record"))}</a>`;
     },
   };

@@ -124,7 +124,10 @@ def _no_network(public: str) -> bool:
 def story(code: str) -> str:
     """The story of the game, step by step, with a chart and the key moments."""
     table = _load(code)
-    return render_template("story.html", code=table.code)
+    # opened from a phone at the end of its game: the way back is to that phone's page
+    # (the table's is the big screen's); nothing else of the address is used
+    back = f"/j/{table.code}" if request.args.get("from") == "phone" else f"/t/{table.code}"
+    return render_template("story.html", code=table.code, back=back)
 
 
 @bp.get("/j/<code>")

@@ -53,3 +53,13 @@ def test_a_flag_capture_ends_the_game_after_the_capture_check(screens, live):
     table.sync(blue)
     assert blue.get_by_test_id("winner").inner_text().split("\n\n") == ["R Red wins", want["end"]]
     shot(blue, "flag-winner-phone")
+    # the game's story from the phone, and back to the phone's own page (not the big
+    # screen's, which the story's way back had been)
+    blue.get_by_test_id("story-link").tap()
+    blue.wait_for_url(f"**/t/{table.code}/story?from=phone")
+    blue.wait_for_function("() => document.body.dataset.ready === '1'")
+    blue.locator("#next").tap()
+    blue.wait_for_function("() => document.body.dataset.step === '1'")
+    blue.get_by_test_id("back").tap()
+    blue.wait_for_url(f"**/j/{table.code}")
+    assert blue.get_by_test_id("winner").get_attribute("data-winner") == "red"

@@ -5,6 +5,7 @@ OpenAPI document; the "first game" switch is stored on the table and in the view
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema_rs
@@ -147,3 +148,20 @@ def test_the_first_game_switch_is_stored_and_in_the_view(client, app):
                                               "first_game": 1})):
         r = client.post(url, json=body, headers={"Origin": ORIGIN})
         assert r.status_code == 400 and r.get_json()["field"] == "first_game"
+
+
+def test_the_storys_way_back_is_the_phones_page_or_the_tables_and_nothing_else(table, client):
+    """Opened from a phone at the end of its game the story leads back to that phone's
+    page; otherwise to the table's (the big screen's). No other address is taken from the
+    request: a stranger's link cannot make the story's way back lead off the server."""
+    code = table().code
+
+    def back(query: str) -> str:
+        page = client.get(f"/t/{code}/story{query}").get_data(as_text=True)
+        return re.search(r'class="btn back" href="([^"]*)"', page).group(1)
+
+    assert back("") == f"/t/{code}"
+    assert back("?from=phone") == f"/j/{code}"
+    for odd in ("?from=https://evil.example/", "?from=//evil.example", "?from=/j/ZZZZZ",
+                "?back=https://evil.example/", "?from=PHONE"):
+        assert back(odd) == f"/t/{code}", odd
