@@ -111,20 +111,21 @@
     // a watcher: the game as it goes, read only; it takes no seat and can tap nothing
     watch(v) {
       const today = v.state.reveals.filter(r => r.day === v.state.day).map(r => `<li>${esc(r.narration)}</li>`).reverse().join("");
-      return watchBoard(v) + (today ? `<h2 class="watch-h">${esc(T("Today"))}</h2><ol class="watch-log">${today}</ol>` : "")
+      return (v.state.phase === "over" ? ended(v) : "") + watchBoard(v) + (today ? `<h2 class="watch-h">${esc(T("Today"))}</h2><ol class="watch-log">${today}</ol>` : "")
         + `<p class="muted watch-note" data-testid="watching">${esc(T("You are watching: this phone takes no seat and taps nothing."))}</p>
         <button type="button" id="do-unwatch">${esc(T("Take a seat instead"))}</button>`;
     },
     waiting: () => "",
     ...steps.draw,
-    over(v) {
-      const s = v.state;
-      return `<div class="card over" data-testid="winner" data-winner="${s.winner}">
-        <h1>${s.winner === "draw" ? "" : mark(s.winner) + " "}${esc(v.words.winner)}</h1><p>${esc(s.end)}</p></div>
-        <a class="btn primary" href="/t/${SL.code}/story?from=phone" data-testid="story-link">${esc(T("The story of the game"))} ▶</a>
-        <a class="btn" href="/api/tables/${SL.code}/record" download>${esc(T("Save the game record"))}</a>`;
-    },
+    over: v => ended(v) + `<a class="btn" href="/api/tables/${SL.code}/record" download>${esc(T("Save the game record"))}</a>`,
   };
+  // the game's end, for a seat and a watcher: who won, why, and the game's story
+  function ended(v) {
+    const s = v.state;
+    return `<div class="card over" data-testid="winner" data-winner="${s.winner}">
+      <h1>${s.winner === "draw" ? "" : mark(s.winner) + " "}${esc(v.words.winner)}</h1><p>${esc(s.end)}</p></div>
+      <a class="btn" href="/t/${SL.code}/story?from=phone" data-testid="story-link">${esc(T("The story of the game"))} ▶</a>`;
+  }
   // an undo that waits for this phone's side to agree, or that this phone asked for
   function undoCard(v) {
     const u = v.undo;
@@ -176,7 +177,7 @@
     const fresh = stepKey !== lastStep;
     if (fresh) { steps.picked = []; lastStep = stepKey; }
     const yourTurn = open && !(step in NEXT) && step !== "over";
-    $("next").textContent = NEXT[step] || v.words.next;
+    $("next").textContent = NEXT[step] || (v.state.phase === "over" ? NEXT.over : v.words.next);
     document.body.classList.toggle("watching", step === "watch");
     document.body.classList.toggle("your-turn", yourTurn);
     if (yourTurn && lastTurn !== stepKey && navigator.vibrate) navigator.vibrate(80);

@@ -54,6 +54,16 @@ def test_a_watcher_and_a_rematch_that_moves_four_phones(screens, live):
     table.enter_by_http(list(random_record(random.Random(5), wall_distance=WALL).events))
     table.sync(tv)
     tv.get_by_test_id("winner").wait_for()
+    # the watcher sees who won and why, and may open the game's story (it saw the board)
+    won = watcher.get_by_test_id("winner")
+    won.wait_for()
+    assert won.get_attribute("data-winner") == tv.get_by_test_id("winner").get_attribute(
+        "data-winner")
+    assert watcher.get_by_test_id("story-link").get_attribute("href") == (
+        f"/t/{table.code}/story?from=phone")
+    assert watcher.get_by_test_id("watch-board").count() == 1
+    assert watcher.locator("#next").inner_text() == "Game over"     # (not the card's words twice)
+    shot(watcher, "rematch-watcher-over-390")
     away = table.phones[("blue", 2)]
     away.goto("about:blank")
     shot(tv, "rematch-tv-over-1920")
