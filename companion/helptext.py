@@ -268,7 +268,11 @@ _SAME = _same(
     (("manches",), ("jour", "jours")),
     (("runden",), ("tag", "tage")),
     (("rondes", "rondjes"), ("dag", "dagen")),
-    (("placer", "place", "places", "placez"), ("poser",)))
+    (("placer", "place", "places", "placez"), ("poser",)),
+    (("first",), ("starts",)),                                # "who goes first": who starts
+    (("premier", "premiere"), ("commence",)),
+    (("fangt", "anfangen", "zuerst"), ("beginnt",)),
+    (("eerst", "eerste"), ("begint",)))
 
 
 def _forms(word: str) -> tuple[dict[str, float], set[str]]:

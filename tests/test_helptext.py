@@ -253,6 +253,12 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("combien de manches ?", "fr", ["word-10", "R72"], 3),
     ("wie viele Runden?", "de", ["word-10", "R72"], 3),
     ("hoeveel rondes?", "nl", ["word-10", "R72"], 3),
+    # who goes "first" is who starts (R12), not the first exhaustion (R3)
+    ("who goes first?", "en", ["R12"], 1),
+    ("qui joue en premier ?", "fr", ["R12"], 3),
+    ("wer fängt an?", "de", ["R12"], 1),
+    ("wie is eerst?", "nl", ["R12"], 1),
+    ("what is the first exhaustion?", "en", ["R3"], 1),
 ]
 
 
