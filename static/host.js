@@ -17,10 +17,12 @@
     const staged = entry ? Math.min(innerWidth, innerHeight) >= 600 : innerWidth > 1000;
     body.classList.toggle("staged", staged);
     if (!staged) { ["--s", "--x", "--y", "--w", "--h"].forEach(k => root.removeProperty(k)); body.classList.remove("portrait"); return; }
+    // the stage is as wide as the screen's shape, 1440 to 1920 for 1080 high: a 16:10
+    // laptop, a 4:3 projector or a 5:4 monitor is filled, not banded above and below
     let W = 1920, H = 1080;
     const r = innerWidth / innerHeight;
     if (entry && r < 1) { W = 1080; H = Math.round(Math.min(1920, Math.max(1350, 1080 / r))); }
-    else if (entry) W = Math.round(Math.min(1920, Math.max(1440, 1080 * r)));
+    else W = Math.round(Math.min(1920, Math.max(1440, 1080 * r)));
     body.classList.toggle("portrait", W < H);
     const s = Math.min(innerWidth / W, innerHeight / H);
     root.setProperty("--w", W + "px");
@@ -35,10 +37,20 @@
     const list = $("history");
     if (!list) return;
     [...list.children].forEach(li => { li.hidden = false; });
+    const newest = list.querySelector("li:first-child > span");
+    if (newest) newest.style.webkitLineClamp = "";
     // the newest stays (cut to its lines by CSS when even it is too long)
     for (const li of [...list.children].slice(1).reverse()) {
       if (list.scrollHeight <= list.clientHeight + 1) break;
       li.hidden = true;
+    }
+    // the room left is shorter than even its lines (a 4:3 screen's narrower column): as
+    // many whole lines as fit, none cut through
+    if (newest && list.scrollHeight > list.clientHeight + 1) {
+      const line = parseFloat(getComputedStyle(newest).lineHeight) || 32;
+      const lines = Math.floor((list.clientHeight - 8) / line);
+      newest.style.webkitLineClamp = String(Math.max(1, lines));
+      newest.parentElement.hidden = lines < 1;
     }
   }
   addEventListener("resize", fit);
