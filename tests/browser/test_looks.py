@@ -193,7 +193,10 @@ def test_the_table_looks_right_and_stays_light(screens, live, language):
 
     def look_tv(name: str) -> None:
         look(tv, "tv", name, PHONE, small_text, "text below 24 px")
-        fits_every_tv(tv, name, problems, looked=name in ("choice", "winner"), prefix=pre)
+        # (every size photographed in English and German, the longest words: each 4K
+        # screenshot costs about a second, and the checks do not need them)
+        fits_every_tv(tv, name, problems, prefix=pre,
+                      looked=name in ("choice", "winner") and language in ("en", "de"))
         assert sides_marked(tv) > 0
 
     def look_phone(page: Any, name: str) -> None:
