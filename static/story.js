@@ -251,14 +251,13 @@
   // letters in French) is set smaller to fit, down to 13 px beside the drawings and on a
   // tablet, 16 on a TV
   const boxed = matchMedia("(min-width: 901px)");
-  const beside = matchMedia("(min-width: 1200px) and (max-height: 900px)");
-  const tablet = matchMedia("(max-width: 1199px)");
+  const tv = matchMedia("(min-width: 1200px) and (min-height: 901px)");
   function tell(text) {
     const p = $("told");
     p.textContent = text;
     p.style.fontSize = "";
     if (!boxed.matches) return;
-    const least = beside.matches || tablet.matches ? 13 : 16;
+    const least = tv.matches ? 16 : 13;
     for (let px = parseFloat(getComputedStyle(p).fontSize) - 1; px >= least && p.scrollHeight > p.clientHeight; px--) {
       p.style.fontSize = `${px}px`;
     }
