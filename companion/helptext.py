@@ -272,7 +272,14 @@ _SAME = _same(
     (("first",), ("starts",)),                                # "who goes first": who starts
     (("premier", "premiere"), ("commence",)),
     (("fangt", "anfangen", "zuerst"), ("beginnt",)),
-    (("eerst", "eerste"), ("begint",)))
+    (("eerst", "eerste"), ("begint",)),
+    (("agent",), ("agent", "da", "ad")),                      # the rules write "DA"
+    (("doppelagent", "doppelagenten"), ("doppelagent", "da")),
+    (("dubbelagent",), ("dubbelagent", "da")),
+    (("middle", "center"), ("centre",)),                      # R72's centre space
+    (("milieu",), ("centrale",)),
+    (("mitte",), ("mittelfeld",)),
+    (("midden",), ("middelste",)))
 
 
 def _forms(word: str) -> tuple[dict[str, float], set[str]]:

@@ -250,6 +250,10 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("how many intel tokens do I place?", "en", ["R11"], 1),
     ("où placer les jetons de renseignement ?", "fr", ["R11"], 1),
     ("how many rounds are there?", "en", ["word-10", "R72"], 3),
+    ("who wins if the double agent is in the center?", "en", ["R72"], 3),     # the DA, the centre
+    ("qui gagne si l'agent double est au milieu ?", "fr", ["R72"], 2),
+    ("wer gewinnt, wenn der Doppelagent in der Mitte steht?", "de", ["R72"], 2),
+    ("wie wint als de dubbelagent in het midden staat?", "nl", ["R72"], 2),
     ("combien de manches ?", "fr", ["word-10", "R72"], 3),
     ("wie viele Runden?", "de", ["word-10", "R72"], 3),
     ("hoeveel rondes?", "nl", ["word-10", "R72"], 3),
