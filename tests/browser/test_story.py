@@ -147,6 +147,18 @@ def test_the_story_steps_through_an_imported_game(screens, live):
         assert {(max(0, over), top, seen) for over, top, seen in steps} == {
             (0, steps[0][1], True)}, (w, h)
     shot(tv, "story-tablet-de-1024x1366")
+    # a laptop's short window, in French: the drawings the left's whole height beside the
+    # step (under it, at 1000 x 560 their words were 3.9 px), the words whole at every step
+    # (a long one ran 18-52 px past its box at 1280 x 600 and 1000 x 560)
+    tv.goto(f"{live.url}/lang/fr?next=/t/{code}/story")
+    tv.wait_for_function("() => document.body.dataset.ready === '1'")
+    for w, h in ((1280, 600), (1000, 560), (901, 600)):
+        tv.set_viewport_size({"width": w, "height": h})
+        steps = tv.evaluate(EVERY_STEP)
+        assert {(max(0, over), top, seen) for over, top, seen in steps} == {
+            (0, steps[0][1], True)}, (w, h)
+        assert tv.evaluate(SMALLEST_WORD, DRAWINGS) >= 6, (w, h)
+    shot(tv, "story-window-fr-1000x560")
 
 
 def test_the_story_on_a_phone(screens, live):
