@@ -80,6 +80,11 @@ def test_the_group_pages_with_many_games(browser, live):
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= viewport["width"], (look, size, width)
             shot(page, f"memory-history-{size}-{look}")
+            # the filters a thumb's size on a phone (the player's list and the month were 39 px)
+            heights = page.evaluate("() => [...document.querySelectorAll('.filters select,"
+                                    " .filters input, .filters button')]"
+                                    ".map(e => e.getBoundingClientRect().height)")
+            assert len(heights) == 3 and min(heights) >= 44, heights
             audited = (look, size) in (("dark", "phone"), ("light", "tv"))
             assert not audited or audit(page) == [], (look, size)
             # the last page, then Ann's games in October only
