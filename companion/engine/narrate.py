@@ -60,6 +60,8 @@ def effect_words(e: Mapping[str, Any]) -> Msg | None:
     if kind == "fizzle":
         return Msg("which has no effect this round")
     if kind == "drain":
+        if not e["amount"]:     # the Marshal's drain on a side at 0 IP (R33): not "-0 IP"
+            return Msg("{side} has no IP to lose", side=who)
         return Msg("{side} -{n} IP", side=who, n=e["amount"])
     if kind == "double_damage":
         return Msg("{side} will lose two soldiers to exhaustion (double damage)", side=who)

@@ -231,6 +231,17 @@ def test_narration_is_built_from_the_outcome_data():
     assert narrate_end({"winner": "draw", "reason": "draw"}).endswith("a draw.")
 
 
+def test_narration_of_a_marshal_draining_a_side_at_zero():
+    """R49 with the enemy at 0 IP (R33): nothing is lost, and the words say so ("red -0 IP"
+    read as a slip of the referee)."""
+    t = Table()
+    t.day([1, 2, 3, 4], [10, 2, 3, 5], start="red")
+    t.reveal(choice="drain")
+    assert narrate_reveal(t.last()) == ("Red guessed Spy on blue's mission 1 — it was the "
+                                         "Marshal: blue +5 IP and red has no IP to lose.")
+    assert t.state.ip == {"red": 0, "blue": 5}
+
+
 def test_narration_of_a_colonel_rollover():
     t = Table()
     t.day([1, 4, 5, 8], [1, 2, 3, 5], start="blue", intel=(6, 7, 9, 10))
