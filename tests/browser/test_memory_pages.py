@@ -56,6 +56,13 @@ def amsterdam(utc: str) -> str:
     return f"{at:%b} {at.day}, {at.year}, {at.hour % 12 or 12}:{at:%M} {at:%p}"
 
 
+# the smallest words shown, in px of the screen (a page's zoom counted)
+LEAST_WORD = """() => { const z = parseFloat(getComputedStyle(document.documentElement).zoom) || 1;
+  return Math.min(...[...document.querySelectorAll("body *")].filter(el => el.offsetWidth
+    && [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()))
+    .map(el => parseFloat(getComputedStyle(el).fontSize) * z)); }"""
+
+
 @pytest.mark.looks
 def test_the_group_pages_with_many_games(browser, live):
     ids = fill(live, 45)
@@ -80,6 +87,9 @@ def test_the_group_pages_with_many_games(browser, live):
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= viewport["width"], (look, size, width)
             shot(page, f"memory-history-{size}-{look}")
+            # read from the sofa on a 1080p screen: no word under 16 px (a game's tags were
+            # 13, its date 15: a desktop's page)
+            assert size != "tv" or page.evaluate(LEAST_WORD) >= 16
             # the filters a thumb's size on a phone (the player's list and the month were 39 px)
             heights = page.evaluate("() => [...document.querySelectorAll('.filters select,"
                                     " .filters input, .filters button')]"
@@ -119,6 +129,7 @@ def test_the_group_pages_with_many_games(browser, live):
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= viewport["width"], (look, size, width)
             shot(page, f"memory-stats-{size}-{look}")
+            assert size != "tv" or page.evaluate(LEAST_WORD) >= 16
             assert not audited or audit(page) == [], (look, size)
 
             page.goto(f"{live.url}/stats/players/{ids['Ann']}")
