@@ -149,14 +149,21 @@ const SL = (() => {
   }
   const ask = Ask;      // every confirmation: static/ask.js
   // a rank's name on one line in its button: a long one (Feldmarschall on a 360 px phone)
-  // a little smaller, and wrapped only if even 13 px is too wide
+  // a little smaller, and wrapped only if even 13 px is too wide; fitted again when the
+  // screen turns (its buttons' widths change: a name fitted sideways ran past its button
+  // upright, and one fitted upright past a narrower one sideways)
   function fitNames(root) {
     for (const b of root.querySelectorAll(".ranks button")) {
+      b.style.fontSize = ""; b.classList.remove("wrap");
       let size = parseFloat(getComputedStyle(b).fontSize);
       while (b.scrollWidth > b.clientWidth + 1 && size > 13) { size -= 1; b.style.fontSize = size + "px"; }
       if (b.scrollWidth > b.clientWidth + 1) b.classList.add("wrap");
     }
   }
+  let refit = 0;
+  addEventListener("resize", () => {
+    cancelAnimationFrame(refit); refit = requestAnimationFrame(() => fitNames(document));
+  });
 
   // what became of a card turned up, in the board's words; a side's cards of the day by mission
   const OUTCOME = {activated: T("activated"), identified: T("retreated"), neutralised: T("neutralised")};

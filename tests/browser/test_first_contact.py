@@ -46,6 +46,10 @@ def in_view(page: Any, selector: str) -> bool:
                && r.right <= innerWidth + 1; }""")
 
 
+# two frames: the page has handled a resize (its names refitted on the next frame)
+FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
 def nothing_clipped(page: Any, selector: str) -> list[str]:
     """The texts of the elements that are wider than their box, and the page's own width
     when it is wider than the window."""
@@ -147,7 +151,13 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
         dot = red.locator("#live").bounding_box()
         assert dot and abs(dot["width"] - dot["height"]) < 1, (w, dot)
         shot(red, f"first-phone-de-{w}x{h}-intel")
+    # a page opened sideways, then turned upright: the ranks' names fitted again to their
+    # narrower buttons ("Feldmarschall", fitted to the wide ones, ran past its button)
+    red.reload()
+    red.wait_for_selector('#act [data-pick="10"]')
     red.set_viewport_size({"width": 360, "height": 640})
+    red.evaluate(FRAMES)
+    assert nothing_clipped(red, "#act button") == []
     # a message (news, a refusal) over the bar, not over the choices: at the foot of a
     # small phone it hid two rows of ranks for 4.5 s
     for w, h in ((320, 568), (360, 640)):
@@ -195,6 +205,16 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
         "#act [data-guess]", "bs => bs.map(b => b.dataset.guess)"))
     assert offered == [r for r in range(1, 11) if r not in events[0]["ranks"]]
     shot(blue, "first-phone-390-guess")
+    # turned sideways (844 x 390): the ranks five a row, all of them in view above the tabs
+    # (two a row in a 560 px column, they took five rows, the last two and a half below)
+    blue.set_viewport_size({"width": 844, "height": 390})
+    blue.evaluate(FRAMES)
+    assert blue.evaluate("""() => { const tabs = document.querySelector('.tabs')
+        .getBoundingClientRect().top; return [...document.querySelectorAll('#act [data-guess]')]
+        .every(b => b.getBoundingClientRect().bottom <= tabs); }""")
+    assert nothing_clipped(blue, "#act button") == []
+    shot(blue, "first-phone-844x390-guess")
+    blue.set_viewport_size({"width": 390, "height": 844})
     table.play(events[6])
 
     # 2: undo asks in the page; the other side's phone and the TV say it once; the TV's
