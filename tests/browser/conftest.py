@@ -180,6 +180,13 @@ SMALLEST_WORD = """ids => Math.min(...ids.flatMap(id => {
 }))"""
 
 
+# the smallest words shown, in px of the screen (a page's zoom counted)
+LEAST_WORD = """() => { const z = parseFloat(getComputedStyle(document.documentElement).zoom) || 1;
+  return Math.min(...[...document.querySelectorAll("body *")].filter(el => el.offsetWidth
+    && [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()))
+    .map(el => parseFloat(getComputedStyle(el).fontSize) * z)); }"""
+
+
 def shot(page: Any, name: str, scale: str = "device") -> pathlib.Path:
     SCREENS.mkdir(parents=True, exist_ok=True)
     path = SCREENS / f"{name}.png"

@@ -13,7 +13,7 @@ import pytest
 
 from companion.engine.simulate import random_record
 
-from .conftest import audit, shot
+from .conftest import LEAST_WORD, audit, shot
 
 ORIGIN_HEADERS = {"Origin": "http://localhost"}
 # the third: the longest name there can be, with no place to break a line (a nickname)
@@ -54,13 +54,6 @@ def amsterdam(utc: str) -> str:
     Amsterdam: ``Oct 1, 2026, 10:00 PM``."""
     at = datetime.fromisoformat(utc).astimezone(ZoneInfo("Europe/Amsterdam"))
     return f"{at:%b} {at.day}, {at.year}, {at.hour % 12 or 12}:{at:%M} {at:%p}"
-
-
-# the smallest words shown, in px of the screen (a page's zoom counted)
-LEAST_WORD = """() => { const z = parseFloat(getComputedStyle(document.documentElement).zoom) || 1;
-  return Math.min(...[...document.querySelectorAll("body *")].filter(el => el.offsetWidth
-    && [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()))
-    .map(el => parseFloat(getComputedStyle(el).fontSize) * z)); }"""
 
 
 @pytest.mark.looks

@@ -10,7 +10,7 @@ import pytest
 
 from companion import helptext
 
-from .conftest import audit, shot
+from .conftest import LEAST_WORD, audit, shot
 from .table import Table
 
 # what the rules search shows, whatever the database: checked once, in the SQLite pass
@@ -64,6 +64,8 @@ def test_a_german_rules_page_finds_in_every_language_and_names_the_phases(screen
         assert t.inner_text() == titles[t.get_attribute("data-phase-tag")]
     assert not set(tags.all_inner_texts()) & set(helptext.PHASE_NAMES) - set(titles.values())
     shot(page, "rules-page-de-1920")
+    # read on the shared screen: no word under 16 px (its rule ids were 13, its text 18)
+    assert page.evaluate(LEAST_WORD) >= 16
     assert audit(page) == []         # the rules' links told apart by more than colour
     total = page.locator("main .rule[id]").count()
     for q, first in FIRST.items():
