@@ -138,6 +138,17 @@ def test_the_group_pages_with_many_games(browser, live):
             shot(page, f"memory-player-long-{size}-{look}")
             assert not problems, (look, size, problems)
             ctx.close()
+    # a 1440p screen at its own pixels: the page zoomed (5/3), a confirmation's buttons still
+    # in view however long its question (a vh is not zoomed: they stood 100 px below)
+    ctx = browser.new_context(viewport={"width": 2560, "height": 1440})
+    page = ctx.new_page()
+    page.goto(live.url + "/history")
+    page.evaluate("() => { Ask({id: 'forget', title: 'Forget? ' + 'a long question '.repeat(120),"
+                  " yes: 'Forget', no: 'Keep', danger: true}); }")
+    page.get_by_test_id("ask-yes").wait_for()
+    assert page.evaluate("() => [...document.querySelectorAll('dialog.ask button')].every("
+                         "b => b.getBoundingClientRect().bottom <= innerHeight)")
+    ctx.close()
     # the smallest phone (320 px, an iPhone SE of the first kind) in the three other
     # languages: every group page fits its width (the head-to-head's five columns of words
     # did not, in German, French or Dutch; nor, at 320, the players' table in French)
