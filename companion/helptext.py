@@ -212,7 +212,7 @@ mich mir mein meine du dich dir dein er sie es wir ihr man und oder aber nicht k
 mit von zu zum zur im am auf fur bei aus nach uber passiert gilt bedeutet regel regeln wenn
 dann viele viel wieviel wieviele haben habe hat beide beiden heisst heißt
 wat het een wie hoe wanneer waar waarom welke welk zijn kan kun kunnen mag moet doet doen ik
-mij mijn je jij jouw u hij zij ze we wij of maar niet geen met van voor naar op aan bij uit
+mij mijn je jij jouw u hij zij ze we wij of maar niet geen met van voor naar op aan bij uit doe
 over gebeurt betekent als er dat dit deze hoeveel veel hebben heb heeft beide
 """.split())
 
@@ -279,7 +279,11 @@ _SAME = _same(
     (("middle", "center"), ("centre",)),                      # R72's centre space
     (("milieu",), ("centrale",)),
     (("mitte",), ("mittelfeld",)),
-    (("midden",), ("middelste",)))
+    (("midden",), ("middelste",)),
+    (("again",), ("rematch",)),                               # the companion's own words
+    (("trete", "tritt", "treten", "mitspielen", "mitmachen"), ("beitreten",)),
+    (("ongedaan",), ("herstel",)),
+    (("mee", "meespelen"), ("meedoen",)))
 
 
 def _forms(word: str) -> tuple[dict[str, float], set[str]]:

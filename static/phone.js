@@ -279,10 +279,10 @@
     panel(T("Rules"), `<input type="search" id="q" placeholder="${esc(T("Search: captain, R45, deception…"))}" aria-label="${esc(T("search the rules"))}"><div id="rl"></div>`);
     const rule = r => `<div class="rule"><h3><a href="/rules#${r.id}" target="_blank">${r.id} ${esc(r.title)}</a>${(r.phases || []).includes(phase) ? `<span class="tag">${esc(T("now"))}</span>` : ""}</h3><p>${esc(r.text)}</p></div>`;
     const soldier = r => `<div class="rule"><h3><a href="/rules#${r.rule}" target="_blank">${r.rank} ${esc(r.name)}</a><span class="tag">${r.rule}</span></h3><p>${esc(r.ability)}</p></div>`;
-    const word = g => `<div class="rule"><h3>${esc(g.term)}</h3><p>${esc(g.text)}</p></div>`;
+    const word = (g, id) => `<div class="rule"><h3><a href="/rules#${id}" target="_blank">${esc(g.term)}</a></h3><p>${esc(g.text)}</p></div>`;
     // by the anchors of the /rules page: "R45", "rank-6", "word-7"
     const entry = id => id.startsWith("rank-") ? soldier(help.ranks[+id.slice(5) - 1])
-      : id.startsWith("word-") ? word(help.glossary[+id.slice(5)]) : rule(help.rules.find(r => r.id === id));
+      : id.startsWith("word-") ? word(help.glossary[+id.slice(5)], id) : rule(help.rules.find(r => r.id === id));
     let asked = 0;
     const list = async typed => {
       const q = typed.trim(), mine = ++asked;

@@ -64,7 +64,9 @@ def test_phases_and_glossary():
     terms = {g["term"] for g in GLOSSARY}
     assert terms == {"side", "soldier", "mission", "reveal", "identified", "activated",
                      "neutralised", "IP", "DA", "DT", "day", "wall", "flag", "intel card",
-                     "intel token", "exhausted"}
+                     "intel token", "exhausted",
+                     # the companion's own words, for "how do I undo?" (they found R1)
+                     "undo", "save record", "rematch", "watch", "join"}
 
 
 def test_search_captain():
@@ -254,6 +256,19 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("qui gagne si l'agent double est au milieu ?", "fr", ["R72"], 2),
     ("wer gewinnt, wenn der Doppelagent in der Mitte steht?", "de", ["R72"], 2),
     ("wie wint als de dubbelagent in het midden staat?", "nl", ["R72"], 2),
+    # the companion's own buttons (each found a rule about the track, or nothing)
+    ("how do I undo a mistake?", "en", ["word-16"], 1),
+    ("comment annuler ?", "fr", ["word-16"], 1),
+    ("wie mache ich etwas rückgängig?", "de", ["word-16"], 1),
+    ("hoe maak ik iets ongedaan?", "nl", ["word-16"], 1),
+    ("how do I save the game?", "en", ["word-17"], 1),
+    ("wie speichere ich das Spiel?", "de", ["word-17"], 1),
+    ("can we play again?", "en", ["word-18"], 1),
+    ("can I just watch?", "en", ["word-19"], 1),
+    ("how do I join?", "en", ["word-20"], 1),
+    ("comment rejoindre une table ?", "fr", ["word-20"], 1),
+    ("wie trete ich bei?", "de", ["word-20"], 1),
+    ("hoe doe ik mee?", "nl", ["word-20"], 1),
     ("combien de manches ?", "fr", ["word-10", "R72"], 3),
     ("wie viele Runden?", "de", ["word-10", "R72"], 3),
     ("hoeveel rondes?", "nl", ["word-10", "R72"], 3),

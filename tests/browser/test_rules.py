@@ -19,7 +19,8 @@ pytestmark = pytest.mark.looks
 # what each query must bring first (the anchors of /rules/search)
 FIRST = {"marechal": ["R49", "rank-10"], "Marshal": ["R49", "rank-10"],
          "deception": ["R14", "R50", "R51"], "captian": ["R45", "rank-6"],
-         "que fait l'espion ?": ["R40", "rank-1"]}          # a question, as it is asked
+         "que fait l'espion ?": ["R40", "rank-1"],          # a question, as it is asked
+         "wie mache ich etwas rückgängig?": ["word-16"]}    # the companion's own button
 
 
 def _heading(locale: str, anchor: str) -> str:
@@ -27,6 +28,8 @@ def _heading(locale: str, anchor: str) -> str:
     if anchor.startswith("rank-"):
         r = helptext.texts(locale)["ranks"][int(anchor[5:]) - 1]
         return f"{r['rank']} {r['name']}"
+    if anchor.startswith("word-"):
+        return str(helptext.texts(locale)["glossary"][int(anchor[5:])]["term"])
     r = next(x for x in helptext.texts(locale)["rules"] if x["id"] == anchor)
     return f"{r['id']} {r['title']}"
 
