@@ -24,7 +24,7 @@ from .authority import Transaction
 from .edges import check_origin, client
 from .errors import ApiError, disk_full
 from .fields import clean_text, name_field
-from .lang import current, say
+from .lang import current, say, sentence
 from .models import ID_MAX, Table, db
 from .states import active_events, derive
 from .story import story as game_story
@@ -42,7 +42,7 @@ def register_errors(app: Flask) -> None:
             resp = jsonify(err.to_dict())
         else:                      # a page: a page that says what happened, never a trace
             resp = Response(render_template("error_table.html", status=err.status,
-                                            message=say(err.message, current()),
+                                            message=sentence(say(err.message, current())),
                                             code=err.code),
                             mimetype="text/html")
         resp.status_code = err.status

@@ -159,6 +159,20 @@ def colon(label: str, locale: str | None = None) -> str:
     return label + ("\u202f:" if (locale or current()) == "fr" else ":")
 
 
+def sentence(text: str) -> str:
+    """A refusal's words (said in lower case, to go after "error:" or in a toast) as a
+    sentence of its own on a page: a capital first, a full stop last.
+
+    >>> sentence("there is no table with the code 'ZZZZZ'; check the code on the big screen")
+    "There is no table with the code 'ZZZZZ'; check the code on the big screen."
+    >>> sentence("Trop d'essais."), sentence("")
+    ("Trop d'essais.", '')
+    """
+    if not text:
+        return text
+    return text[0].upper() + text[1:] + ("" if text[-1] in ".!?…" else ".")
+
+
 class JSONProvider(DefaultJSONProvider):
     """Flask's JSON, with every message put into the language of the request."""
 

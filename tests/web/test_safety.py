@@ -110,6 +110,9 @@ def test_unknown_code_pages_are_clear(client, path):
     text = r.get_data(as_text=True)
     assert "No table with this code" in text and "Traceback" not in text
     assert "<script>" not in text and 'href="/j"' in text
+    # the refusal's words as a sentence of the page: a capital first, a full stop last
+    assert re.search(r"<p>There is no table with the code .*; check the code on the big "
+                     r"screen\.</p>", text), text
 
 
 def untouched_for(app, code: str, days: int) -> None:
