@@ -38,7 +38,7 @@
     if (!r.ok) {
       const box = document.createElement("p");
       box.className = "problem"; box.setAttribute("role", "alert");
-      box.textContent = r.data.error || T("Refused.");
+      box.textContent = Words.said(r.data.error) || T("Refused.");
       button.after(box);
       button.disabled = false;
     }

@@ -80,7 +80,7 @@
       try {
         const r = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"}, body: payload});
         const d = await r.json();
-        if (!r.ok) { say(d.error || T("refused")); return; }
+        if (!r.ok) { say(Words.said(d.error) || T("refused")); return; }
         // a finished game that is already here (its record imported before): its story
         if (d.existing) { location.href = `/t/${d.code}/story`; return; }
         localStorage.setItem("sl-host-" + d.code, host);

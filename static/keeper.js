@@ -20,7 +20,7 @@
   fetch("/api/keeper", {method: "POST", headers: {"Content-Type": "application/json", Authorization: "Bearer " + key}, body: "{}"})
     .then(async r => {
       if (r.ok) { localStorage.setItem("sl-keeper", key); show(T("This screen is the keeper of the group's games: it may delete games and forget players."), true); }
-      else { if (!given) localStorage.removeItem("sl-keeper"); show((await r.json().catch(() => ({}))).error || T("Refused."), false); }
+      else { if (!given) localStorage.removeItem("sl-keeper"); show(Words.said((await r.json().catch(() => ({}))).error) || T("Refused."), false); }
     })
     .catch(() => show(T("No answer from the companion. Is it still running?"), false));
 })();

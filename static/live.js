@@ -53,7 +53,7 @@ const SL = (() => {
           // the stream brings it; should it have dropped meanwhile, look once
           setTimeout(() => { if (!view || view.version < data.version) refresh(); }, 1500);
         }
-        if (!r.ok) toast(data.error || T("refused"));
+        if (!r.ok) toast(Words.said(data.error) || T("refused"));
         return {ok: r.ok, status: r.status, data};
       } catch (e) {          // the same key again: never applied twice
         if (attempt >= 3) { toast(T("No connection to the table. Check the Wi-Fi.")); return {ok: false, status: 0, data: {}}; }

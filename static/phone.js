@@ -317,7 +317,7 @@
   }
   async function calc(side, n) {
     const r = await SL.get(`/preview?side=${side}&rank=${n}`);
-    if (r.status !== 200) return SL.toast(r.data.error);
+    if (r.status !== 200) return SL.toast(Words.said(r.data.error));
     const over = SL.view && SL.view.state.phase === "over" ? `<div class="card muted">${esc(T("The game is over: nothing would change."))}</div>` : "";
     $("calc-out").innerHTML = over + r.data.options.map(o => `<div class="card"><b>${esc(T("{side!c}'s {rank}: {what}", {side: sideName(side), rank: r.data.name, what: o.label}))}</b><br>${esc(o.summary)}
       <br><span class="muted">${esc(o.effect_words)}</span></div>`).join("");

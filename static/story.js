@@ -318,7 +318,7 @@
     try {
       const r = await fetch(`/api/tables/${code}/story`, {cache: "no-store"});
       const d = await r.json();
-      if (!r.ok) { $("told").textContent = d.error || T("This story cannot be told."); return; }
+      if (!r.ok) { $("told").textContent = Words.said(d.error) || T("This story cannot be told."); return; }
       story = d;
     } catch (e) { $("told").textContent = T("No answer from the companion. Is it still running?"); return; }
     const win = story.winner;

@@ -32,6 +32,9 @@ const Words = (() => {
   // a label before its value: "Intel card:", "Carte de renseignement :" (French puts a
   // narrow space before a colon)
   const colon = label => label + (lang === "fr" ? "\u202f:" : ":");
-  return {lang, T, TN, percent, colon};
+  // a refusal's words (the API says them in lower case, to follow "error:") as a sentence
+  // of its own in a message: a capital first, a full stop last
+  const said = s => s ? s.charAt(0).toUpperCase() + s.slice(1) + (/[.!?…]$/.test(s) ? "" : ".") : s;
+  return {lang, T, TN, percent, colon, said};
 })();
 const {T, TN} = Words;

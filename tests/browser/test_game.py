@@ -279,7 +279,9 @@ def test_a_reloaded_phone_keeps_its_seat_and_a_third_waits_for_the_host(screens,
     before = table.version
     eve.locator("#b-undo").click()
     eve.locator("#toast").wait_for()
-    assert "waiting for the host screen" in eve.locator("#toast").inner_text()
+    # the refusal as a sentence of its own (the API's words begin in lower case)
+    said = eve.locator("#toast").inner_text()
+    assert said.startswith("This phone is waiting for the host screen") and said.endswith(".")
     assert table.seen(eve) == before                 # refused: nothing changed
     tv = table.tv
     table.sync(tv)
