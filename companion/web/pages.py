@@ -148,7 +148,8 @@ def watch(code: str) -> str:
 @bp.get("/j")
 def phone_enter() -> str:
     """Type the table code by hand."""
-    code = (request.args.get("code") or "").strip().upper()
+    # as read off the big screen: "nudt 7" or "NUD-T7" is NUDT7
+    code = re.sub(r"[\s\-.]", "", request.args.get("code") or "").upper()
     if code:
         table = _load(code)
         return render_template("phone.html", code=table.code, teams=table.teams)

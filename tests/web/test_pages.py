@@ -101,6 +101,14 @@ def test_a_page_that_cannot_be_shown_is_a_page_in_the_screens_language(client, m
     assert "fire" not in text and "unexpected error" in caplog.text
 
 
+def test_a_code_typed_with_a_space_or_a_dash_opens_its_table(table, client):
+    """A code read aloud and typed in two halves ("NUD T7", "nud-t7") is still the code."""
+    code = table().code
+    for typed in (f"{code[:3]} {code[3:]}", f"{code[:3].lower()}-{code[3:]}", f" {code}\t"):
+        r = client.get("/j", query_string={"code": typed})
+        assert r.status_code == 200 and f'data-code="{code}"' in r.get_data(as_text=True), typed
+
+
 def test_a_code_or_a_name_is_typed_as_it_is(client):
     """A phone's keyboard leaves a table code and a player's name as typed: no
     autocorrection ("KFQW6", "Bram" made "Bran"), no spelling underline; a code in
