@@ -124,13 +124,13 @@ def test_a_lost_race_is_refused_as_stale_with_the_fresh_view(table, app, monkeyp
     red = sit(host, "red", "Ann")
     red.refresh()
     states._cache.clear()
-    rows = states.event_rows
+    read = states._read
 
     def meanwhile(t):
-        monkeypatch.setattr(states, "event_rows", rows)
+        monkeypatch.setattr(states, "_read", read)
         _other_process_records(app, host.code, {"type": "exhaust", "side": "red", "ranks": [4]})
-        return rows(t)
-    monkeypatch.setattr(states, "event_rows", meanwhile)
+        return read(t)
+    monkeypatch.setattr(states, "_read", meanwhile)
     r = red.post("/events", {"event": {"type": "exhaust", "side": "red", "ranks": [1]}},
                  fresh=False)
     assert r.status_code == 409 and r.get_json()["code"] == "stale", r.get_json()
@@ -145,15 +145,16 @@ def test_a_retry_that_reaches_another_process_gets_the_first_answer(table, app, 
     red.refresh()
     event = {"type": "exhaust", "side": "red", "ranks": [1]}
     states._cache.clear()
-    rows = states.event_rows
+    read = states._read
 
     def first_try_commits(t):
-        monkeypatch.setattr(states, "event_rows", rows)
+        monkeypatch.setattr(states, "_read", read)
         _other_process_records(app, host.code, event, key="retry-elsewhere",
                                answer={"event": event, "text": "first", "view": red.view},
                                actor=f"seat:{red.seat['id']}")
-        return rows(t)[:-1]          # the retry read the events before that commit
-    monkeypatch.setattr(states, "event_rows", first_try_commits)
+        _version, rows = read(t)
+        return t.version, rows[:-1]  # the retry read the events before that commit
+    monkeypatch.setattr(states, "_read", first_try_commits)
     r = red.post("/events", {"event": event}, key="retry-elsewhere", fresh=False)
     assert r.status_code == 201 and r.get_json()["text"] == "first", r.get_json()
     red.refresh()

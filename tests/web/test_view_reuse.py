@@ -6,6 +6,7 @@ games, across an undo and a seat taken over by a new phone."""
 from __future__ import annotations
 
 import random
+import threading
 
 from companion.engine import Reveal
 from companion.engine.simulate import random_record
@@ -198,3 +199,37 @@ def test_a_change_told_by_another_process_is_applied_or_read(table, app):
         assert ch.views[v0] is before                                  # kept as it was
     finally:
         live.hub.unsubscribe(ch)
+
+
+def test_rows_read_after_another_post_committed_are_not_kept_as_the_older_version(table, app):
+    """A request reads a table (version v); another post commits an event before the
+    request reads its events, and before that post has kept its own state: the events
+    read then are version v+1's, and kept as v's, the post added its event a second time
+    to the rows it kept (v's and its own), and the story of the game could not be told
+    ("event 41: it is blue's turn", a CI run). Whatever is kept for a version is that
+    version's events."""
+    rec = random_record(random.Random(3), wall_distance=3)
+    host = table(wall_distance=3)
+    seats = {"red": sit(host, "red", "Ann"), "blue": sit(host, "blue", "Bob")}
+    enter(host, seats, rec.events[:8])
+    with app.test_request_context():
+        t = load(host.code)                   # this request's table: version v
+        v = t.version
+        kept = states._cache.recall(t.id)
+        assert kept is not None and kept[1] == v
+        before = [kept[0], kept[1], kept[2], None]      # its state kept, not (yet) its rows
+        other = threading.Thread(target=enter, args=(host, seats, rec.events[8:9]))
+        other.start()                         # another post (its own session) commits v + 1
+        other.join()
+        states._cache.keep(t.id, before)      # ... and has not kept its own state yet
+        rows = states.event_rows(t)           # read now: version v + 1's events
+        assert len(rows) == 9
+        mine = states.kept_rows(t, v)
+        assert mine is None or len(mine) == 8, len(mine)
+        # a state made from them is not kept as version v's either
+        states._cache.keep(t.id, [kept[0], v - 1, None, None])
+        assert states.derive(t).event_count == 9
+        assert states.kept_rows(t, v) is None
+    with app.test_request_context():           # and the game's story is told
+        story = host.client.get(f"/api/tables/{host.code}/story")
+        assert story.status_code == 200
