@@ -124,10 +124,23 @@ def derive(table: Table) -> State:
     if hit is not None:
         state: State = hit[2]
         return state
-    before = _cache.recall(table.id)
+    return derived(table)[0]
+
+
+def derived(table: Table) -> tuple[State, list[Row], int | None]:
+    """The state of the game, the events it is the state of, and the version they are of:
+    ``table.version``'s, unless a post committed since the table was read (then a newer
+    version's, not kept as this one's: see :func:`_read`)."""
+    hit = _hit(table)
+    if hit is not None and hit[3] is not None:
+        return hit[2], hit[3], table.version
+    before = hit or _cache.recall(table.id)
     version, rows = _read(table)
     old = before[3] if before is not None and before[0] == table.code else None
-    if old is not None and len(old) <= len(rows) and rows[:len(old)] == old:
+    state: State
+    if hit is not None and version == table.version:
+        state = hit[2]                       # the state kept, now with its rows
+    elif old is not None and len(old) <= len(rows) and rows[:len(old)] == old:
         state = before[2]                                     # type: ignore[index]
         for e in rows[len(old):]:
             state = apply(state, event_from_dict(json.loads(e.data)))
@@ -136,7 +149,7 @@ def derive(table: Table) -> State:
                                                       for e in rows])
     if version == table.version:     # else the state of a newer version: not kept as this one
         keep(table, state, rows)
-    return state
+    return state, rows, version
 
 
 def keep(table: Table, state: State, rows: list[Row] | None = None) -> None:

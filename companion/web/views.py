@@ -27,8 +27,8 @@ from ..engine import (
 )
 from ..engine.deduce import deduce_side
 from .cards import known
-from .models import Seat, Table
-from .states import Recent, Row, derive, event_rows
+from .models import Seat, Table, db
+from .states import Recent, Row, derived, event_rows
 
 
 def event_text(d: dict[str, Any]) -> Msg | str:
@@ -362,12 +362,33 @@ class _Said(NamedTuple):
 _said: Recent[_Said] = Recent(1024)
 
 
+def _of_one_version(table: Table, state: State | None, rows: list[Row] | None
+                    ) -> tuple[State, list[Row]]:
+    """The state and the events not undone of one version, the table's. Read apart, they
+    may be two: a post can commit between the table's read and the events' (the view then
+    said "Undo: <a reveal>" of a state with no reveal, and failed). The table is read
+    again then, and so are they."""
+    for _ in range(3):
+        if state is None:
+            state, rows, version = derived(table)
+            if version is None or version == table.version:
+                return state, rows
+        else:
+            rows = event_rows(table) if rows is None else rows
+            if len(rows) == state.event_count:
+                return state, rows
+        db.session.expire(table)             # a newer version: everything of it
+        state = rows = None
+    state, rows, _version = derived(table)   # (a table changing this fast: its newest)
+    return state, rows
+
+
 def public_view(table: Table, state: State | None = None,
                 rows: list[Row] | None = None) -> dict[str, Any]:
     """Everything any screen may see: no secrets, the same for every viewer. ``state``
     and ``rows`` (the events not undone): given by a change that made them, else kept
     or read."""
-    state = state or derive(table)
+    state, rows = _of_one_version(table, state, rows)
     said = _said.recall(table.id)
     if said is None or said.code != table.code:
         said = _Said(table.code, [], [], [], [], {})
@@ -376,7 +397,6 @@ def public_view(table: Table, state: State | None = None,
     same = [said.reveals[i] if i < n and said.results[i] is r else None
             for i, r in enumerate(state.reveals)]
     out = replay_output(state, words=True, told=same)
-    rows = event_rows(table) if rows is None else rows
     reveal_text = {r["index"]: r["narration"] for r in out["reveals"]}
     names = {s.id: s.name for s in table.seats}
     log = []

@@ -8,6 +8,8 @@ from __future__ import annotations
 import random
 import threading
 
+import pytest
+
 from companion.engine import Reveal
 from companion.engine.simulate import random_record
 from companion.web import lang, states, views
@@ -233,3 +235,31 @@ def test_rows_read_after_another_post_committed_are_not_kept_as_the_older_versio
     with app.test_request_context():           # and the game's story is told
         story = host.client.get(f"/api/tables/{host.code}/story")
         assert story.status_code == 200
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_a_view_read_while_another_post_commits_is_of_one_version(table, app, kept):
+    """A screen's request reads the table, then another post commits the game's first
+    reveal before the request reads the events: the state was the older version's and the
+    events the newer's, and the view (its undo: "Undo: <the last reveal>" of a state with no
+    reveal) failed with a 500. The view is now of one version, the newest, and is the view
+    built from nothing."""
+    rec = random_record(random.Random(3), wall_distance=3)
+    first = next(i for i, e in enumerate(rec.events) if isinstance(e, Reveal))
+    host = table(wall_distance=3)
+    seats = {"red": sit(host, "red", "Ann"), "blue": sit(host, "blue", "Bob")}
+    enter(host, seats, rec.events[:first])
+    with app.test_request_context():
+        t = load(host.code)                   # the screen's request: version v
+        v = t.version
+        state = states.derive(t)
+        other = threading.Thread(target=enter, args=(host, seats, rec.events[first:first + 1]))
+        other.start()                         # another post commits the first reveal
+        other.join()
+        states._cache.clear()                 # nothing kept: the view reads the events,
+        if kept:                              # or version v's state kept, not its events
+            states._cache.keep(t.id, [t.code, v, state, None])
+        view = views.public_view(t)
+        assert view["version"] > v and len(view["state"]["reveals"]) == 1
+        got = lang.dumps(view, "fr")
+    assert got == fresh_view(app, host.code)
