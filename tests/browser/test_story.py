@@ -47,6 +47,20 @@ EVERY_STEP = """() => { const s = document.getElementById('slider'), out = [];
   return out; }"""
 
 
+def _steady(page, where: object = None) -> list:
+    """Every step in turn: its words whole in their box and ▶ in one place, in view."""
+    steps = page.evaluate(EVERY_STEP)
+    assert {(max(0, over), top, seen) for over, top, seen in steps} == {
+        (0, steps[0][1], True)}, where
+    return steps
+
+
+def _open_in(page, live, code: str, language: str) -> None:
+    """The table's story, in ``language``."""
+    page.goto(f"{live.url}/lang/{language}?next=/t/{code}/story")
+    page.wait_for_function("() => document.body.dataset.ready === '1'")
+
+
 def _at(page, n: int) -> None:
     page.wait_for_function("n => document.body.dataset.step === n", arg=str(n))
 
@@ -118,8 +132,7 @@ def test_the_story_steps_through_an_imported_game(screens, live):
     assert audit(tv) == []
     # the TV: the step's words in a box of three lines, so ▶ under them stays put (it moved
     # by 8-27 px with the words' lines), every step's words whole
-    steps = tv.evaluate(EVERY_STEP)
-    assert {(max(0, over), top, seen) for over, top, seen in steps} == {(0, steps[0][1], True)}
+    _steady(tv)
     tv.locator("#slider").fill(str(flag["step"]))
     _at(tv, flag["step"])
     tv.set_viewport_size({"width": 1280, "height": 720})
@@ -132,31 +145,23 @@ def test_the_story_steps_through_an_imported_game(screens, live):
     # words and controls they were drawn at two thirds, words of 8.3 px), the words and
     # controls are beside them: at every step all the words shown, ▶ where it was
     assert tv.evaluate(SMALLEST_WORD, DRAWINGS) >= 10
-    steps = tv.evaluate(EVERY_STEP)
-    assert len(steps) == last + 1
-    assert {(max(0, over), top, seen) for over, top, seen in steps} == {(0, steps[0][1], True)}
+    assert len(_steady(tv)) == last + 1
     assert audit(tv) == []
     # a tablet, on its side and upright, in German: ▶ in one place at every step (above the
     # chart it moved 23-37 px as the step's facts took one line or two, and the words' box
     # shrank with a long step's smaller words), every step's words whole
-    tv.goto(f"{live.url}/lang/de?next=/t/{code}/story")
-    tv.wait_for_function("() => document.body.dataset.ready === '1'")
+    _open_in(tv, live, code, "de")
     for w, h in ((1024, 768), (1180, 820), (1024, 1366)):
         tv.set_viewport_size({"width": w, "height": h})
-        steps = tv.evaluate(EVERY_STEP)
-        assert {(max(0, over), top, seen) for over, top, seen in steps} == {
-            (0, steps[0][1], True)}, (w, h)
+        _steady(tv, (w, h))
     shot(tv, "story-tablet-de-1024x1366")
     # a laptop's short window, in French: the drawings the left's whole height beside the
     # step (under it, at 1000 x 560 their words were 3.9 px), the words whole at every step
     # (a long one ran 18-52 px past its box at 1280 x 600 and 1000 x 560)
-    tv.goto(f"{live.url}/lang/fr?next=/t/{code}/story")
-    tv.wait_for_function("() => document.body.dataset.ready === '1'")
+    _open_in(tv, live, code, "fr")
     for w, h in ((1280, 600), (1000, 560), (901, 600)):
         tv.set_viewport_size({"width": w, "height": h})
-        steps = tv.evaluate(EVERY_STEP)
-        assert {(max(0, over), top, seen) for over, top, seen in steps} == {
-            (0, steps[0][1], True)}, (w, h)
+        _steady(tv, (w, h))
         assert tv.evaluate(SMALLEST_WORD, DRAWINGS) >= 6, (w, h)
     shot(tv, "story-window-fr-1000x560")
 
