@@ -5,6 +5,8 @@
   const {esc, cap, mark, rank, sideName} = SL;
   const capSide = x => cap(sideName(x));
   SL.secret = localStorage.getItem("sl-host-" + SL.code);
+  // a second screen opened on the table's link has no key: its undo would only refuse
+  $("undo").hidden = !SL.secret;
   let connected = [];
 
   // any TV or laptop: the screen is laid out once at 1920x1080 (body.staged) and scaled to

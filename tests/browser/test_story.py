@@ -223,6 +223,7 @@ def test_a_first_game_explains_each_ability_the_first_time_it_acts(screens, live
     box.wait_for()
     # the last reveal of this record activates a Marshal that nobody activated before
     assert "Marshal" in box.inner_text()
+    assert tv.locator("#undo").is_visible()      # this screen opened the table: it holds its key
     shot(tv, "story-first-game-tv")
     code = tv.url.rstrip("/").rsplit("/", 1)[1]
     view = json.loads(urllib.request.urlopen(f"{live.url}/api/tables/{code}/state").read())
@@ -232,6 +233,9 @@ def test_a_first_game_explains_each_ability_the_first_time_it_acts(screens, live
     tv.goto(f"{live.url}/t/{other}")
     tv.locator('[data-testid="ip-red"]').wait_for()
     assert tv.locator('[data-testid="first-explain"]').is_hidden()
+    # a screen that did not open the table (no key) offers no undo it would only refuse
+    assert tv.locator("#undo").is_hidden()
+    assert tv.locator("#rules-link").is_visible()
 
 
 # where a page's heading and widest block stand, and whether it scrolls sideways
