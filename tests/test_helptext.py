@@ -278,6 +278,14 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("wer fängt an?", "de", ["R12"], 1),
     ("wie is eerst?", "nl", ["R12"], 1),
     ("what is the first exhaustion?", "en", ["R3"], 1),
+    # a token is "used": playing it (R14), not the Captain's use of a soldier (R45, first
+    # for each before); "meinen" (my) is no word of the rules' ("einen", "seinen")
+    ("do I have to use my deception token?", "en", ["R14"], 1),
+    ("dois-je utiliser mon jeton de tromperie ?", "fr", ["R14"], 1),
+    ("muss ich meinen Täuschungsmarker einsetzen?", "de", ["R14"], 1),
+    ("moet ik mijn misleidingsfiche gebruiken?", "nl", ["R14"], 1),
+    ("can the captain use an exhausted soldier?", "en", ["R45", "rank-6"], 2),
+    ("kann der Kapitän einen erschöpften Soldaten einsetzen?", "de", ["R45", "rank-6"], 2),
 ]
 
 
