@@ -206,14 +206,16 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     assert offered == [r for r in range(1, 11) if r not in events[0]["ranks"]]
     shot(blue, "first-phone-390-guess")
     # turned sideways (844 x 390): the ranks five a row, all of them in view above the tabs
-    # (two a row in a 560 px column, they took five rows, the last two and a half below)
-    blue.set_viewport_size({"width": 844, "height": 390})
-    blue.evaluate(FRAMES)
-    assert blue.evaluate("""() => { const tabs = document.querySelector('.tabs')
-        .getBoundingClientRect().top; return [...document.querySelectorAll('#act [data-guess]')]
-        .every(b => b.getBoundingClientRect().bottom <= tabs); }""")
-    assert nothing_clipped(blue, "#act button") == []
-    shot(blue, "first-phone-844x390-guess")
+    # (two a row in a 560 px column, they took five rows, the last two and a half below);
+    # on a shorter phone (640 x 360) the second row was 13 px under the tabs
+    for w, h in ((844, 390), (667, 375), (640, 360)):
+        blue.set_viewport_size({"width": w, "height": h})
+        blue.evaluate(FRAMES)
+        assert blue.evaluate("""() => { const tabs = document.querySelector('.tabs')
+            .getBoundingClientRect().top; return [...document.querySelectorAll('#act [data-guess]')]
+            .every(b => b.getBoundingClientRect().bottom <= tabs); }"""), (w, h)
+        assert nothing_clipped(blue, "#act button") == []
+        shot(blue, f"first-phone-{w}x{h}-guess")
     blue.set_viewport_size({"width": 390, "height": 844})
     table.play(events[6])
 
