@@ -61,7 +61,7 @@
   const EFFECT_RANK = {spy: 1, scout: 2, miner: 3, bomb: 7};
   // the board's colours come from the page's look (base.css: dark room or light room)
   const VARS = {red: "--red", blue: "--blue", redBg: "--red-bg", blueBg: "--blue-bg", gold: "--gold",
-                line: "--line", ink: "--ink", dim: "--dim", green: "--green", markRed: "--mark-red",
+                line: "--line", ink: "--ink", dim: "--dim", green: "--green", markRed: "--mark-red", onMarkRed: "--on-mark-red",
                 markBlue: "--mark-blue", redCell: "--b-red-cell", blueCell: "--b-blue-cell",
                 midCell: "--b-mid-cell", redWall: "--b-red-wall", blueWall: "--b-blue-wall",
                 void: "--b-void", cell: "--b-cell", card: "--b-card", empty: "--b-empty",
@@ -89,7 +89,7 @@
     const shape = side === "red"
       ? `<rect x="${x - r}" y="${y - r}" width="${2 * r}" height="${2 * r}" rx="${r / 5}" fill="${COL.markRed}" stroke="${COL.edge}" stroke-width="3"/>`
       : `<circle cx="${x}" cy="${y}" r="${r}" fill="${COL.markBlue}" stroke="${COL.edge}" stroke-width="3"/>`;
-    return `<g class="token" data-side="${side}">` + shape + t(x, y + r * 0.38, side === "red" ? "R" : "B", {size: r * 1.1, weight: 800, fill: side === "red" ? "#fff" : "#06203d"}) + "</g>";
+    return `<g class="token" data-side="${side}">` + shape + t(x, y + r * 0.38, side === "red" ? "R" : "B", {size: r * 1.1, weight: 800, fill: side === "red" ? COL.onMarkRed : "#06203d"}) + "</g>";
   }
 
   function daTrack(s, where) {
@@ -135,7 +135,7 @@
       <rect x="${x0}" y="${y}" width="${w}" height="${h}" rx="6" fill="${COL.midCell}" stroke="${COL.line}" stroke-width="2"/>
       <rect x="${x0}" y="${y}" width="${rw}" height="${h}" rx="6" fill="${COL.markRed}"/>
       <rect x="${x0 + w - bw}" y="${y}" width="${bw}" height="${h}" rx="6" fill="${COL.markBlue}"/>
-      ${t(x0 + 8, y + 19, Words.percent(red), {size: 19, anchor: "start", weight: 800, fill: "#fff"})}
+      ${t(x0 + 8, y + 19, Words.percent(red), {size: 19, anchor: "start", weight: 800, fill: COL.onMarkRed})}
       ${t(x0 + w - 8, y + 19, Words.percent(blue), {size: 19, anchor: "end", weight: 800, fill: "#06203d"})}</g>`;
   }
 
@@ -176,7 +176,9 @@
     let extra = t(cx, y - 12, T("mission {m}", {m: info.mission}), {size: 22, fill: info.current ? COL.gold : COL.dim, weight: info.current ? 800 : 600});
     if (label) extra += t(cx, y + h + 28, label, {size: 22, fill: oc === "activated" ? COL.green : COL.dim, weight: oc === "activated" ? 800 : 600, room: w + 20});
     if (info.token) extra += `<circle cx="${x + w - 8}" cy="${y + 8}" r="16" fill="#f2c14e" stroke="#000" stroke-width="2"/>${t(x + w - 8, y + 16, "i", {size: 22, weight: 800, fill: "#000"})}`;
-    if (info.deception) extra += `<rect x="${x - 12}" y="${y + 2}" width="54" height="32" rx="6" fill="${COL.dt}" stroke="#fff" stroke-width="2"/>${t(x + 15, y + 26, T("DT"), {size: 24, weight: 800, fill: "#fff", room: 46})}`;
+    // the token laid on it, at the top's middle: between an activated card's check (top left)
+    // and the intel token (top right); at the top left it covered the check
+    if (info.deception) extra += `<rect data-testid="dt-on" x="${cx - 27}" y="${y - 8}" width="54" height="32" rx="6" fill="${COL.dt}" stroke="#fff" stroke-width="2"/>${t(cx, y + 16, T("DT"), {size: 24, weight: 800, fill: "#fff", room: 46})}`;
     return body + extra;
   }
 

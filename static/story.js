@@ -8,7 +8,7 @@
   const code = document.body.dataset.code;
   // the drawing's colours come from the page's look (base.css: dark room or light room)
   const VARS = {red: "--red", blue: "--blue", redBg: "--red-bg", blueBg: "--blue-bg", gold: "--gold",
-                line: "--line", ink: "--ink", dim: "--dim", dt: "--b-dt", markRed: "--mark-red",
+                line: "--line", ink: "--ink", dim: "--dim", dt: "--b-dt", markRed: "--mark-red", onMarkRed: "--on-mark-red",
                 markBlue: "--mark-blue", redCell: "--b-red-cell", blueCell: "--b-blue-cell",
                 midCell: "--b-mid-cell", redWall: "--b-red-wall", blueWall: "--b-blue-wall",
                 void: "--b-void", cell: "--b-cell", card: "--b-card", edge: "--b-edge", da: "--b-da",
@@ -84,7 +84,7 @@
 
   function token(side, x, y, r) {
     return side === "red"
-      ? `<rect x="${x - r}" y="${y - r}" width="${2 * r}" height="${2 * r}" rx="${r / 4}" fill="${COL.markRed}" stroke="${COL.edge}" stroke-width="2"/>${t(x, y + r * 0.4, "R", {size: r * 1.15, weight: 800, fill: "#fff"})}`
+      ? `<rect x="${x - r}" y="${y - r}" width="${2 * r}" height="${2 * r}" rx="${r / 4}" fill="${COL.markRed}" stroke="${COL.edge}" stroke-width="2"/>${t(x, y + r * 0.4, "R", {size: r * 1.15, weight: 800, fill: COL.onMarkRed})}`
       : `<circle cx="${x}" cy="${y}" r="${r}" fill="${COL.markBlue}" stroke="${COL.edge}" stroke-width="2"/>${t(x, y + r * 0.4, "B", {size: r * 1.15, weight: 800, fill: "#06203d"})}`;
   }
 

@@ -187,6 +187,35 @@ LEAST_WORD = """() => { const z = parseFloat(getComputedStyle(document.documentE
     .map(el => parseFloat(getComputedStyle(el).fontSize) * z)); }"""
 
 
+# every visible word of the page (not the board's drawing) whose colour stands out from what
+# is behind it by less than WCAG's 4.5 : 1 (3 : 1 for large words: 24 px, or 18.66 px bold);
+# what is behind it: the nearest box with an opaque background (axe-core passed a dark glyph
+# on a dark cell and a white letter on light red as large words)
+LOW_CONTRAST = """() => {
+  const lum = c => { const m = c.match(/[\\d.]+/g); if (!m) return null;
+    const [r, g, b] = m.slice(0, 3).map(x => { x = x / 255;
+      return x <= .03928 ? x / 12.92 : Math.pow((x + .055) / 1.055, 2.4); });
+    return .2126 * r + .7152 * g + .0722 * b; };
+  const behind = e => { for (; e; e = e.parentElement) {
+      const c = getComputedStyle(e).backgroundColor, m = c.match(/[\\d.]+/g);
+      if (m && (m.length < 4 || +m[3] > .9)) return c; }
+    return getComputedStyle(document.body).backgroundColor; };
+  const out = [];
+  for (const e of document.querySelectorAll("body *:not(svg *):not(script):not(style)")) {
+    const r = e.getBoundingClientRect(), cs = getComputedStyle(e);
+    if (!r.width || !r.height || cs.visibility === "hidden" || +cs.opacity < 1) continue;
+    if (![...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+    const a = lum(cs.color), b = lum(behind(e));
+    if (a === null || b === null) continue;
+    const ratio = (Math.max(a, b) + .05) / (Math.min(a, b) + .05), px = parseFloat(cs.fontSize);
+    const large = px >= 24 || (px >= 18.66 && +cs.fontWeight >= 700);
+    if (ratio < (large ? 3 : 4.5))
+      out.push(`${e.tagName}.${e.className} "${e.textContent.trim().slice(0, 20)}" `
+               + ratio.toFixed(2));
+  }
+  return out; }"""
+
+
 def shot(page: Any, name: str, scale: str = "device") -> pathlib.Path:
     SCREENS.mkdir(parents=True, exist_ok=True)
     path = SCREENS / f"{name}.png"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import ROOT, TAPS, WEIGHTS, audit, shot
+from .conftest import LOW_CONTRAST, ROOT, TAPS, WEIGHTS, audit, shot
 from .table import Table
 from .test_flag import WALL, plan
 
@@ -300,3 +300,34 @@ def test_the_table_looks_right_and_stays_light(screens, live, language):
     assert not problems, json.dumps(problems, indent=1)
     assert weights["/j/<code> (phone)"] <= PHONE_MAX, report
     assert weights["/t/<code> (host)"] <= HOST_MAX, report
+
+
+# where an activated card's check and the token laid on it stand on the big screen's board
+DT_AND_CHECK = """() => [...document.querySelectorAll('[data-testid="dt-on"]')].map(dt => {
+  const g = dt.parentElement.querySelector('[data-testid="activated"] circle');
+  const a = dt.getBoundingClientRect();
+  if (!g) return null; const b = g.getBoundingClientRect();
+  return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; })"""
+
+
+def test_every_word_reads_in_both_looks(screens, live):
+    """Every word on the big screen, a player's phone and a watcher's board stands out
+    from what is behind it (WCAG AA), in the dark look and the light one: in the light look a
+    watcher's flag was a dark glyph on a dark cell (1.4 : 1), its double agent dark gold on
+    black (2.7), the walls' numbers 2.7-3.0; red's R was white on light red (3.1) in both.
+    And a deception token laid on an activated card leaves its check in view (it covered it)."""
+    table = Table(screens, live, WALL)
+    red = table.join("red", "Ann")
+    table.join("blue", "Bob")
+    for d in plan()[:9]:          # up to the flag's check: a token on an activated General
+        table.play(d)
+    watcher = screens("phone")
+    for look in ("light", "dark"):
+        for page in (table.tv, red, watcher):
+            page.emulate_media(color_scheme=look)
+        watcher.goto(f"{live.url}/w/{table.code}")
+        watcher.locator(".wb-cell.flag").first.wait_for()
+        for name, page in (("tv", table.tv), ("phone", red), ("watcher", watcher)):
+            assert page.evaluate(LOW_CONTRAST) == [], (look, name)
+        shot(watcher, f"looks-watcher-{look}")
+    assert table.tv.evaluate(DT_AND_CHECK) == [False]
