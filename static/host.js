@@ -574,6 +574,8 @@
   const sideWord = x => `<span class="side-${x}">${mark(x)} ${esc(capSide(x))}</span>`;
   // a moment's title with a side in it: the words escaped, the side's mark kept
   const HOLE = "\u0000", withSide = (text, x) => esc(text).replace(HOLE, sideWord(x));
+  // a number kept on the line of the word before it ("day 1", "Tag 1", "jour 1")
+  const keepNumber = text => text.replace(/ (\d+)/g, "\u00a0$1");
 
   // what the day's reveals did, per side (the recap at the end of a day)
   function recap(s, day) {
@@ -608,14 +610,14 @@
       }
     }
     if (sb.day === 1 && sa.phase === "intel" && sb.phase === "mission" && sb.starter)
-      out.push({kind: "start", side: sb.starter, title: withSide(T("{side} starts day {day}", {side: HOLE, day: 1}), sb.starter),
+      out.push({kind: "start", side: sb.starter, title: withSide(keepNumber(T("{side} starts day {day}", {side: HOLE, day: 1})), sb.starter),
                 sub: esc(T("{side!c} guesses first.", {side: sideName(sb.starter)}))});
     const dayOver = sa.phase === "mission" && (sb.phase === "round_end"
       || (sb.phase === "over" && sb.reveals.filter(r => r.day === sa.day).length >= 8));
     if (dayOver) {
       const day = sa.day, rc = recap(sb, day);
       const row = (key, label, f) => `<tr><td>${esc(label)}</td><td data-testid="recap-${key}-red">${f("red")}</td><td data-testid="recap-${key}-blue">${f("blue")}</td></tr>`;
-      out.push({kind: "day-end", day, recap: rc, title: esc(T("End of day {day}", {day})),
+      out.push({kind: "day-end", day, recap: rc, title: esc(keepNumber(T("End of day {day}", {day}))),
         table: `<table class="recap"><tr><th></th><th>${sideWord("red")}</th><th>${sideWord("blue")}</th></tr>
           ${row("ip", T("IP gained"), x => rc.ip[x])}
           ${row("da", T("double-agent steps won"), x => rc.da[x])}

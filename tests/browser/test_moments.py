@@ -86,12 +86,22 @@ def record(tv: Any) -> None:
     moment lasts between two steps of a test, so the test reads the log, not the screen."""
     tv.evaluate("""() => {
       const m = document.getElementById('moment'), log = window.__moments = [];
+      // the title's words line by line, as laid out
+      const lines = el => { const at = new Map();
+        const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+        for (let n = walk.nextNode(); n; n = walk.nextNode())
+          for (let i = 0; i < n.length; i++) {
+            const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1);
+            const box = r.getClientRects()[0]; if (!box) continue;
+            const y = Math.round(box.top / 10); at.set(y, (at.get(y) || "") + n.data[i]); }
+        return [...at.values()].map(x => x.trim()).filter(Boolean); };
       new MutationObserver(() => {
         const up = !m.classList.contains('hidden') && m.dataset.kind;
         const last = log[log.length - 1];
         if (up && !(last && last.el === m.firstElementChild)) log.push({
           el: m.firstElementChild, kind: m.dataset.kind, text: m.innerText, at: performance.now(),
           day: m.dataset.day || null, recap: m.dataset.recap || null,
+          lines: m.querySelector('.moment-title') ? lines(m.querySelector('.moment-title')) : [],
           cells: Object.fromEntries([...m.querySelectorAll('[data-testid]')]
                    .map(e => [e.dataset.testid, e.textContent]))});
         else if (!up && last && last.kind) log.push({kind: null, at: performance.now()});
@@ -166,7 +176,7 @@ def test_moments_show_what_just_happened_and_leave(screens, live):
         table.sync(tv)
         if d["type"] == "start":
             m = wait_kind(tv, "start", before)
-            assert "starts day 1" in m["text"]
+            assert "starts day 1" in m["text"].replace("\xa0", " ")
             if kind(tv) == "start":
                 still(tv, "moments-start-1920")
         fx = (expected_after(WALL, events[:i + 1])["reveals"][-1]["effects"]
@@ -311,3 +321,22 @@ def test_a_request_for_the_host_outranks_a_moment(screens, live):
     shown = seen(tv)
     table.submit(tv, '[data-undo="yes"]')                  # the TV agrees: no new moment
     assert kind(tv) is None and seen(tv) == shown
+
+
+def test_a_moment_keeps_the_day_with_its_number_in_german(screens, live):
+    """"Blau beginnt Tag 1" took two lines on the German big screen with the 1 alone on
+    the second; the day's number stays with its word, the lines as even as they go."""
+    events, _, _ = day_one()
+    table = Table(screens, live, WALL, tv_language="de")
+    table.join("red", "Anja", locale="de")
+    table.join("blue", "Ben", locale="de")
+    tv = table.tv
+    record(tv)
+    start = next(i for i, d in enumerate(events) if d["type"] == "start")
+    for d in events[:start] + [{"type": "start", "side": "blue"}]:   # "Blau", the longer
+        table.play(d)
+    m = wait_kind(tv, "start")
+    assert "Blau beginnt Tag" in m["text"].replace("\xa0", " ")
+    if kind(tv) == "start":
+        still(tv, "moments-de-start-1920")
+    assert not [x for x in m["lines"] if x.isdigit()], m["lines"]
