@@ -61,8 +61,8 @@
   const EFFECT_RANK = {spy: 1, scout: 2, miner: 3, bomb: 7};
   // the board's colours come from the page's look (base.css: dark room or light room)
   const VARS = {red: "--red", blue: "--blue", redBg: "--red-bg", blueBg: "--blue-bg", gold: "--gold",
-                line: "--line", ink: "--ink", dim: "--dim", green: "--green", markRed: "--mark-red", onMarkRed: "--on-mark-red",
-                markBlue: "--mark-blue", redCell: "--b-red-cell", blueCell: "--b-blue-cell",
+                line: "--line", ink: "--ink", dim: "--dim", green: "--green", markRed: "--mark-red",
+                onMarkRed: "--on-mark-red", markBlue: "--mark-blue", redCell: "--b-red-cell", blueCell: "--b-blue-cell",
                 midCell: "--b-mid-cell", redWall: "--b-red-wall", blueWall: "--b-blue-wall",
                 void: "--b-void", cell: "--b-cell", card: "--b-card", empty: "--b-empty",
                 edge: "--b-edge", dt: "--b-dt", da: "--b-da"};

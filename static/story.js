@@ -8,8 +8,8 @@
   const code = document.body.dataset.code;
   // the drawing's colours come from the page's look (base.css: dark room or light room)
   const VARS = {red: "--red", blue: "--blue", redBg: "--red-bg", blueBg: "--blue-bg", gold: "--gold",
-                line: "--line", ink: "--ink", dim: "--dim", dt: "--b-dt", markRed: "--mark-red", onMarkRed: "--on-mark-red",
-                markBlue: "--mark-blue", redCell: "--b-red-cell", blueCell: "--b-blue-cell",
+                line: "--line", ink: "--ink", dim: "--dim", dt: "--b-dt", markRed: "--mark-red",
+                onMarkRed: "--on-mark-red", markBlue: "--mark-blue", redCell: "--b-red-cell", blueCell: "--b-blue-cell",
                 midCell: "--b-mid-cell", redWall: "--b-red-wall", blueWall: "--b-blue-wall",
                 void: "--b-void", cell: "--b-cell", card: "--b-card", edge: "--b-edge", da: "--b-da",
                 onGold: "--on-gold"};
