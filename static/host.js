@@ -393,7 +393,7 @@
     const active = v.seats.filter(x => x.status === "active");
     const open = $("seats").querySelector("details[open]");
     $("seats").innerHTML = (active.length ? active.map(x => `<span class="seat" data-screen="${x.screen ? 1 : 0}">${mark(x.side)}
-      ${esc(x.name)}${x.part ? ` <span class="muted">(${x.part === 1 ? "1-2" : "3-4"})</span>` : ""}
+      <span class="nm" title="${esc(x.name)}">${esc(x.name)}</span>${x.part ? ` <span class="muted">(${x.part === 1 ? "1-2" : "3-4"})</span>` : ""}
       ${x.screen ? `<span class="on-screen" title="${esc(T("entered on this screen"))}">▣</span>` : `<span class="dot ${on.has(String(x.id)) ? "on" : ""}" title="${esc(on.has(String(x.id)) ? T("connected") : T("not connected"))}"></span>`}</span>`).join("")
       : `<span class="muted">${esc(T("No phone seated yet."))}</span>`) + screenTools(v);
     if (open && $("seats").querySelector("details")) $("seats").querySelector("details").open = true;

@@ -47,6 +47,9 @@ def test_four_phones_play_a_team_round_each_part_tapping_its_own_missions(screen
     assert seats["over"] <= 0 and seats["page"] <= 0, seats
     dots = [(w, h) for cls, w, h in seats["shapes"] if "dot" in cls]
     assert len(dots) == 4 and all(abs(w - h) < 1 for w, h in dots), seats
+    # ... in two lines at most (it took four, and pushed the day's history off the screen)
+    names = sorted(h for cls, w, h in seats["shapes"] if cls == "nm")
+    assert len(names) == 4 and names[-1] <= 2 * names[0] + 1, seats
     late = table.phone()                   # a fifth phone: "… sits here" on every seat
     late.set_viewport_size({"width": 360, "height": 640})
     late.wait_for_selector('[data-join="red:2"] small')
