@@ -127,9 +127,29 @@ const Steps = (() => {
     },
     };
 
-    const ev = e => o.post("/events", {event: e});
+    // a tap's post on its way: its button shows it, and the step's other taps wait for the
+    // answer (on a slow network a second tap was refused as out of turn, or taken for the
+    // next step); once the table has moved on (the stream often brings the next step before
+    // the answer) that step's taps count at once
+    let sending = null, sendingT = null, sentAt = 0;
+    function release() {
+      clearTimeout(sendingT);
+      if (sending) { sending.classList.remove("sent"); sending.removeAttribute("aria-busy"); }
+      sending = null;
+    }
+    async function send(b, path, body) {
+      sending = b; sentAt = SL.view ? SL.view.version : 0;
+      b.classList.add("sent"); b.setAttribute("aria-busy", "true");
+      sendingT = setTimeout(release, 8000);          // a post that never answers frees the panel
+      try { return await o.post(path, body); } finally { if (sending === b) release(); }
+    }
+    const STEP_KEYS = ["pick", "card", "guess", "actual", "choice", "start", "dec"];
+    const STEP_IDS = ["do-exhaust", "do-draw", "do-tokens", "do-spin", "do-check", "do-clear", "do-plan"];
+    const ev = (b, e) => send(b, "/events", {event: e});
     // a tap on one of the panel's buttons for ``side``: true when it was one of them
     async function tap(b, v, side) {
+      if (sending && v.version === sentAt
+          && (STEP_KEYS.some(k => k in b.dataset) || STEP_IDS.includes(b.id))) return true;
       const t = v.taps;
       if (b.dataset.pick) {
         const x = +b.dataset.pick;
@@ -139,27 +159,27 @@ const Steps = (() => {
           if (picked.length >= max) picked.shift();
           picked.push(x);
           // the intel card is recorded with its fourth rank: no extra tap (undo fixes a slip)
-          if (t.step === "intel" && picked.length === t.count) { await ev({type: "intel", ranks: [...picked].sort((a, c) => a - c)}); return true; }
+          if (t.step === "intel" && picked.length === t.count) { await ev(b, {type: "intel", ranks: [...picked].sort((a, c) => a - c)}); return true; }
         }
         o.redraw(); return true;
       }
-      const send = {
-        card: () => ev({type: "intel", ranks: b.dataset.card.split(",").map(Number)}),
-        guess: () => o.post("/draft", {step: "guess", value: +b.dataset.guess}),
-        actual: () => o.post("/draft", {step: "actual", value: +b.dataset.actual}),
-        choice: () => o.post("/draft", {step: "choice", value: b.dataset.choice}),
-        start: () => ev({type: "start", side: b.dataset.start}),
+      const posts = {
+        card: () => ev(b, {type: "intel", ranks: b.dataset.card.split(",").map(Number)}),
+        guess: () => send(b, "/draft", {step: "guess", value: +b.dataset.guess}),
+        actual: () => send(b, "/draft", {step: "actual", value: +b.dataset.actual}),
+        choice: () => send(b, "/draft", {step: "choice", value: b.dataset.choice}),
+        start: () => ev(b, {type: "start", side: b.dataset.start}),
       };
-      const key = Object.keys(send).find(k => b.dataset[k]);
-      if (key) { await send[key](); return true; }
+      const key = Object.keys(posts).find(k => b.dataset[k]);
+      if (key) { await posts[key](); return true; }
       const ids = {
-        "do-exhaust": () => ev({type: "exhaust", side, ranks: picked}),
-        "do-draw": () => ev({type: "exhaust", side, random: true}),
-        "do-tokens": () => ev({type: "tokens", side, missions: [...picked].sort()}),
-        "do-spin": () => ev({type: "start", random: true}),
+        "do-exhaust": () => ev(b, {type: "exhaust", side, ranks: picked}),
+        "do-draw": () => ev(b, {type: "exhaust", side, random: true}),
+        "do-tokens": () => ev(b, {type: "tokens", side, missions: [...picked].sort()}),
+        "do-spin": () => ev(b, {type: "start", random: true}),
         "do-check": () => {
           const ranks = {}; t.missions[side].forEach((m, i) => { ranks[m] = picked[i]; });
-          return ev({type: "check", side, ranks});
+          return ev(b, {type: "check", side, ranks});
         },
       };
       if (ids[b.id]) { await ids[b.id](); return true; }
@@ -171,10 +191,10 @@ const Steps = (() => {
           title: T("Lay a deception token on your mission {m}?", {m: d.mission}),
           text: TN("You hold {n} deception token.", "You hold {n} deception tokens.", n)});
         if (yes && SL.view && SL.view.draft && SL.view.draft.mission === d.mission && SL.view.draft.owner === d.owner)
-          await o.post("/draft", {step: "deception", value: true});
+          await send(b, "/draft", {step: "deception", value: true});
         return true;
       }
-      if (b.dataset.dec) { await o.post("/draft", {step: "deception", value: b.dataset.dec === "1"}); return true; }
+      if (b.dataset.dec) { await send(b, "/draft", {step: "deception", value: b.dataset.dec === "1"}); return true; }
       return false;
     }
     // Backspace on a keyboard: the last of the taps in progress taken back (false: none)

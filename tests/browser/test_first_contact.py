@@ -353,3 +353,38 @@ def test_a_french_tv_keeps_every_word_in_its_box(screens, live, tmp_path):
                 assert right < tv.get_by_test_id(f"in-play-{side}").nth(i).bounding_box()["x"]
         shot(tv, f"first-tv-fr-{size[0]}")
         tv.close()
+
+
+def test_a_tap_on_a_slow_network_counts_once(screens, live):
+    """On a slow network nothing showed that a guess was on its way; a second tap meanwhile
+    (the player thinking the first was missed) went out too, and was refused as out of turn
+    (or counted for the next step). The tapped rank now shows it is sent and the panel's
+    other taps wait for the table's answer."""
+    events = game(20)
+    table = Table(screens, live, WALL)
+    table.join("red", "Ann")
+    table.join("blue", "Bob")
+    first = next(i for i, d in enumerate(events) if d["type"] == "reveal")
+    for d in events[:first]:
+        table.play(d)
+    d = events[first]
+    phone = table.of(d["guesser"], d["mission"])
+    assert table.step(phone) == "reveal-guess"
+    held: list[Any] = []
+    phone.route("**/draft", lambda route: held.append(route))      # its answer held back
+    ranks = phone.eval_on_selector_all("#act [data-guess]", "bs => bs.map(b => +b.dataset.guess)")
+    other = next(r for r in ranks if r != d["guess"])
+    phone.locator(f'#act [data-guess="{d["guess"]}"]').tap()
+    phone.wait_for_function("() => document.querySelector('#act button.sent') !== null")
+    assert phone.locator("#act button.sent").get_attribute("data-guess") == str(d["guess"])
+    assert phone.locator("#act button.sent").get_attribute("aria-busy") == "true"
+    phone.locator(f'#act [data-guess="{other}"]').tap()     # "it did not take": again
+    phone.wait_for_timeout(400)
+    assert len(held) == 1
+    held[0].continue_()
+    phone.unroute("**/draft")
+    phone.wait_for_selector('#act[data-step="reveal-actual"]')
+    assert phone.evaluate("() => SL.view.draft.guess") == d["guess"]
+    assert phone.locator("#act button.sent").count() == 0
+    said = phone.evaluate("() => (document.getElementById('toast') || {}).textContent || ''")
+    assert "turn" not in said and "refused" not in said, said       # no refusal of a 2nd tap
