@@ -71,23 +71,35 @@
   // a phone that opened this page came to join: the big screen's set-up folds away
   const setup = document.getElementById("setup");
   if (matchMedia("(max-width: 700px)").matches) setup.open = false;
-  // One key per attempt at opening a table (a retry after a lost answer opens the same
-  // table), and the host screen's own key, sent once: no retry ever needs one back.
+  // one table at a time: a second tap while the first opens it made a second table (the
+  // button stays off once the page leaves for the table, and is on again if Back returns)
+  let opening = false;
+  const openButton = document.querySelector("#create button[type=submit]");
+  const ready = () => { opening = false; openButton.disabled = false; };
   async function open(url, body, say) {
+    if (opening) return;
+    opening = true; openButton.disabled = true;
+    if (!await opened(url, body, say)) ready();
+  }
+  addEventListener("pageshow", e => { if (e.persisted) ready(); });
+  // One key per attempt at opening a table (a retry after a lost answer opens the same
+  // table), and the host screen's own key, sent once: no retry ever needs one back;
+  // true: the page goes to the table
+  async function opened(url, body, say) {
     const host = Keys.secret();
     const payload = JSON.stringify({idempotency_key: Keys.request(), host_secret: host, ...body});
     for (let attempt = 0; ; attempt++) {
       try {
         const r = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"}, body: payload});
         const d = await r.json();
-        if (!r.ok) { say(Words.said(d.error) || T("refused")); return; }
+        if (!r.ok) { say(Words.said(d.error) || T("refused")); return false; }
         // a finished game that is already here (its record imported before): its story
-        if (d.existing) { location.href = `/t/${d.code}/story`; return; }
+        if (d.existing) { location.href = `/t/${d.code}/story`; return true; }
         localStorage.setItem("sl-host-" + d.code, host);
         location.href = "/t/" + d.code;
-        return;
+        return true;
       } catch (e) {
-        if (attempt >= 3) { say(T("No answer from the companion. Is it still running?")); return; }
+        if (attempt >= 3) { say(T("No answer from the companion. Is it still running?")); return false; }
         await new Promise(res => setTimeout(res, 600 * (attempt + 1)));
       }
     }

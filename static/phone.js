@@ -230,7 +230,9 @@
       const mine = SL.newSecret(), me = player() || {key: SL.newSecret()};
       const body = {side: joinSide, name, secret: mine, player: me.key};
       if (teams) body.part = joinPart;
+      b.disabled = true;        // a second tap on a slow network: refused as stale, said so
       const r = await SL.post("/seats", body);
+      b.disabled = false;
       if (r.ok) {
         // the view that shows this seat: the answer's version (the stream brings it)
         const d = r.data, since = d.version || (d.delta && d.delta.to) || (d.view && d.view.version) || 0;

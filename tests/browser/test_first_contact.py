@@ -93,6 +93,16 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     assert table_tv.locator('[data-aid="1"]').get_attribute("aria-pressed") == "true"
     assert table_tv.locator('[data-aid="0"]').get_attribute("aria-pressed") == "false"
     shot(table_tv, "first-home-tv-1920")
+    # a second tap on "Open the table" while the first is on its way opens no second table
+    held: list[Any] = []
+    table_tv.route("**/api/tables", lambda route: held.append(route))
+    table_tv.click("#create button[type=submit]")
+    table_tv.wait_for_function("() => document.querySelector('#create [type=submit]').disabled")
+    table_tv.click("#create button[type=submit]", force=True)
+    table_tv.wait_for_timeout(300)
+    assert len(held) == 1
+    held[0].continue_()
+    table_tv.wait_for_url("**/t/*")
     table_tv.close()
 
     table = Table(screens, live, WALL)
@@ -359,10 +369,25 @@ def test_a_tap_on_a_slow_network_counts_once(screens, live):
     """On a slow network nothing showed that a guess was on its way; a second tap meanwhile
     (the player thinking the first was missed) went out too, and was refused as out of turn
     (or counted for the next step). The tapped rank now shows it is sent and the panel's
-    other taps wait for the table's answer."""
+    other taps wait for the table's answer. "Sit down" likewise: a second tap was refused
+    with "the table changed at the same moment"."""
     events = game(20)
     table = Table(screens, live, WALL)
-    table.join("red", "Ann")
+    red = table.phone()
+    red.click('[data-join="red:0"]')
+    red.fill("#name", "Ann")
+    seats: list[Any] = []
+    red.route("**/seats", lambda route: seats.append(route))
+    red.click("#do-join")
+    red.wait_for_function("() => document.getElementById('do-join').disabled")
+    red.click("#do-join", force=True)                       # a disabled button: no post
+    red.wait_for_timeout(300)
+    assert len(seats) == 1
+    seats[0].continue_()
+    red.unroute("**/seats")
+    red.wait_for_function("() => document.getElementById('who').textContent.includes('Ann')")
+    assert red.evaluate("() => (document.getElementById('toast') || {}).textContent || ''") == ""
+    table.phones["red"] = red
     table.join("blue", "Bob")
     first = next(i for i, d in enumerate(events) if d["type"] == "reveal")
     for d in events[:first]:
