@@ -493,12 +493,19 @@
       if (a && (a.side || a.step !== "wait")) await steps.tap(b, v, b.dataset.for || a.side);
       return;
     }
-    if (b.dataset.undo) await SL.post("/undo", {confirm: b.dataset.undo === "yes"});
+    // one answer to an undo or a seat asked for (a second tap was refused: nothing waits),
+    // the two buttons on again should the answer not arrive
+    const answer = b.dataset.undo || b.dataset.approve || b.dataset.decline;
+    const both = answer ? [...b.parentElement.querySelectorAll("button")] : [];
+    both.forEach(x => { x.disabled = true; });
+    let r = null;
+    if (b.dataset.undo) r = await SL.post("/undo", {confirm: b.dataset.undo === "yes"});
     if (b.dataset.approve || b.dataset.decline) {
       const id = b.dataset.approve || b.dataset.decline;
-      const r = await SL.post(`/seats/${id}/decision`, {approve: !!b.dataset.approve});
+      r = await SL.post(`/seats/${id}/decision`, {approve: !!b.dataset.approve});
       if (r.ok) { asking = asking.filter(x => String(x.id) !== id); if (SL.view) seats(SL.view); }
     }
+    if (r && !r.ok) both.forEach(x => { x.disabled = false; });
   });
 
   // a laptop's keyboard at the entry panel (issue 23): 1–9 and 0 (10) pick a rank (or on

@@ -255,7 +255,10 @@
       if (yes) act("/undo", {});
       return;
     }
-    if (b.dataset.undo) return act("/undo", {confirm: b.dataset.undo === "yes"});
+    if (b.dataset.undo) {           // one answer: a second tap would be refused, no undo waiting
+      b.parentElement.querySelectorAll("button").forEach(x => { x.disabled = true; });
+      return act("/undo", {confirm: b.dataset.undo === "yes"});
+    }
     if (b.id === "b-rules") return openRules();
     if (b.id === "b-calc") return openCalc(seat ? seat.side : "red");
     if (b.id === "panel-close") {
