@@ -413,6 +413,7 @@ def test_a_tap_on_a_slow_network_counts_once(screens, live):
     phone.wait_for_function("() => document.querySelector('#act button.sent') !== null")
     assert phone.locator("#act button.sent").get_attribute("data-guess") == str(d["guess"])
     assert phone.locator("#act button.sent").get_attribute("aria-busy") == "true"
+    shot(phone, "first-phone-390-guess-sent")
     phone.locator(f'#act [data-guess="{other}"]').tap()     # "it did not take": again
     phone.wait_for_timeout(400)
     assert len(held) == 1
