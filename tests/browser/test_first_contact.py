@@ -60,6 +60,21 @@ def nothing_clipped(page: Any, selector: str) -> list[str]:
     return out
 
 
+def tapped_twice(page: Any, pattern: str, first: str, second: str) -> None:
+    """On a slow network: ``first`` tapped with the answer to ``pattern`` held back, then
+    ``second``, which must be off by then (tapped anyway): one request went out. The
+    answer is then let through."""
+    held: list[Any] = []
+    page.route(pattern, lambda route: held.append(route))
+    page.click(first)
+    page.wait_for_function("s => document.querySelector(s).disabled", arg=second)
+    page.click(second, force=True)
+    page.wait_for_timeout(300)
+    assert len(held) == 1
+    held[0].continue_()
+    page.unroute(pattern)
+
+
 def test_a_new_group_meets_no_rough_edge(screens, live):
     events = game(20)            # red exhausts its Miner; blue starts and guesses mission 1
     assert events[5] == {"type": "start", "side": "blue"}
@@ -94,14 +109,7 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     assert table_tv.locator('[data-aid="0"]').get_attribute("aria-pressed") == "false"
     shot(table_tv, "first-home-tv-1920")
     # a second tap on "Open the table" while the first is on its way opens no second table
-    held: list[Any] = []
-    table_tv.route("**/api/tables", lambda route: held.append(route))
-    table_tv.click("#create button[type=submit]")
-    table_tv.wait_for_function("() => document.querySelector('#create [type=submit]').disabled")
-    table_tv.click("#create button[type=submit]", force=True)
-    table_tv.wait_for_timeout(300)
-    assert len(held) == 1
-    held[0].continue_()
+    tapped_twice(table_tv, "**/api/tables", "#create [type=submit]", "#create [type=submit]")
     table_tv.wait_for_url("**/t/*")
     table_tv.close()
 
@@ -256,15 +264,7 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     shot(tv, "first-tv-undo-request-1280")
     tv.set_viewport_size({"width": 1920, "height": 1080})
     # one answer: while "keep it" is on its way, "undo it" sends nothing (it was refused)
-    held: list[Any] = []
-    red.route("**/undo", lambda route: held.append(route))
-    red.click('[data-undo="no"]')
-    red.wait_for_function("() => document.querySelector('[data-undo=\"yes\"]').disabled")
-    red.click('[data-undo="yes"]', force=True)
-    red.wait_for_timeout(300)
-    assert len(held) == 1
-    held[0].continue_()
-    red.unroute("**/undo")
+    tapped_twice(red, "**/undo", '[data-undo="no"]', '[data-undo="yes"]')
     red.get_by_test_id("undo-ask").wait_for(state="detached")
     table.sync(tv)
     notice = tv.locator("#notice")
@@ -386,15 +386,7 @@ def test_a_tap_on_a_slow_network_counts_once(screens, live):
     red = table.phone()
     red.click('[data-join="red:0"]')
     red.fill("#name", "Ann")
-    seats: list[Any] = []
-    red.route("**/seats", lambda route: seats.append(route))
-    red.click("#do-join")
-    red.wait_for_function("() => document.getElementById('do-join').disabled")
-    red.click("#do-join", force=True)                       # a disabled button: no post
-    red.wait_for_timeout(300)
-    assert len(seats) == 1
-    seats[0].continue_()
-    red.unroute("**/seats")
+    tapped_twice(red, "**/seats", "#do-join", "#do-join")
     red.wait_for_function("() => document.getElementById('who').textContent.includes('Ann')")
     assert red.evaluate("() => (document.getElementById('toast') || {}).textContent || ''") == ""
     table.phones["red"] = red
