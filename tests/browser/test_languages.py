@@ -123,3 +123,26 @@ def test_one_day_at_a_table_of_three_languages(screens, live):
     red.reload()
     red.wait_for_selector("body[data-version]", state="attached")
     assert red.locator("html").get_attribute("lang") == "de"
+
+
+# each word of a watcher's cards past its card's edges
+OUT_OF_CARD = """() => [...document.querySelectorAll('.wb-card > *')].filter(e => e.offsetWidth)
+  .filter(e => { const c = e.closest('.wb-card').getBoundingClientRect(),
+                       r = e.getBoundingClientRect();
+                 return r.left < c.left - 1 || r.right > c.right + 1; })
+  .map(e => e.textContent)"""
+
+
+def test_a_watchers_cards_keep_their_words_in_german_and_dutch(screens, live):
+    """A card's outcome ran into the next card on a watcher's board: "zurückgezogen"
+    (German) and "teruggetrokken" (Dutch) are wider than a quarter of a phone."""
+    from .test_story import _import
+    code = _import(live, "random-flag-1.json")          # day 3: cards activated, retreated
+    for lang in ("de", "nl"):
+        page = screens("phone", locale=lang)
+        for w, h in ((320, 568), (360, 640), (390, 844)):
+            page.set_viewport_size({"width": w, "height": h})
+            page.goto(f"{live.url}/w/{code}")
+            page.locator(".wb-card em").first.wait_for()
+            assert page.evaluate(OUT_OF_CARD) == [], (lang, w)
+        shot(page, f"languages-watcher-{lang}-390")
