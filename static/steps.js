@@ -127,10 +127,10 @@ const Steps = (() => {
     },
     };
 
-    // a tap's post on its way: its button shows it, and the step's other taps wait for the
-    // answer (on a slow network a second tap was refused as out of turn, or taken for the
-    // next step); once the table has moved on (the stream often brings the next step before
-    // the answer) that step's taps count at once
+    // a tap's post on its way: its button shows it, and the step's other posts wait for its
+    // answer: none goes out meanwhile (on a slow network a second tap was refused as out of
+    // turn, or taken for the next step); once the table has moved on (the stream often brings
+    // the next step before the answer) that step's taps count at once
     let sending = null, sendingT = null, sentAt = 0;
     function release() {
       clearTimeout(sendingT);
@@ -138,18 +138,16 @@ const Steps = (() => {
       sending = null;
     }
     async function send(b, path, body) {
-      sending = b; sentAt = SL.view ? SL.view.version : 0;
+      const at = SL.view ? SL.view.version : 0;
+      if (sending && at === sentAt) return {ok: false, status: 0, data: {}};
+      sending = b; sentAt = at;
       b.classList.add("sent"); b.setAttribute("aria-busy", "true");
       sendingT = setTimeout(release, 8000);          // a post that never answers frees the panel
       try { return await o.post(path, body); } finally { if (sending === b) release(); }
     }
-    const STEP_KEYS = ["pick", "card", "guess", "actual", "choice", "start", "dec"];
-    const STEP_IDS = ["do-exhaust", "do-draw", "do-tokens", "do-spin", "do-check", "do-clear", "do-plan"];
     const ev = (b, e) => send(b, "/events", {event: e});
     // a tap on one of the panel's buttons for ``side``: true when it was one of them
     async function tap(b, v, side) {
-      if (sending && v.version === sentAt
-          && (STEP_KEYS.some(k => k in b.dataset) || STEP_IDS.includes(b.id))) return true;
       const t = v.taps;
       if (b.dataset.pick) {
         const x = +b.dataset.pick;
