@@ -81,14 +81,21 @@ def _hit(table: Table, version: int | None = None) -> list[Any] | None:
 def event_rows(table: Table) -> list[Row]:
     """(data, seat_id) of the events not undone, in order: kept with the state of this
     version when a post built it, else read (plain rows, no ORM objects to build)."""
+    return versioned_rows(table)[0]
+
+
+def versioned_rows(table: Table) -> tuple[list[Row], int | None]:
+    """:func:`event_rows` and the version they are the events of: ``table.version``'s
+    when kept, else the version read with them (a newer one if a post committed since
+    the table was read)."""
     hit = _hit(table)
     if hit is not None and hit[3] is not None:
         rows: list[Row] = hit[3]
-        return rows
+        return rows, table.version
     version, rows = _read(table)
     if hit is not None and version == hit[1]:
         hit[3] = rows
-    return rows
+    return rows, version
 
 
 def _read(table: Table) -> tuple[int | None, list[Row]]:

@@ -28,7 +28,7 @@ from ..engine import (
 from ..engine.deduce import deduce_side
 from .cards import known
 from .models import Seat, Table, db
-from .states import Recent, Row, derived, event_rows
+from .states import Recent, Row, derived, event_rows, versioned_rows
 
 
 def event_text(d: dict[str, Any]) -> Msg | str:
@@ -366,17 +366,17 @@ def _of_one_version(table: Table, state: State | None, rows: list[Row] | None
                     ) -> tuple[State, list[Row]]:
     """The state and the events not undone of one version, the table's. Read apart, they
     may be two: a post can commit between the table's read and the events' (the view then
-    said "Undo: <a reveal>" of a state with no reveal, and failed). The table is read
-    again then, and so are they."""
+    said "Undo: <a reveal>" of a state with no reveal, and failed; or, after an undo and a
+    new event, told the newer log beside the older board). The table is read again then,
+    and so are they."""
     for _ in range(3):
+        version: int | None = table.version
         if state is None:
             state, rows, version = derived(table)
-            if version is None or version == table.version:
-                return state, rows
-        else:
-            rows = event_rows(table) if rows is None else rows
-            if len(rows) == state.event_count:
-                return state, rows
+        elif rows is None:
+            rows, version = versioned_rows(table)
+        if (version is None or version == table.version) and len(rows) == state.event_count:
+            return state, rows
         db.session.expire(table)             # a newer version: everything of it
         state = rows = None
     state, rows, _version = derived(table)   # (a table changing this fast: its newest)

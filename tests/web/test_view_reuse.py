@@ -263,3 +263,34 @@ def test_a_view_read_while_another_post_commits_is_of_one_version(table, app, ke
         assert view["version"] > v and len(view["state"]["reveals"]) == 1
         got = lang.dumps(view, "fr")
     assert got == fresh_view(app, host.code)
+
+
+def test_a_view_given_its_state_is_not_told_another_versions_events_of_the_same_count(
+        table, app):
+    """A refusal's view is given the state its request read (version v); between that
+    read and the events', another screen takes the last event back and the next one is
+    entered: the events are as many as the state's, but not its. Counting them let the
+    view tell version v + 2's log beside version v's board; the events are read with the
+    version they belong to, and the view is of one version, the newest."""
+    rec = random_record(random.Random(3), wall_distance=3)
+    host = table(wall_distance=3)
+    seats = {"red": sit(host, "red", "Ann"), "blue": sit(host, "blue", "Bob")}
+    enter(host, seats, rec.events[:4])      # up to red's intel tokens
+    with app.test_request_context():
+        t = load(host.code)                   # the refusal's request: version v
+        v = t.version
+        state = states.derive(t)
+
+        def undo_and_enter() -> None:
+            host.undo()
+            enter(host, seats, rec.events[4:5])     # blue's tokens instead
+
+        other = threading.Thread(target=undo_and_enter)
+        other.start()                         # version v + 2: 4 events, the last another
+        other.join()
+        states._cache.clear()                 # the events are read, not recalled
+        states._cache.keep(t.id, [t.code, v, state, None])
+        view = views.public_view(t, state)
+        assert view["version"] == v + 2, view["version"]
+        got = lang.dumps(view, "fr")
+    assert got == fresh_view(app, host.code)
