@@ -33,6 +33,7 @@
     root.setProperty("--x", (innerWidth - W * s) / 2 + "px");
     root.setProperty("--y", (innerHeight - H * s) / 2 + "px");
     trimHistory();
+    roomy();
   }
   // the day's history shows the newest reveals that fit whole: none is cut mid-line
   function trimHistory() {
@@ -318,7 +319,14 @@
   function entry(v) {
     const box = $("entry"), on = !!screenSeats(v).length && !!SL.secret;
     box.classList.toggle("hidden", !on);
-    if (document.body.classList.contains("entry") !== on) { document.body.classList.toggle("entry", on); setTimeout(fit); }
+    if (document.body.classList.contains("entry") !== on) {
+      document.body.classList.toggle("entry", on);
+      // the last reveal's words and the table's notice under the board: the side column
+      // is the step's (a team's four seats and a notice pushed its last button away)
+      if (on) $("board").after($("notice"), $("narration"));
+      else { $("requests").after($("notice")); $("first-time").before($("narration")); }
+      setTimeout(fit);
+    }
     if (!on) return;
     const a = acting(v), t = v.taps, body = $("entry-body");
     // what this screen enters now, for which side: a new one starts with nothing picked
@@ -344,6 +352,13 @@
       html += `<button type="button" class="quiet" data-dec="ask" data-for="${t.deceive.side}" data-testid="deceive">${mark(t.deceive.side)} ${esc(T("{side!c}: lay a deception token…", {side: sideName(t.deceive.side)}))}</button>`;
     body.innerHTML = html;
     SL.fitNames(body);
+    roomy();
+  }
+  // the keys' hint only where the step leaves room for it: never a button pushed away
+  function roomy() {
+    const box = $("entry");
+    box.classList.remove("full");
+    box.classList.toggle("full", box.scrollHeight > box.clientHeight + 1);
   }
   // the sides this screen may take or give back: at a table's start, or later
   function screenTools(v) {

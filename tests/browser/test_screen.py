@@ -26,6 +26,13 @@ def numbers(table: Table, want: dict[str, Any]) -> None:
         assert tv.get_by_test_id(f"dt-{side}").get_attribute("data-value") == str(want["dt"][side])
     assert int(tv.get_by_test_id("da").get_attribute("data-pos") or "x") == want["da"]
     assert tv.locator("#day .on").text_content() == str(want["day"])
+    # the last reveal's words whole, under the board, on the screen (a step's panel left
+    # them two lines beside it: "… Rouge s'infiltr…" on a laptop, most reveals cut)
+    told = tv.evaluate("""() => { const n = document.getElementById('narration'),
+        r = n.getBoundingClientRect(), b = document.getElementById('board').getBoundingClientRect();
+        return [n.scrollHeight <= n.clientHeight + 1, r.top >= b.bottom - 1,
+                r.bottom <= innerHeight + 1, n.textContent]; }""")
+    assert told[:3] == [True, True, True], told
 
 
 def photographer(table: Table, name: str) -> Any:
@@ -42,16 +49,23 @@ def photographer(table: Table, name: str) -> Any:
 
 
 def play(table: Table, events: list[dict], name: str, wall: int = WALL,
-         keys: bool = False) -> dict[str, Any]:
+         keys: bool = False, turns: dict[int, tuple[int, int]] | None = None) -> dict[str, Any]:
     """Enter ``events`` by taps; the board checked at each day's end; photographs of
-    each kind of step the first time it comes. ``keys``: some steps by the keyboard.
+    each kind of step the first time it comes. ``keys``: some steps by the keyboard;
+    ``turns``: the screen's new size from the event of that index on (a tablet turned).
     A right guess is the same rank tapped twice on the screen: each rank's button must
-    stand in the same place for the guess and the card turned up (it moved 14-40 px)."""
+    stand in the same place for the guess and the card turned up (it moved 14-40 px).
+    Every step's panel shows all of itself (on a 3:4 tablet upright a guess's last
+    button was out of sight)."""
     photographed = photographer(table, name)
     reveal = Places()
 
     def photograph(stage: str, page: Any) -> None:
         photographed(stage, page)
+        if page is table.tv:
+            panel = page.evaluate("() => { const e = document.getElementById('entry');"
+                                  " return [e.scrollHeight, e.clientHeight]; }")
+            assert panel[0] <= panel[1] + 1, (stage, panel)
         if page is table.tv and stage == "guess":
             reveal.mark(page, table.panel(page))
         elif page is table.tv and stage == "actual":
@@ -60,6 +74,11 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
     round_from = 0
     by_keys = False
     for i, d in enumerate(events):
+        if i in (turns or {}):
+            w, h = (turns or {})[i]
+            table.tv.set_viewport_size({"width": w, "height": h})
+            table.tv.wait_for_function("w => document.body.classList.contains('portrait') === w",
+                                       arg=w < h)
         before = table.taps
         if d["type"] == "intel":
             round_from = before
@@ -175,8 +194,12 @@ def test_a_whole_game_on_a_tablet_in_german_and_its_other_shapes(screens, live):
         bottom = tv.evaluate("() => $entry().bottom".replace(
             "$entry()", "document.getElementById('entry').getBoundingClientRect()"))
         assert bottom <= h + 1
+        board = tv.evaluate("() => document.getElementById('board').getBoundingClientRect().height")
+        assert board > h / 3, board
     tv.set_viewport_size({"width": 1024, "height": 768})
-    out = play(table, events, "tablet")
+    # the second and third days with the tablet upright (3:4): its tightest shape
+    day2 = [i for i, e in enumerate(events) if e["type"] == "exhaust"][2]
+    out = play(table, events, "tablet", turns={day2: (768, 1024)})
     assert out["days"] == [1, 2, 3] and set(out["plain"]) == {2}
     assert len(out["moved"]) > 100            # (the ranks of many reveals, each in place)
     assert tv.locator("html").get_attribute("lang") == "de"
