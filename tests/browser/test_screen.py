@@ -132,6 +132,11 @@ def test_a_whole_game_from_the_tv_alone_by_taps_and_keys(screens, live):
     assert [s.get_attribute("data-screen") for s in tv.locator("#seats .seat").all()] == ["1", "1"]
     # a tap in progress taken back with Backspace; ? opens the rules
     assert table.step(tv) == "exhaust"
+    # the keys' button in focus shows it (a thin ring under 1 px on a laptop: not seen)
+    tv.locator('#entry [data-pick="1"]').focus()
+    ring = tv.evaluate("() => { const cs = getComputedStyle(document.activeElement);"
+                       " return [cs.outlineStyle, parseFloat(cs.outlineWidth)]; }")
+    assert ring[0] == "solid" and ring[1] >= 3, ring
     tv.locator('#entry [data-pick="5"]').click()
     assert tv.locator('#entry [data-pick="5"].sel').count() == 1
     tv.keyboard.press("Backspace")
