@@ -197,6 +197,11 @@ def test_the_story_on_a_phone(screens, live):
         phone.evaluate("() => scrollTo(0, 0)")
         tops = {(top, seen) for _, top, seen in phone.evaluate(EVERY_STEP)}
         assert len(tops) == 1 and next(iter(tops))[1], (w, h, tops)
+        # every control thumb-size, the slider too (it was 36 px high)
+        low = phone.evaluate("""() => [...document.querySelectorAll(
+            '.controls button, .controls input')].map(e => [e.id, e.getBoundingClientRect().height])
+            .filter(([, h]) => h < 44)""")
+        assert low == [], (w, h, low)
     phone.set_viewport_size({"width": 390, "height": 844})
     phone.locator("#slider").fill("11")
     _at(phone, 11)
