@@ -427,6 +427,7 @@
     if (answers) $("notice").classList.add("hidden");     // its card says it: not twice
     $("requests").innerHTML += answers ? `<div class="req" data-testid="undo-request"><div>${mark(u.by || "red")} <b>${esc(u.what)}</b>: ${esc(T("{side!c}'s phone or this screen agrees", {side: sideName(u.needs)}))}</div>
       <div class="req-actions"><button class="primary" data-undo="yes">${esc(T("Undo it"))}</button><button data-undo="no">${esc(T("Keep it"))}</button></div></div>` : "";
+    roomy();            // (a request's card takes room from the step's panel)
   }
 
   // one navigation to the rematch, whichever of the answer and the push comes first
