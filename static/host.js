@@ -447,7 +447,7 @@
       <div class="end-reason" data-testid="reason" data-reason="${s.reason}">${esc(w.reason || "")}</div>
       <table><tr><th></th><th class="side-red">${mark("red")} ${esc(capSide("red"))}</th><th class="side-blue">${mark("blue")} ${esc(capSide("blue"))}</th></tr>
       ${rows.map(([k, f]) => `<tr><td>${esc(k)}</td><td>${f("red")}</td><td>${f("blue")}</td></tr>`).join("")}</table>
-      <div class="end-acts"><a class="btn primary story-link" href="/t/${SL.code}/story" data-testid="story-link">${esc(T("The story of the game"))} ▶</a>
+      <div class="end-acts"><a class="btn primary story-link" href="/t/${SL.code}/story" data-testid="story-link">${esc(T("The story of the game"))}&nbsp;▶</a>
       ${v.rematch ? `<span data-testid="rematch-at">${esc(T("The rematch is at table {code}.", {code: v.rematch.code}))} <a href="/t/${v.rematch.code}">${v.rematch.code}</a></span>`
         : SL.secret ? `<span class="rematch" data-testid="rematch"><button type="button" class="primary" data-rematch="same">${esc(T("Rematch — same seats"))}</button>
           <button type="button" data-rematch="swap">${esc(T("Rematch — swap colours"))}</button></span>` : ""}</div>

@@ -52,7 +52,7 @@
     return `<div class="wb" data-testid="watch-board" role="img" aria-label="${esc(T("The board, day {day}: red {red} IP, blue {blue} IP, double agent {where}, deception tokens red {dt_red}, blue {dt_blue}", {day: s.day, red: s.ip.red, blue: s.ip.blue, where: v.words.da, dt_red: s.dt.red, dt_blue: s.dt.blue}))}">
       <div class="wb-head"><b>${esc(T("day {n}", {n: s.day}))}</b> <span>${esc(T("Double agent {where}", {where: v.words.da}))}</span></div>
       <div class="wb-track" data-testid="wb-track" data-da="${s.da}" style="grid-template-columns:repeat(${2 * W + 3},1fr)">${cells.join("")}</div>
-      <div class="wb-forts"><span class="side-red">◀ ${esc(T("{side}'s fort", {side: sideName("red")}))}</span><span class="side-blue">${esc(T("{side}'s fort", {side: sideName("blue")}))} ▶</span></div>
+      <div class="wb-forts"><span class="side-red">◀&nbsp;${esc(T("{side}'s fort", {side: sideName("red")}))}</span><span class="side-blue">${esc(T("{side}'s fort", {side: sideName("blue")}))}&nbsp;▶</span></div>
       ${chanceBar(v)}
       ${side("red")}${side("blue")}
       <div class="wb-intel">${esc(Words.colon(T("Intel card")))} <b>${s.intel ? s.intel.map(r => `${r} ${esc(rank(r))}`).join(" · ") : esc(T("not yet"))}</b></div></div>`;
@@ -124,7 +124,7 @@
     const s = v.state;
     return `<div class="card over" data-testid="winner" data-winner="${s.winner}">
       <h1>${s.winner === "draw" ? "" : mark(s.winner) + " "}${esc(v.words.winner)}</h1><p>${esc(s.end)}</p></div>
-      <a class="btn" href="/t/${SL.code}/story?from=phone" data-testid="story-link">${esc(T("The story of the game"))} ▶</a>`;
+      <a class="btn" href="/t/${SL.code}/story?from=phone" data-testid="story-link">${esc(T("The story of the game"))}&nbsp;▶</a>`;
   }
   // an undo that waits for this phone's side to agree, or that this phone asked for
   function undoCard(v) {

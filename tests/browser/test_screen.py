@@ -114,6 +114,13 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
     won.wait_for()
     assert won.get_attribute("data-winner") == want["winner"]
     shot(table.tv, f"{name}-winner")
+    # the end's buttons inside its box (upright, they ran off its right edge)
+    out = table.tv.evaluate("""() => {
+        const box = document.getElementById('end').getBoundingClientRect();
+        return [...document.querySelectorAll('#end button, #end a')].map(b => [b.textContent.trim(),
+            b.getBoundingClientRect()]).filter(([, r]) => r.width && (r.left < box.left
+            || r.right > box.right || r.bottom > box.bottom)).map(([t]) => t); }""")
+    assert out == [], out
     record = table.live.app.test_client().get(f"/api/tables/{table.code}/record").get_json()
     # the same record as the same game on phones: a choice with one option is the
     # referee's, tapped by nobody (a phone's record leaves it out too)
@@ -208,6 +215,15 @@ def test_a_whole_game_on_a_tablet_in_german_and_its_other_shapes(screens, live):
     assert out["days"] == [1, 2, 3] and set(out["plain"]) == {2}
     assert len(out["moved"]) > 100            # (the ranks of many reveals, each in place)
     assert tv.locator("html").get_attribute("lang") == "de"
+    # turned back, in French: the story's ▶ stays with its words (it took a line of its own)
+    tv.set_viewport_size({"width": 1024, "height": 768})
+    tv.goto(f"{live.url}/lang/fr?next=/t/{table.code}")
+    tv.get_by_test_id("winner").wait_for()
+    tops = tv.evaluate("""() => { const t = document.querySelector('#end .story-link').firstChild,
+        at = i => { const r = document.createRange(); r.setStart(t, i); r.setEnd(t, i + 1);
+                    return Math.round(r.getBoundingClientRect().top); };
+        return [at(t.length - 3), at(t.length - 1)]; }""")
+    assert tops[0] == tops[1], tops
 
 
 def test_a_mixed_game_red_on_a_phone_blue_on_the_screen_in_french(screens, live):
