@@ -208,6 +208,12 @@ def test_a_whole_game_on_a_tablet_in_german_and_its_other_shapes(screens, live):
         assert bottom <= h + 1
         board = tv.evaluate("() => document.getElementById('board').getBoundingClientRect().height")
         assert board > h / 3, board
+        # the codes shown big inside the screen (upright, they ran off its right edge)
+        tv.locator("#join").click()
+        tv.wait_for_selector("body.codes-open")
+        codes = tv.locator("#join").bounding_box()
+        assert codes["x"] >= 0 and codes["x"] + codes["width"] <= w + 1, codes
+        tv.keyboard.press("Escape")
     tv.set_viewport_size({"width": 1024, "height": 768})
     # the second and third days with the tablet upright (3:4): its tightest shape
     day2 = [i for i, e in enumerate(events) if e["type"] == "exhaust"][2]
