@@ -275,6 +275,7 @@
       setTimeout(fit);
     }
     $("rules-link").href = "/rules?phase=" + s.phase;
+    $("open-end").hidden = s.phase !== "over";
     const lastRev = s.reveals[s.reveals.length - 1];
     $("narration").textContent = lastRev ? lastRev.narration : T("No reveal yet.");
     $("narration").classList.toggle("muted", !lastRev);
@@ -345,7 +346,9 @@
     // both sides may enter this step here: either goes first, a tap away
     if (a && a.open && a.open.length > 1)
       $("entry-who").innerHTML += `<span class="entry-switch">${a.open.filter(x => x !== entrySide).map(x => `<button type="button" class="small" data-entry-side="${x}" data-testid="entry-side-${x}">${mark(x)} ${esc(T("{side!c} first", {side: sideName(x)}))}</button>`).join("")}</span>`;
-    if (!a || a.step === "wait") { body.innerHTML = ""; return; }
+    // the game over: its result again, once the board was looked at (nothing else led back)
+    if (!a) { body.innerHTML = `<button type="button" class="primary big" data-open-end data-testid="open-end">${esc(T("Show the result"))}</button>`; return; }
+    if (a.step === "wait") { body.innerHTML = ""; return; }
     let html = steps.draw[a.step](v, t, entrySide);
     // both sides here: the owner of the mission being guessed may lay a token first
     if (a.step === "guess" && t.deceive && onScreen(v, t.deceive.side, t.part) && v.state.dt[t.deceive.side])
@@ -469,7 +472,7 @@
   document.addEventListener("click", async e => {
     const b = e.target.closest("button");
     if (!b) return;
-    if (b.id === "close-end") $("end").classList.add("hidden");
+    if (b.id === "close-end" || b.hasAttribute("data-open-end")) $("end").classList.toggle("hidden", b.id === "close-end");
     if (b.dataset.rematch) {         // one tap: a new table, same options, everyone seated
       const key = Keys.secret();
       b.disabled = true;

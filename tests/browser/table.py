@@ -345,7 +345,14 @@ class Table:
         assert text == ("A draw" if w == "draw" else f"{w[0].upper()} {w.capitalize()} wins")
         reason = tv.get_by_test_id("reason")
         assert reason.get_attribute("data-reason") == want["reason"]
-        return reason.inner_text()
+        said = reason.inner_text()
+        # the board looked at, the result shown again (nothing led back to it, nor to the
+        # rematch): from the host's tools, or on a screen a side enters at, from its panel
+        tv.locator("#close-end").click()
+        tv.wait_for_selector("#end.hidden", state="attached")
+        tv.locator("#open-end:visible, [data-testid='open-end']:visible").click()
+        tv.get_by_test_id("winner").wait_for()
+        return said
 
 
 def shots_of(table: Table, name: str, *pages: Any) -> list[pathlib.Path]:

@@ -121,6 +121,9 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
             b.getBoundingClientRect()]).filter(([, r]) => r.width && (r.left < box.left
             || r.right > box.right || r.bottom > box.bottom)).map(([t]) => t); }""")
     assert out == [], out
+    table.tv.locator("#close-end").click()          # the board looked at, the result again
+    table.tv.get_by_test_id("open-end").click()
+    won.wait_for()
     record = table.live.app.test_client().get(f"/api/tables/{table.code}/record").get_json()
     # the same record as the same game on phones: a choice with one option is the
     # referee's, tapped by nobody (a phone's record leaves it out too)
