@@ -211,10 +211,12 @@ welcher welches ist sind bin bist kann kannst konnen darf muss macht machen tut 
 mich mir mein meine du dich dir dein er sie es wir ihr man und oder aber nicht kein keine
 mit von zu zum zur im am auf fur bei aus nach uber passiert gilt bedeutet regel regeln wenn
 dann viele viel wieviel wieviele haben habe hat beide beiden heisst heißt meinen meinem
+bekomme bekommt bekommen kriege kriegt kriegen
 meiner meines deinen deinem deiner deines sein seine seinen seinem seiner unser unsere
 wat het een wie hoe wanneer waar waarom welke welk zijn kan kun kunnen mag moet doet doen ik
 mij mijn je jij jouw u hij zij ze we wij of maar niet geen met van voor naar op aan bij uit doe
 over gebeurt betekent als er dat dit deze hoeveel veel hebben heb heeft beide ons onze jullie
+krijg krijgt krijgen
 """.split())
 
 
@@ -286,6 +288,16 @@ _SAME = _same(
     (("utiliser", "utilise", "utilises", "utilisez"), ("jouer", "utiliser")),
     (("benutzen", "benutze", "einsetzen", "setze", "verwenden", "nutzen"), ("spielen", "nutzen")),
     (("gebruiken", "gebruik", "inzetten"), ("spelen", "gebruiken")),
+    # a right guess identifies the card (R22, R30: "how many IP for a right guess")
+    (("right", "correct", "correctly"), ("right", "identified", "identification")),
+    (("bonne", "bon", "juste", "correcte"), ("bonne", "identifiee", "identification")),
+    (("richtig", "richtige", "richtigen", "korrekt"), ("richtiger", "enttarnte", "enttarnung")),
+    (("juist", "juiste", "goed", "goede"), ("goede", "ontmaskerde", "ontmaskering")),
+    (("tipp", "tippe", "rate"), ("tipp", "ratende")),        # the guesser: "der Ratende"
+    (("gok", "gokken", "gokt", "raad"), ("gok", "rader")),   # "de rader"
+    # a day by its number, as the texts write it ("who starts the second day": R12)
+    (("second", "deuxieme", "zweiten", "zweite", "tweede"), ("2",)),
+    (("third", "troisieme", "dritten", "dritte", "derde"), ("3",)),
     (("again",), ("rematch",)),                               # the companion's own words
     (("trete", "tritt", "treten", "mitspielen", "mitmachen"), ("beitreten",)),
     (("ongedaan",), ("herstel",)),
@@ -372,7 +384,12 @@ def _found(query: Any) -> tuple[str, list[tuple[int, int, _Entry]]]:
     wanted = [_forms(w) for w in words]
     near = [forms for _, forms in wanted]
     weight = [_asked(e, wanted) for e in index]
-    order = sorted(range(len(index)), key=lambda i: (weight[i] or 0.0, i))
+    # (as much: rules, soldiers, words in the page's order, and of two of a kind the one
+    # naming a word as typed first: "beginnt" R12's "Wer beginnt" before R2's "Beginstand")
+    kind = {"rank-": 1, "word-": 2}
+    order = sorted(range(len(index)), key=lambda i: (
+        weight[i] or 0.0, kind.get(index[i].key[:5], 0),
+        -len(index[i].name_words.intersection(words)), i))
     hits = named + [(t, i, index[i]) for i in order if index[i].ids.isdisjoint(words)
                     and (t := _tier(index[i], needle, near)) is not None]
     if hits and len(near) > 1:

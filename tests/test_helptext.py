@@ -256,6 +256,17 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("qui gagne si l'agent double est au milieu ?", "fr", ["R72"], 2),
     ("wer gewinnt, wenn der Doppelagent in der Mitte steht?", "de", ["R72"], 2),
     ("wie wint als de dubbelagent in het midden staat?", "nl", ["R72"], 2),
+    # a right guess is an identification (R30's points: each found the Scout's R41 or
+    # the Bomb first), a day by its number as the texts write it (R2's "Beginstand"
+    # stood before R12's "Wer beginnt")
+    ("how many IP for a right guess?", "en", ["R30"], 1),
+    ("combien d'IP pour une bonne devinette ?", "fr", ["R30"], 1),
+    ("wie viele IP bekomme ich für richtig raten?", "de", ["R30"], 1),
+    ("hoeveel IP krijg je voor een juiste gok?", "nl", ["R30"], 1),
+    ("who starts the second day?", "en", ["R12"], 1),
+    ("qui commence le deuxième jour ?", "fr", ["R12"], 1),
+    ("wer beginnt am zweiten Tag?", "de", ["R12"], 1),
+    ("wie begint de tweede dag?", "nl", ["R12"], 1),
     # the companion's own buttons (each found a rule about the track, or nothing)
     ("how do I undo a mistake?", "en", ["word-16"], 1),
     ("comment annuler ?", "fr", ["word-16"], 1),
