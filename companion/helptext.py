@@ -199,24 +199,24 @@ a an the what whats which who whom whose when where why how do does did is are w
 been can could may might must shall should will would i me my we our you your he she it its
 they them their this that these those of to in on at by for from with about as if or and
 not than then there here happen happens happening mean means rule rules work works get
-many much have has had both go goes going his her hers mine yours
+many much have has had both go goes going his her hers mine yours against
 le la les l un une des du de d au aux que qu quoi qui quand ou comment pourquoi est sont ce
 cet cette ces c je j me m mon ma mes tu te ton ta tes il elle on nous vous ils elles se s
 leur leurs et en dans sur pour par avec sans ne n pas plus fait faire fais font peut peux
 puis doit dois y t si passe regle regles quel quelle quels quelles combien beaucoup avoir ai
-veut veux dire signifie
+veut veux dire signifie contre
 avons avez ont son sa ses notre nos votre vos
 der die das den dem des ein eine einer eines einem einen was wer wie wann wo warum welche
 welcher welches ist sind bin bist kann kannst konnen darf muss macht machen tut tun ich
 mich mir mein meine du dich dir dein er sie es wir ihr man und oder aber nicht kein keine
 mit von zu zum zur im am auf fur bei aus nach uber passiert gilt bedeutet regel regeln wenn
 dann viele viel wieviel wieviele haben habe hat beide beiden heisst heißt meinen meinem
-bekomme bekommt bekommen kriege kriegt kriegen
+bekomme bekommt bekommen kriege kriegt kriegen gegen
 meiner meines deinen deinem deiner deines sein seine seinen seinem seiner unser unsere
 wat het een wie hoe wanneer waar waarom welke welk zijn kan kun kunnen mag moet doet doen ik
 mij mijn je jij jouw u hij zij ze we wij of maar niet geen met van voor naar op aan bij uit doe
 over gebeurt betekent als er dat dit deze hoeveel veel hebben heb heeft beide ons onze jullie
-krijg krijgt krijgen
+krijg krijgt krijgen tegen
 """.split())
 
 
@@ -272,10 +272,10 @@ _SAME = _same(
     (("runden",), ("tag", "tage")),
     (("rondes", "rondjes"), ("dag", "dagen")),
     (("placer", "place", "places", "placez"), ("poser",)),
-    (("first",), ("starts",)),                                # "who goes first": who starts
+    (("first",), ("starts", "starter")),                      # "who goes first": who starts
     (("premier", "premiere"), ("commence",)),
-    (("fangt", "anfangen", "zuerst"), ("beginnt",)),
-    (("eerst", "eerste"), ("begint",)),
+    (("fangt", "anfangen", "zuerst"), ("beginnt", "beginnende")),
+    (("eerst", "eerste"), ("begint", "beginnende")),
     (("agent",), ("agent", "da", "ad")),                      # the rules write "DA"
     (("doppelagent", "doppelagenten"), ("doppelagent", "da")),
     (("dubbelagent",), ("dubbelagent", "da")),
@@ -295,6 +295,11 @@ _SAME = _same(
     (("juist", "juiste", "goed", "goede"), ("goede", "ontmaskerde", "ontmaskering")),
     (("tipp", "tippe", "rate"), ("tipp", "ratende")),        # the guesser: "der Ratende"
     (("gok", "gokken", "gokt", "raad"), ("gok", "rader")),   # "de rader"
+    # the game's end: its flag taken (R70 "stops") or day 3's (R72 "winning")
+    (("end", "ends", "ending", "finish", "finished", "over"), ("end", "stops", "winning")),
+    (("termine", "terminer", "finit", "finir", "fin"), ("fin", "arrete", "gagner")),
+    (("endet", "enden", "ende", "vorbei"), ("ende", "endet", "sieg")),
+    (("eindigt", "einde", "eindigen", "afgelopen", "voorbij"), ("einde", "stopt", "winnen")),
     # a day by its number, as the texts write it ("who starts the second day": R12)
     (("second", "deuxieme", "zweiten", "zweite", "tweede"), ("2",)),
     (("third", "troisieme", "dritten", "dritte", "derde"), ("3",)),

@@ -267,6 +267,17 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("qui commence le deuxième jour ?", "fr", ["R12"], 1),
     ("wer beginnt am zweiten Tag?", "de", ["R12"], 1),
     ("wie begint de tweede dag?", "nl", ["R12"], 1),
+    # the game's end (the Colonel's "ends at once" first, or the DA's moves, or nothing
+    # near in Dutch), who guesses first (the Miner's "its effect never starts"), and
+    # "against", which only shapes a question (the Captain's R45 first, its one rare word)
+    ("when does the game end?", "en", ["R70"], 1),
+    ("quand la partie se termine-t-elle ?", "fr", ["R70"], 1),
+    ("wanneer is het spel afgelopen?", "nl", ["R70"], 2),
+    ("who guesses first?", "en", ["R13"], 1),
+    ("wer rät zuerst?", "de", ["R13"], 1),
+    ("what does the spy do against the marshal?", "en", ["R40", "rank-1"], 2),
+    ("que fait l'espion contre le maréchal ?", "fr", ["R40", "rank-1"], 2),
+    ("was macht die Spionin gegen den Feldmarschall?", "de", ["R40", "rank-1"], 2),
     # the companion's own buttons (each found a rule about the track, or nothing)
     ("how do I undo a mistake?", "en", ["word-16"], 1),
     ("comment annuler ?", "fr", ["word-16"], 1),
