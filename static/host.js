@@ -322,10 +322,11 @@
     box.classList.toggle("hidden", !on);
     if (document.body.classList.contains("entry") !== on) {
       document.body.classList.toggle("entry", on);
-      // the last reveal's words and the table's notice under the board: the side column
-      // is the step's (a team's four seats and a notice pushed its last button away)
-      if (on) $("board").after($("notice"), $("narration"));
-      else { $("requests").after($("notice")); $("first-time").before($("narration")); }
+      // the codes to join (while a seat waits for its phone), the table's notice and the
+      // last reveal's words under the board: the side column is the step's (the codes, a
+      // team's four seats or a notice pushed its ranks and last button away)
+      if (on) $("board").after($("join"), $("notice"), $("narration"));
+      else { $("seats").before($("join")); $("requests").after($("notice")); $("first-time").before($("narration")); }
       setTimeout(fit);
     }
     if (!on) return;

@@ -239,6 +239,11 @@ def test_a_mixed_game_red_on_a_phone_blue_on_the_screen_in_french(screens, live)
     events = plan()
     table = Table(screens, live, WALL, shots="mixed", enter="blue", tv_size=(1280, 720),
                   tv_language="fr")
+    # red's phone not there yet: the codes (read above from the screen) wait under the
+    # board, and blue's first step is whole beside it (they hid its ranks 7-10 and buttons)
+    table.tv.locator('#entry[data-step="exhaust"]').wait_for()
+    assert table.tv.evaluate("() => { const e = document.getElementById('entry');"
+                             " return e.scrollHeight <= e.clientHeight + 1; }")
     red = table.join("red", "Ann")
     tv = table.tv
     # the screen enters blue's steps only: red's soldier is asked on red's phone
