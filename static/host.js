@@ -325,8 +325,8 @@
       // the codes to join (while a seat waits for its phone), the table's notice and the
       // last reveal's words under the board: the side column is the step's (the codes, a
       // team's four seats or a notice pushed its ranks and last button away)
-      if (on) $("board").after($("join"), $("notice"), $("narration"));
-      else { $("seats").before($("join")); $("requests").after($("notice")); $("first-time").before($("narration")); }
+      if (on) $("board").after($("join"), $("notice"), $("narration"), $("first-time"));
+      else { $("seats").before($("join")); $("requests").after($("notice")); $("today").before($("narration"), $("first-time")); }
       setTimeout(fit);
     }
     if (!on) return;

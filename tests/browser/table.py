@@ -74,7 +74,8 @@ class Table:
     def __init__(self, screens: Callable[..., Any], live: Any, wall: int,
                  shots: str | None = None, teams: bool = False,
                  tv_language: str | None = None, enter: str = "phones",
-                 tv_size: tuple[int, int] | None = None, chances: bool = False) -> None:
+                 tv_size: tuple[int, int] | None = None, chances: bool = False,
+                 first_game: bool = False) -> None:
         self.screens, self.live, self.wall, self.shots = screens, live, wall, shots
         self.teams = teams
         # the seats entered on the TV (issue 23): a side, or (side, part) in team play
@@ -99,6 +100,8 @@ class Table:
             tv.click(f'[data-enter="{enter}"]')
         if chances:                      # the chance-to-win bar, opted in (issue 25)
             tv.click('[data-testid="chances"]')
+        if first_game:                   # each ability explained the first time it acts
+            tv.click('[data-testid="first-game"]')
         tv.click('#create button[type="submit"]')
         tv.wait_for_url("**/t/*")
         tv.wait_for_selector("body[data-version]", state="attached")

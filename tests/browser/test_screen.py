@@ -59,6 +59,7 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
     button was out of sight)."""
     photographed = photographer(table, name)
     reveal = Places()
+    explained: set[str] = set()
 
     def photograph(stage: str, page: Any) -> None:
         photographed(stage, page)
@@ -66,6 +67,11 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
             panel = page.evaluate("() => { const e = document.getElementById('entry');"
                                   " return [e.scrollHeight, e.clientHeight]; }")
             assert panel[0] <= panel[1] + 1, (stage, panel)
+            note = page.get_by_test_id("first-explain")
+            if note.is_visible():              # a first game's note, whole on the screen
+                box = note.bounding_box()
+                assert box["y"] + box["height"] <= page.viewport_size["height"] + 1, box
+                explained.add(note.inner_text())
         if page is table.tv and stage == "guess":
             reveal.mark(page, table.panel(page))
         elif page is table.tv and stage == "actual":
@@ -129,13 +135,14 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
     # referee's, tapped by nobody (a phone's record leaves it out too)
     assert record["events"] == [{k: v for k, v in e.items() if k != "choice" or "choice" in got}
                                 for e, got in zip(events, record["events"], strict=True)]
-    return {"plain": plain, "rounds": rounds, "days": days, "moved": reveal.moved}
+    return {"plain": plain, "rounds": rounds, "days": days, "moved": reveal.moved,
+            "explained": explained}
 
 
 def test_a_whole_game_from_the_tv_alone_by_taps_and_keys(screens, live):
     events = plan()
     assert played_before(live, [e["ranks"] for e in events if e["type"] == "intel"]) >= 1
-    table = Table(screens, live, WALL, shots="screen", enter="screen")
+    table = Table(screens, live, WALL, shots="screen", enter="screen", first_game=True)
     tv = table.tv
     assert tv.get_by_test_id("entry").is_visible()
     assert "Enter" in tv.get_by_test_id("entry-keys").inner_text()
@@ -157,6 +164,8 @@ def test_a_whole_game_from_the_tv_alone_by_taps_and_keys(screens, live):
     rules.value.close()
     out = play(table, events, "screen", keys=True)
     assert out["days"] == [1, 2, 3]
+    # a first game on one screen explains the abilities too (the screen hid the note)
+    assert any("First time in this game" in x for x in out["explained"]), out["explained"]
     assert out["plain"] and set(out["plain"]) == {2}, out["plain"]
     # a round from the intel card to the eighth reveal, as counted on phones (test_game)
     assert len(out["rounds"]) == 3 and all(r <= 24 + 4 for r in out["rounds"]), out["rounds"]
