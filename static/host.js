@@ -322,11 +322,11 @@
     box.classList.toggle("hidden", !on);
     if (document.body.classList.contains("entry") !== on) {
       document.body.classList.toggle("entry", on);
-      // the codes to join (while a seat waits for its phone), the table's notice and the
-      // last reveal's words under the board: the side column is the step's (the codes, a
-      // team's four seats or a notice pushed its ranks and last button away)
-      if (on) $("board").after($("join"), $("notice"), $("narration"), $("first-time"));
-      else { $("seats").before($("join")); $("requests").after($("notice")); $("today").before($("narration"), $("first-time")); }
+      // the codes to join (while a seat waits for its phone), a request to answer, the
+      // table's notice and the last reveal's words under the board: the side column is the
+      // step's (the codes, a team's four seats or a notice pushed its ranks and last button away)
+      if (on) $("board").after($("join"), $("requests"), $("notice"), $("narration"), $("first-time"));
+      else { $("seats").before($("join")); $("aids").after($("requests"), $("notice")); $("today").before($("narration"), $("first-time")); }
       setTimeout(fit);
     }
     if (!on) return;
@@ -431,7 +431,7 @@
     if (answers) $("notice").classList.add("hidden");     // its card says it: not twice
     $("requests").innerHTML += answers ? `<div class="req" data-testid="undo-request"><div>${mark(u.by || "red")} <b>${esc(u.what)}</b>: ${esc(T("{side!c}'s phone or this screen agrees", {side: sideName(u.needs)}))}</div>
       <div class="req-actions"><button class="primary" data-undo="yes">${esc(T("Undo it"))}</button><button data-undo="no">${esc(T("Keep it"))}</button></div></div>` : "";
-    roomy();            // (a request's card takes room from the step's panel)
+    roomy();            // (the seats' row may have grown: "Play without phones" opened)
   }
 
   // one navigation to the rematch, whichever of the answer and the push comes first

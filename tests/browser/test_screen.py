@@ -255,6 +255,19 @@ def test_a_mixed_game_red_on_a_phone_blue_on_the_screen_in_french(screens, live)
                              " return e.scrollHeight <= e.clientHeight + 1; }")
     red = table.join("red", "Ann")
     tv = table.tv
+    # another phone asks for red's seat: the request waits under the board, blue's step
+    # whole beside it (in the side column it took the step's room), and is turned away
+    eve = table.phone()
+    table.tap(eve, '[data-join="red:0"]')
+    eve.fill("#name", "Eve")
+    table.tap(eve, "#do-join")
+    req = tv.locator("#requests .req")
+    req.wait_for()
+    assert tv.evaluate("() => { const e = document.getElementById('entry');"
+                       " return e.scrollHeight <= e.clientHeight + 1; }")
+    shot(tv, "mixed-request")
+    table.submit(tv, "[data-decline]")
+    req.wait_for(state="detached")
     # the screen enters blue's steps only: red's soldier is asked on red's phone
     assert table.step(tv) == "exhaust" and tv.locator("#entry").get_attribute("data-side") == "blue"
     first_reveal, snap = True, photographer(table, "mixed")
