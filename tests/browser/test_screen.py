@@ -35,6 +35,12 @@ def numbers(table: Table, want: dict[str, Any]) -> None:
     assert told[:3] == [True, True, True], told
 
 
+def whole(page: Any) -> bool:
+    """The step's panel on the screen shows all of itself (nothing to scroll to)."""
+    return bool(page.evaluate("() => { const e = document.getElementById('entry');"
+                              " return e.scrollHeight <= e.clientHeight + 1; }"))
+
+
 def photographer(table: Table, name: str) -> Any:
     """A hook for Table.play: the TV photographed at each kind of step, the first time."""
     done: set[str] = set()
@@ -64,9 +70,7 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
     def photograph(stage: str, page: Any) -> None:
         photographed(stage, page)
         if page is table.tv:
-            panel = page.evaluate("() => { const e = document.getElementById('entry');"
-                                  " return [e.scrollHeight, e.clientHeight]; }")
-            assert panel[0] <= panel[1] + 1, (stage, panel)
+            assert whole(page), stage
             note = page.get_by_test_id("first-explain")
             if note.is_visible():              # a first game's note, whole on the screen
                 box = note.bounding_box()
@@ -251,8 +255,7 @@ def test_a_mixed_game_red_on_a_phone_blue_on_the_screen_in_french(screens, live)
     # red's phone not there yet: the codes (read above from the screen) wait under the
     # board, and blue's first step is whole beside it (they hid its ranks 7-10 and buttons)
     table.tv.locator('#entry[data-step="exhaust"]').wait_for()
-    assert table.tv.evaluate("() => { const e = document.getElementById('entry');"
-                             " return e.scrollHeight <= e.clientHeight + 1; }")
+    assert whole(table.tv)
     red = table.join("red", "Ann")
     tv = table.tv
     # another phone asks for red's seat: the request waits under the board, blue's step
@@ -263,8 +266,7 @@ def test_a_mixed_game_red_on_a_phone_blue_on_the_screen_in_french(screens, live)
     table.tap(eve, "#do-join")
     req = tv.locator("#requests .req")
     req.wait_for()
-    assert tv.evaluate("() => { const e = document.getElementById('entry');"
-                       " return e.scrollHeight <= e.clientHeight + 1; }")
+    assert whole(tv)
     shot(tv, "mixed-request")
     table.submit(tv, "[data-decline]")
     req.wait_for(state="detached")
