@@ -161,8 +161,8 @@ _TYPO = 80
 
 def _near(word: str) -> set[str]:
     """The words of the texts a typed word may mean: itself, or one a typo away."""
-    if len(word) < 4:
-        return {word}
+    if len(word) < 4 or word in _RARITY:   # a word of the texts is no typo ("gagner" is
+        return {word}                       # not the German "Gegner", the opponent)
     found = rf_process.extract(word, _VOCAB, scorer=rf_fuzz.ratio, score_cutoff=_TYPO,
                                limit=None)
     # a short word's typo keeps its first letter ("tokn" is "token"; "look" is not the
@@ -303,6 +303,16 @@ _SAME = _same(
     # a day by its number, as the texts write it ("who starts the second day": R12)
     (("second", "deuxieme", "zweiten", "zweite", "tweede"), ("2",)),
     (("third", "troisieme", "dritten", "dritte", "derde"), ("3",)),
+    # how many tokens a side may keep: R51's "at most", "never more"
+    (("hold", "keep", "keeping", "carry"), ("holds",)),
+    (("garder", "garde", "gardes", "conserver", "detenir", "maximum", "max"), ("jamais",)),
+    (("behalten", "behalte", "besitzen", "maximal", "max"), ("hochstens", "nie")),
+    (("houden", "hou", "bewaren", "maximaal", "max"), ("hooguit", "nooit")),
+    # the Sergeant's lie is its bluff (R11), not its order (R20)
+    (("lie", "lies", "lying", "liar"), ("bluff",)),
+    (("ment", "mentir", "mens", "menteur"), ("bluffer",)),
+    (("lugt", "lugen", "luge", "lugner"), ("bluffen",)),
+    (("liegt", "liegen", "lieg", "leugenaar"), ("bluffen",)),
     (("again",), ("rematch",)),                               # the companion's own words
     (("trete", "tritt", "treten", "mitspielen", "mitmachen"), ("beitreten",)),
     (("ongedaan",), ("herstel",)),
@@ -335,9 +345,20 @@ def _forms(word: str) -> tuple[dict[str, float], set[str]]:
                     found.add(w)
     for w in found - meant.keys():      # the same long word bent: "Doppelagenten", "missions"
         short, long = sorted((w, word), key=len)
-        if len(short) >= 7 and long.startswith(short) and len(long) - len(short) <= 2:
+        if not long.startswith(short):
+            continue
+        if len(short) >= 7 and len(long) - len(short) <= 2:
             meant[w] = 0.9 * _RARITY.get(w, 0.0)
+        elif word in _RARITY and not same and len(short) >= 4 and long[len(short):] in _ENDINGS:
+            # an English word bent that the texts also have: "guessed" (the Spy's) is the
+            # Bomb's "guess" too, but no rarer than as typed ("sergents" than "sergent")
+            meant[w] = 0.9 * min(_RARITY[w], _RARITY[word])
     return meant, found
+
+
+#: an English word's regular endings: "guessed" is "guess" bent, as "tokens" is "token"
+#: (not "guesser", who guesses; a short word's "wins" is not bent: "win" is also "Gewinn")
+_ENDINGS = frozenset(("s", "es", "ed", "d", "ing"))
 
 
 def _beginning(start: str) -> list[str]:

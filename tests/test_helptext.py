@@ -208,7 +208,7 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("wie viele Täuschungsmarker?", "de", ["R14", "R51"], 3),     # the word is "-plättchen"
     ("what does the colonel do when exhausted?", "en", ["R48"], 3),
     ("was passiert wenn der Doppelagent die Mauer erreicht", "de", ["R1", "R32"], 4),
-    ("wie gewinnt man?", "de", ["R71", "R72"], 2),      # wins ("gewinnt"), not a gain ("Gewinn")
+    ("wie gewinnt man?", "de", ["R70", "R72"], 3),      # wins ("gewinnt"), not a gain ("Gewinn")
     # the question's own word for what the rules say otherwise: "wrong" for "incorrect",
     # "lose" for "win", "tie" for "draw" (each found something else before)
     ("what happens if my order is wrong?", "en", ["R60"], 1),
@@ -308,6 +308,24 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("moet ik mijn misleidingsfiche gebruiken?", "nl", ["R14"], 1),
     ("can the captain use an exhausted soldier?", "en", ["R45", "rank-6"], 2),
     ("kann der Kapitän einen erschöpften Soldaten einsetzen?", "de", ["R45", "rank-6"], 2),
+    # an English word bent is the texts' word ("guessed": the Bomb's "guess", not only the
+    # Spy's "guessed"), and a word of the texts is no typo of another language's ("gagner"
+    # found the German "Gegner", the opponent, and with it the first exhaustion, R3)
+    ("what if the bomb is guessed?", "en", ["rank-7", "R46"], 2),
+    ("que se passe-t-il si la bombe est devinée ?", "fr", ["rank-7", "R46"], 2),
+    ("what happens when the marshal is played?", "en", ["R49", "rank-10"], 2),
+    ("peut-on gagner le premier jour ?", "fr", ["R70"], 1),
+    ("can I win on the first day?", "en", ["R70"], 1),
+    # how many tokens a side may keep: R51 (each found the intel tokens or the Colonel)
+    ("how many tokens can I hold?", "en", ["R51"], 1),
+    ("combien de jetons peut-on garder ?", "fr", ["R51"], 1),
+    ("wie viele Täuschungsplättchen kann ich behalten?", "de", ["R51"], 1),
+    ("hoeveel fiches mag ik houden?", "nl", ["R51"], 1),
+    ("what does the colonel keep?", "en", ["R48", "rank-8"], 2),
+    # the Sergeant's lie is its bluff with the intel token (R11), not the order (R20)
+    ("what if the sergeant lies?", "en", ["R43", "R11"], 2),
+    ("le sergent peut-il mentir ?", "fr", ["R43", "R11"], 2),
+    ("darf der Feldwebel lügen?", "de", ["R43", "R11"], 2),
 ]
 
 
