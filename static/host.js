@@ -39,6 +39,7 @@
   function trimHistory() {
     const list = $("history");
     if (!list) return;
+    $("today").hidden = false;
     [...list.children].forEach(li => { li.hidden = false; });
     const newest = list.querySelector("li:first-child > span");
     if (newest) newest.style.webkitLineClamp = "";
@@ -54,6 +55,9 @@
       const lines = Math.floor((list.clientHeight - 8) / line);
       newest.style.webkitLineClamp = String(Math.max(1, lines));
       newest.parentElement.hidden = lines < 1;
+      // no line of it fits (a first game's note and a long reveal took the column): no
+      // "Today" over an empty list either
+      $("today").hidden = lines < 1;
     }
   }
   addEventListener("resize", fit);
@@ -285,7 +289,6 @@
     const items = today.length ? today.slice(0, -1).map((x, i) => [x, i + 1]).reverse()
       : v.log.slice(-6).reverse().map(l => [l.text, 0]);
     $("history").innerHTML = items.map(([x, n]) => `<li${n ? ` value="${n}"` : ` class="plain"`}><span>${esc(x)}</span></li>`).join("");
-    trimHistory();
     $("today").classList.toggle("hidden", !items.length);
     $("notice").textContent = v.notice || "";
     $("notice").classList.toggle("hidden", !v.notice);
@@ -432,6 +435,7 @@
     $("requests").innerHTML += answers ? `<div class="req" data-testid="undo-request"><div>${mark(u.by || "red")} <b>${esc(u.what)}</b>: ${esc(T("{side!c}'s phone or this screen agrees", {side: sideName(u.needs)}))}</div>
       <div class="req-actions"><button class="primary" data-undo="yes">${esc(T("Undo it"))}</button><button data-undo="no">${esc(T("Keep it"))}</button></div></div>` : "";
     roomy();            // (the seats' row may have grown: "Play without phones" opened)
+    trimHistory();      // the seats or a request above "Today" may have taken its room
   }
 
   // one navigation to the rematch, whichever of the answer and the push comes first

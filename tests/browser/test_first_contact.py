@@ -26,6 +26,7 @@ from companion.engine.simulate import random_record
 
 from .conftest import shot
 from .table import Table, expected_after
+from .test_game import plan
 
 # layout, sizes and words at a new group's first contact, whatever the database: checked
 # once, in the SQLite pass
@@ -416,3 +417,31 @@ def test_a_tap_on_a_slow_network_counts_once(screens, live):
     assert phone.locator("#act button.sent").count() == 0
     said = phone.evaluate("() => (document.getElementById('toast') || {}).textContent || ''")
     assert "turn" not in said and "refused" not in said, said       # no refusal of a 2nd tap
+
+
+def test_a_first_game_on_a_laptop_never_shows_today_over_nothing(screens, live):
+    """6: on a 1366x768 laptop in German, a first game's note (each ability explained the
+    first time it acts) and a long reveal fill the side column; "Heute" gave way to them
+    but stayed, a title over an empty list, through day 1's last reveals and day 2's
+    start. It shows only over a line of the day, and its tools stay on screen."""
+    events = plan()
+    table = Table(screens, live, WALL, tv_size=(1366, 768), tv_language="de", first_game=True)
+    table.join("red", "Anne-Sophie Delacroix")
+    table.join("blue", "Bartholomäus Schwarzenberger")
+    tv, seen = table.tv, []
+    for i, e in enumerate(events[:20]):
+        table.enter_by_http([event_from_dict(e)])
+        table.version = max(table.version, want_version(table))
+        table.sync(tv)
+        tv.evaluate(FRAMES)
+        shown = tv.evaluate("""() => { const t = document.getElementById('today'),
+            h = document.getElementById('history').getBoundingClientRect();
+            return [t.offsetParent !== null, [...document.querySelectorAll('#history li')]
+                .filter(li => { const r = li.getBoundingClientRect();
+                                return r.height > 0 && r.bottom <= h.bottom + 1; }).length]; }""")
+        assert shown[0] == (shown[1] > 0), (i, shown)
+        assert in_view(tv, ".host-tools")
+        seen.append(shown)
+    # (the game's note and the reveals did take the whole list for a while)
+    assert any(not title and lines == 0 for title, lines in seen[7:]), seen
+    shot(tv, "first-tv-de-1366-today")
