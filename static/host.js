@@ -472,9 +472,17 @@
     if (document.body.classList.contains("seated")) openCodes(!document.body.classList.contains("codes-open"));
   });
   codes.addEventListener("keydown", e => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); codes.click(); } });
-  addEventListener("keydown", e => { if (e.key === "Escape") openCodes(false); });
+  addEventListener("keydown", e => {
+    if (e.key !== "Escape") return;
+    openCodes(false);
+    document.querySelectorAll(".screen-tools[open]").forEach(d => { d.open = false; });
+  });
 
   document.addEventListener("click", async e => {
+    // the seats' tools open over the step's panel (a side entered here): a tap elsewhere
+    // closes them, and only that (not a rank under them picked by the way)
+    const menu = document.querySelector("body.entry .screen-tools[open]");
+    if (menu && !menu.contains(e.target)) { menu.open = false; e.preventDefault(); return; }
     const b = e.target.closest("button");
     if (!b) return;
     if (b.id === "close-end" || b.hasAttribute("data-open-end")) $("end").classList.toggle("hidden", b.id === "close-end");

@@ -166,6 +166,24 @@ def test_a_whole_game_from_the_tv_alone_by_taps_and_keys(screens, live):
         tv.keyboard.press("?")
     assert "/rules" in rules.value.url
     rules.value.close()
+    # "Play without phones" opens over the step's panel as a menu (it pushed the panel's
+    # last buttons out of sight): nothing under it moves, and a tap beside it, here on a
+    # rank, only closes it; Escape closes it too
+    panel, version = tv.locator("#entry").bounding_box(), table.seen(tv)
+    tv.locator('[data-testid="screen-tools"] summary').click()
+    menu = tv.locator('[data-testid="free-blue-0"]')
+    menu.wait_for()
+    assert tv.locator("#entry").bounding_box() == panel
+    box = menu.bounding_box()
+    assert panel["y"] < box["y"] + box["height"] / 2 < panel["y"] + panel["height"]
+    shot(tv, "screen-tools-open")
+    tv.locator('#entry [data-pick="9"]').click()
+    menu.wait_for(state="hidden")
+    assert tv.locator("#entry .sel").count() == 0 and table.seen(tv) == version
+    tv.locator('[data-testid="screen-tools"] summary').click()
+    menu.wait_for()
+    tv.keyboard.press("Escape")
+    menu.wait_for(state="hidden")
     out = play(table, events, "screen", keys=True)
     assert out["days"] == [1, 2, 3]
     # a first game on one screen explains the abilities too (the screen hid the note)
