@@ -266,7 +266,7 @@ _SAME = _same(
     (("verkeerd", "verkeerde"), ("foute",)),
     (("evenveel", "zelfde", "hetzelfde", "gelijk", "gelijkstand"), ("gelijke", "gelijkspel")),
     (("verliezen", "verlies", "verliest", "verloren"), ("winnen", "wint")),
-    (("place", "places", "placed"), ("put", "lay")),          # tokens are put, cards lay
+    (("place", "places", "placed", "put", "puts"), ("put", "lay")),   # tokens put, cards lay
     (("rounds",), ("day", "days")),                           # "how many rounds": three days
     (("manches",), ("jour", "jours")),
     (("runden",), ("tag", "tage")),
@@ -313,6 +313,10 @@ _SAME = _same(
     (("ment", "mentir", "mens", "menteur"), ("bluffer",)),
     (("lugt", "lugen", "luge", "lugner"), ("bluffen",)),
     (("liegt", "liegen", "lieg", "leugenaar"), ("bluffen",)),
+    # the soldiers' other German names (Stratego's): Hauptmann, Unteroffizier, Späher
+    (("hauptmann", "hauptmanns"), ("kapitan",)),
+    (("unteroffizier", "unteroffiziers"), ("feldwebel",)),
+    (("spaher", "kundschafter"), ("aufklarer",)),
     (("again",), ("rematch",)),                               # the companion's own words
     (("trete", "tritt", "treten", "mitspielen", "mitmachen"), ("beitreten",)),
     (("ongedaan",), ("herstel",)),

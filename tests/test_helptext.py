@@ -326,6 +326,12 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("what if the sergeant lies?", "en", ["R43", "R11"], 2),
     ("le sergent peut-il mentir ?", "fr", ["R43", "R11"], 2),
     ("darf der Feldwebel lügen?", "de", ["R43", "R11"], 2),
+    # a token "put" on a card is laid (R14 first, not the intel tokens of R11); the
+    # soldiers' other German names (each found another soldier, or nothing)
+    ("can I put a deception token on any card?", "en", ["R14"], 1),
+    ("kann der Hauptmann den Marschall kopieren?", "de", ["R45", "rank-6"], 2),
+    ("was macht der Unteroffizier?", "de", ["R43", "rank-4"], 2),
+    ("was macht der Späher?", "de", ["R41", "rank-2"], 2),
 ]
 
 
