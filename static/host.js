@@ -557,8 +557,11 @@
     if (k === "Enter") { if (!e.target.closest("button, a, summary")) press("button.primary"); return; }
     if (k === "Backspace") { e.preventDefault(); if (!steps.back()) $("undo").click(); return; }
     if (k === "m" || k === "M") { missionNext = true; return; }
-    if (!/^[0-9]$/.test(k)) return;
-    const n = k === "0" ? 10 : +k, mission = missionNext || box.dataset.step === "tokens";
+    // a digit by its key, not its character: a French or Belgian (AZERTY) laptop's
+    // digits' keys give & é " ' ( - è _ ç à without Shift
+    const digit = /^[0-9]$/.test(k) ? k : (/^(?:Digit|Numpad)([0-9])$/.exec(e.code || "") || [])[1];
+    if (!digit) return;
+    const n = digit === "0" ? 10 : +digit, mission = missionNext || box.dataset.step === "tokens";
     missionNext = false;
     if (mission) press(`button.mission[data-pick="${n}"]`);
     else press(`[data-pick="${n}"], [data-guess="${n}"], [data-actual="${n}"]`) || press(`button.choice:nth-of-type(${n})`);
