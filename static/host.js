@@ -42,8 +42,9 @@
     $("today").hidden = false;
     [...list.children].forEach(li => { li.hidden = false; });
     const newest = list.querySelector("li:first-child > span");
-    if (newest) newest.style.webkitLineClamp = "";
-    // the newest stays (cut to its lines by CSS when even it is too long)
+    if (newest) newest.style.webkitLineClamp = "none";    // whole where it fits
+    // the newest stays, whole before an older one (an R60's last words were cut to four
+    // lines while the day's first reveal stood whole under it)
     for (const li of [...list.children].slice(1).reverse()) {
       if (list.scrollHeight <= list.clientHeight + 1) break;
       li.hidden = true;

@@ -305,6 +305,10 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     tv.wait_for_function("() => +getComputedStyle(document.documentElement)"
                          ".getPropertyValue('--s') < 0.7")
     assert tv.locator("#history li:visible").count() >= 2
+    # the newest of them whole (an R60's end was cut to four lines, the day's first
+    # reveal whole under it)
+    assert tv.eval_on_selector("#history li:first-child > span",
+                               "e => e.scrollHeight <= e.clientHeight + 1")
     figure = tv.locator("#board .ip-n").first.bounding_box()
     assert figure["height"] >= 24, figure                   # the IP track's figures
     shot(tv, "first-tv-today-1280")
