@@ -208,6 +208,7 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("wie viele Täuschungsmarker?", "de", ["R14", "R51"], 3),     # the word is "-plättchen"
     ("what does the colonel do when exhausted?", "en", ["R48"], 3),
     ("was passiert wenn der Doppelagent die Mauer erreicht", "de", ["R1", "R32"], 4),
+    ("wat gebeurt er als de dubbelagent de muur bereikt?", "nl", ["R32"], 1),   # (the Kolonel)
     ("wie gewinnt man?", "de", ["R70", "R72"], 3),      # wins ("gewinnt"), not a gain ("Gewinn")
     # the question's own word for what the rules say otherwise: "wrong" for "incorrect",
     # "lose" for "win", "tie" for "draw" (each found something else before)
