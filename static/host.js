@@ -348,8 +348,10 @@
       : a.step === "wait" ? `<span class="muted">${esc(v.words.waiting || v.words.next)}</span>`
       : entrySide ? `${mark(entrySide)} <b>${esc(capSide(entrySide))}</b>${seat && !seat.name.startsWith(capSide(entrySide)) ? ` · ${esc(seat.name)}` : ""}${v.teams && t.part ? ` <span class="muted">${esc(t.part === 1 ? T("missions 1–2") : T("missions 3–4"))}</span>` : ""}`
       : `<b>${esc(T("The table"))}</b>`;
-    // both sides may enter this step here: either goes first, a tap away
-    if (a && a.open && a.open.length > 1)
+    // both sides may enter this step here, each its own (soldiers, tokens, a capture's
+    // check): either goes first, a tap away. Not a reveal's card turned up, which either
+    // side may tap for both: the switch only pushed its ranks down a line in team play
+    if (a && a.open && a.open.length > 1 && !["guess", "actual", "choice"].includes(a.step))
       $("entry-who").innerHTML += `<span class="entry-switch">${a.open.filter(x => x !== entrySide).map(x => `<button type="button" class="small" data-entry-side="${x}" data-testid="entry-side-${x}">${mark(x)} ${esc(T("{side!c} first", {side: sideName(x)}))}</button>`).join("")}</span>`;
     // the game over: its result again, once the board was looked at (nothing else led back)
     if (!a) { body.innerHTML = `<button type="button" class="primary big" data-open-end data-testid="open-end">${esc(T("Show the result"))}</button>`; return; }

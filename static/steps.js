@@ -121,7 +121,7 @@ const Steps = (() => {
       // one mistap here loses the game: say before it is sent when the cards break the order
       const four = [1, 2, 3, 4].map(m => m in v.state.revealed[side] ? v.state.revealed[side][m] : picked[down.indexOf(m)]);
       const broken = !Lineup.check(four, null).legal;
-      return `<div class="card">${esc(T("Missions {missions}: {ranks}", {missions: down.join(", "), ranks: picked.map(rank).join(", ")}))}</div>
+      return `<div class="card">${esc(TN("Mission {missions}: {ranks}", "Missions {missions}: {ranks}", down.length, {missions: down.join(", "), ranks: picked.map(rank).join(", ")}))}</div>
         ${broken ? `<div class="card warn" data-testid="check-broken"><b>${esc(T("These cards are out of order:"))}</b> ${esc(T("confirming cancels your flag capture and {side} wins. Check each card before you confirm.", {side: sideName(other(side))}))}</div>` : ""}
         <button type="button" class="primary big" id="do-check">${esc(broken ? T("Confirm: out of order") : T("Confirm"))}</button><button type="button" id="do-clear">${esc(T("Start again"))}</button>`;
     },

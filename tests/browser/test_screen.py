@@ -66,9 +66,12 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
     photographed = photographer(table, name)
     reveal = Places()
     explained: set[str] = set()
+    checked: list[str] = []            # what a capture check's panel says before its tap
 
     def photograph(stage: str, page: Any) -> None:
         photographed(stage, page)
+        if page is table.tv and stage == "check":
+            checked.append(page.locator("#entry .card").first.inner_text())
         if page is table.tv:
             assert whole(page), stage
             note = page.get_by_test_id("first-explain")
@@ -140,7 +143,7 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
     assert record["events"] == [{k: v for k, v in e.items() if k != "choice" or "choice" in got}
                                 for e, got in zip(events, record["events"], strict=True)]
     return {"plain": plain, "rounds": rounds, "days": days, "moved": reveal.moved,
-            "explained": explained}
+            "explained": explained, "checked": checked}
 
 
 def test_a_whole_game_from_the_tv_alone_by_taps_and_keys(screens, live):
@@ -350,6 +353,21 @@ def test_a_team_game_with_one_part_on_the_screen(screens, live):
     shot(tv, "screen-teams-seated")
     out = play(table, events, "screen-teams")
     assert out["days"]
+
+
+def test_a_team_game_of_four_on_one_laptop_in_french(screens, live):
+    """Four players, one laptop (1366 x 768), no phone: each part's steps on the screen.
+    The card turned up's ranks stand where the guess's stood (the switch to the other side
+    took a second line beside "missions 1–2" there and moved them 28-37 px); the capture
+    check names its one mission in the singular."""
+    events = normalise([e.to_dict() for e in random_record(
+        random.Random(11), wall_distance=WALL, disorder=0, lie=0).events])
+    table = Table(screens, live, WALL, enter="screen", teams=True, tv_size=(1366, 768),
+                  tv_language="fr")
+    out = play(table, events, "screen-teams-fr")
+    assert out["days"]
+    # the capture check's one card left, in the singular ("Missions 4 : Général")
+    assert out["checked"] and out["checked"][-1].startswith("Mission 4\u202f: "), out["checked"]
 
 
 def assert_picked(page: Any, panel: str, picks: list[int]) -> None:
