@@ -355,16 +355,17 @@ def test_a_team_game_with_one_part_on_the_screen(screens, live):
     assert out["days"]
 
 
-def test_a_team_game_of_four_on_one_laptop_in_french(screens, live):
-    """Four players, one laptop (1366 x 768), no phone: each part's steps on the screen.
-    The card turned up's ranks stand where the guess's stood (the switch to the other side
-    took a second line beside "missions 1–2" there and moved them 28-37 px); the capture
-    check names its one mission in the singular."""
+def test_a_team_game_of_four_on_one_screen_in_french(screens, live):
+    """Four players, one screen, no phone: each part's steps on a 4:3 tablet, then on a
+    laptop (1366 x 768). Every step's panel whole (the four seats' two rows hid the
+    soldier's last button on the tablet); the card turned up's ranks stand where the
+    guess's stood (the switch to the other side took a second line beside "missions 1–2"
+    and moved them 28-37 px); the capture check names its one mission in the singular."""
     events = normalise([e.to_dict() for e in random_record(
         random.Random(11), wall_distance=WALL, disorder=0, lie=0).events])
-    table = Table(screens, live, WALL, enter="screen", teams=True, tv_size=(1366, 768),
+    table = Table(screens, live, WALL, enter="screen", teams=True, tv_size=(1024, 768),
                   tv_language="fr")
-    out = play(table, events, "screen-teams-fr")
+    out = play(table, events, "screen-teams-fr", turns={30: (1366, 768)})
     assert out["days"]
     # the capture check's one card left, in the singular ("Missions 4 : Général")
     assert out["checked"] and out["checked"][-1].startswith("Mission 4\u202f: "), out["checked"]
