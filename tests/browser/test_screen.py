@@ -341,9 +341,12 @@ def azerty(page: Any, digit: int) -> None:
 
 
 def test_a_team_game_with_one_part_on_the_screen(screens, live):
+    """Red's missions 1-2 entered on a 4:3 tablet, the three other parts on phones: the
+    seats of the phones in the side column, each on one line, the screen's own left to
+    its panel (in three rows they hid the soldier's last button)."""
     events = normalise([e.to_dict() for e in random_record(
         random.Random(4), wall_distance=WALL, disorder=0, lie=0).events])
-    table = Table(screens, live, WALL, shots="screen-teams", teams=True)
+    table = Table(screens, live, WALL, shots="screen-teams", teams=True, tv_size=(1024, 768))
     tv = table.tv
     tv.locator('[data-testid="screen-tools"] summary').click()
     table.submit(tv, '[data-testid="take-red-1"]')
