@@ -35,10 +35,30 @@
     trimHistory();
     roomy();
   }
-  // the day's history shows the newest reveals that fit whole: none is cut mid-line
+  // the side column keeps its tools on screen: a first game's note, then the last reveal,
+  // give up their last lines when even an empty "Today" leaves no room for all of them
+  // (a long German reveal, a note and a team's four seats on a 4:3 screen pushed the tools
+  // off it); then the day's history shows the newest reveals that fit whole
   function trimHistory() {
     const list = $("history");
     if (!list) return;
+    const side = list.parentElement;
+    // (the note's lines sit in a box of their own, inside its padding: cut there, a cut
+    // line does not show in the padding)
+    const texts = [$("first-time"), $("narration")].map(box => [box, box.querySelector(".lines") || box]);
+    for (const [, text] of texts) {
+      text.classList.remove("clamped");
+      text.style.webkitLineClamp = "";
+    }
+    if (!document.body.classList.contains("entry")) {      // (there they sit under the board)
+      for (const [box, text] of texts) {
+        const over = side.scrollHeight - side.clientHeight;
+        if (over < 1 || box.classList.contains("hidden")) continue;
+        const line = parseFloat(getComputedStyle(text).lineHeight) || 32;
+        text.classList.add("clamped");
+        text.style.webkitLineClamp = String(Math.max(2, Math.floor((text.clientHeight - over) / line)));
+      }
+    }
     $("today").hidden = false;
     [...list.children].forEach(li => { li.hidden = false; });
     const newest = list.querySelector("li:first-child > span");
@@ -407,7 +427,9 @@
     }
     const before = new Set(s.reveals.slice(0, -1).flatMap(activatedRanks));
     const fresh = activatedRanks(last).filter(r => !before.has(r) && abilities[r]);
-    box.innerHTML = fresh.map(r => `<div>${esc(T("First time in this game:"))} <b>${esc(T("the {name} ({r})", {name: abilities[r].name, r}))}</b> — ${esc(abilities[r].ability)}.</div>`).join("");
+    // (lines of text in one box inside its padding: the side column may cut them to its
+    // room, trimHistory)
+    box.innerHTML = `<div class="lines">${fresh.map(r => `${esc(T("First time in this game:"))} <b>${esc(T("the {name} ({r})", {name: abilities[r].name, r}))}</b> — ${esc(abilities[r].ability)}.`).join("<br>")}</div>`;
     box.classList.toggle("hidden", !fresh.length);
   }
 
