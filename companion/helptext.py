@@ -313,6 +313,13 @@ _SAME = _same(
     (("ment", "mentir", "mens", "menteur"), ("bluffer",)),
     (("lugt", "lugen", "luge", "lugner"), ("bluffen",)),
     (("liegt", "liegen", "lieg", "leugenaar"), ("bluffen",)),
+    (("spielbrett", "spielbretts", "brett"), ("bretter", "brett")),   # R1: boards are counted
+    # setting the game up (R2's start)
+    (("setup",), ("set",)),
+    (("mettre",), ("mise", "poser")),                    # a game "mise en place", a token "posé"
+    (("installer", "preparer"), ("mise",)),
+    (("baue", "bauen", "aufbauen"), ("aufbau",)),
+    (("klaar", "klaarzetten", "opzetten"), ("klaargezet",)),
     # the soldiers' other German names (Stratego's): Hauptmann, Unteroffizier, Späher
     (("hauptmann", "hauptmanns"), ("kapitan",)),
     (("unteroffizier", "unteroffiziers"), ("feldwebel",)),

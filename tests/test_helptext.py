@@ -66,7 +66,9 @@ def test_phases_and_glossary():
                      "neutralised", "IP", "DA", "DT", "day", "wall", "flag", "intel card",
                      "intel token", "exhausted",
                      # the companion's own words, for "how do I undo?" (they found R1)
-                     "undo", "save record", "rematch", "watch", "join"}
+                     "undo", "save record", "rematch", "watch", "join",
+                     # and its pages and options (each found nothing, or a rule)
+                     "story", "deduction aid", "our games"}
 
 
 def test_search_captain():
@@ -333,6 +335,23 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("kann der Hauptmann den Marschall kopieren?", "de", ["R45", "rank-6"], 2),
     ("was macht der Unteroffizier?", "de", ["R43", "rank-4"], 2),
     ("was macht der Späher?", "de", ["R41", "rank-2"], 2),
+    # the companion's pages and options: nothing, or the rule R23 for "set up", before
+    ("what does the deduction aid do?", "en", ["word-22"], 1),
+    ("que fait l'aide à la déduction ?", "fr", ["word-22"], 1),
+    ("was macht die Denkhilfe?", "de", ["word-22"], 1),
+    ("where are the statistics?", "en", ["word-23"], 1),
+    ("où sont nos parties ?", "fr", ["word-23"], 1),
+    ("wo sind unsere Spiele?", "de", ["word-23"], 1),
+    ("waar zijn de statistieken?", "nl", ["word-23"], 1),
+    ("how do I see the story of the game?", "en", ["word-21"], 1),
+    ("wie sehe ich die Geschichte des Spiels?", "de", ["word-21"], 1),
+    # setting the game up: the start (R2), and counting the board (R1)
+    ("how do I set up the game?", "en", ["R2"], 1),
+    ("comment mettre en place la partie ?", "fr", ["R2"], 1),
+    ("où mettre le jeton de tromperie ?", "fr", ["R14"], 1),
+    ("wie baue ich das Spiel auf?", "de", ["R2"], 1),
+    ("hoe zet ik het spel klaar?", "nl", ["R2"], 1),
+    ("wie zähle ich das Spielbrett?", "de", ["R1"], 1),
 ]
 
 

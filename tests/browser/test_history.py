@@ -49,9 +49,12 @@ def test_a_player_is_recognised_and_the_history_shows_the_games(screens, live):
     assert {s["side"]: s["player"] for s in v["seats"]}["blue"] == me["id"]
     finish(second, 2)
 
-    # the history on the TV (the serving laptop: it may delete, after a confirming tap)
+    # the history on the TV (the serving laptop: it may delete, after a confirming tap),
+    # found from the first page (no link led there: it had to be typed)
     tv = second.tv
-    tv.goto(live.url + "/history")
+    tv.goto(live.url + "/")
+    tv.get_by_test_id("our-games").click()
+    tv.wait_for_url("**/history")
     games = tv.get_by_test_id("game")
     assert games.count() == 2
     assert "Ann" in games.first.inner_text() and "Bob" in games.first.inner_text()
