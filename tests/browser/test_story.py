@@ -164,6 +164,14 @@ def test_the_story_steps_through_an_imported_game(screens, live):
         _steady(tv, (w, h))
         assert tv.evaluate(SMALLEST_WORD, DRAWINGS) >= 6, (w, h)
     shot(tv, "story-window-fr-1000x560")
+    # a 4:3 tablet in French: the game's result in two lines at most, under the title
+    # and the way back (squeezed beside them, a win on IP after day 3 took four lines)
+    _open_in(tv, live, _import(live, "random-ip-27.json"), "fr")
+    tv.set_viewport_size({"width": 1024, "height": 768})
+    lines = tv.evaluate("""() => { const r = document.createRange();
+        r.selectNodeContents(document.getElementById('result'));
+        return new Set([...r.getClientRects()].map(x => Math.round(x.bottom))).size; }""")
+    assert 1 <= lines <= 2, lines
 
 
 def test_the_story_on_a_phone(screens, live):
