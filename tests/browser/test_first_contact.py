@@ -235,6 +235,14 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
             .every(b => b.getBoundingClientRect().bottom <= tabs); }"""), (w, h)
         assert nothing_clipped(blue, "#act button") == []
         shot(blue, f"first-phone-{w}x{h}-guess")
+    # the smallest phone sideways (568 x 320): the guess's first row of ranks in view (the
+    # heading's three lines kept for a reveal put it under the tabs)
+    blue.set_viewport_size({"width": 568, "height": 320})
+    blue.evaluate(FRAMES)
+    assert blue.evaluate("""() => document.querySelector('#act [data-guess]')
+        .getBoundingClientRect().bottom
+        <= document.querySelector('.tabs').getBoundingClientRect().top""")
+    shot(blue, "first-phone-568x320-guess")
     blue.set_viewport_size({"width": 390, "height": 844})
     table.play(events[6])
 
