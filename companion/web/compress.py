@@ -11,6 +11,7 @@ keys and words again and again cost a few bytes each: issue 15).
 from __future__ import annotations
 
 import gzip
+import re
 import threading
 import zlib
 from collections.abc import Iterable, Iterator
@@ -50,23 +51,64 @@ def _wants_gzip() -> bool:
     return False
 
 
+#: a CSS string (kept as it is) or a comment (left out)
+_CSS_PARTS = re.compile(rb'("(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\')|/\*.*?\*/', re.S)
+
+
+def lean_css(data: bytes) -> bytes:
+    r"""A style sheet without its comments and the blank lines they leave (a comment
+    makes no token in CSS: nothing stands in its place); strings are kept whole.
+
+    >>> lean_css(b'a { content: "/* x */"; }  /* why */\n\n/* more */\nb{}')
+    b'a { content: "/* x */"; }  \nb{}'
+    """
+    out = _CSS_PARTS.sub(lambda m: m.group(1) or b"", data)
+    return re.sub(rb"\n[ \t]*(?=\n)", b"", out)
+
+
+_lean: dict[tuple[str, str], bytes] = {}
+
+
+def _lean_static_css(resp: Response) -> None:
+    """A static style sheet goes out without its comments (for any client): they are
+    for whoever edits the file, and were a third of the first load's CSS over the wire
+    (a phone's first load: 3 KB of 40). Made once per file version."""
+    key = (request.path, resp.headers.get("ETag", ""))
+    with _static_lock:
+        lean = _lean.get(key)
+    source = resp.response
+    resp.direct_passthrough = False
+    if lean is None:
+        lean = lean_css(resp.get_data())
+        with _static_lock:
+            _lean[key] = lean
+    close = getattr(source, "close", None)
+    if close is not None:
+        close()
+    resp.set_data(lean)
+
+
 def compress(resp: Response) -> Response:
     """Gzip ``resp`` in place when the client accepts it and it is worth it."""
     if (resp.status_code != 200 or resp.mimetype not in TYPES or resp.is_streamed
             and not resp.direct_passthrough or "Content-Encoding" in resp.headers):
         return resp
+    static = resp.direct_passthrough     # a static file
+    if static and resp.mimetype == "text/css":
+        _lean_static_css(resp)
     resp.vary.add("Accept-Encoding")
     if not _wants_gzip() or resp.headers.get("Content-Range"):
         return resp
     static_key = None
-    if resp.direct_passthrough:          # a static file: compress once per version
+    if static:                           # a static file: compress once per version
         static_key = (request.path, resp.headers.get("ETag", ""))
         with _static_lock:
             cached = _static.get(static_key)
         if cached is not None:
-            close = getattr(resp.response, "close", None)
-            if close is not None:        # the file it would have sent
-                close()
+            if resp.direct_passthrough:  # the file it would have sent
+                close = getattr(resp.response, "close", None)
+                if close is not None:
+                    close()
             resp.direct_passthrough = False
             return _packed(resp, cached)
         resp.direct_passthrough = False
