@@ -47,6 +47,19 @@ def in_view(page: Any, selector: str) -> bool:
                && r.right <= innerWidth + 1; }""")
 
 
+# the words of the elements ``selector`` finds that a line break cuts in two
+BROKEN_WORDS = """sel => [...document.querySelectorAll(sel)].flatMap(el => {
+    const out = [], walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode())
+        for (const m of n.data.matchAll(/[^\\s]+/g)) {
+            const r = document.createRange();
+            r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+            if (new Set([...r.getClientRects()].map(x => Math.round(x.top))).size > 1)
+                out.push(m[0]);
+        }
+    return out; })"""
+
+
 # two frames: the page has handled a resize (its names refitted on the next frame)
 FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
@@ -462,3 +475,14 @@ def test_a_first_game_on_a_laptop_never_shows_today_over_nothing(screens, live):
                 shot(tv, f"first-tv-de-{w}-today")
     # (the game's note and the reveals did take the whole list for a while)
     assert any(not title and lines == 0 for title, lines in seen[14:]), seen
+    # a third phone asks for red's seat: its card and the tools on the 4:3 screen, and its
+    # answers whole words ("Eve hereinla|ssen" broke in two buttons side by side)
+    eve = table.phone()
+    table.tap(eve, '[data-join="red:0"]')
+    eve.fill("#name", "Eve")
+    table.tap(eve, "#do-join")
+    tv.locator("#requests .req").wait_for()
+    tv.evaluate(FRAMES)
+    assert in_view(tv, "#requests .req") and in_view(tv, ".host-tools")
+    assert tv.evaluate(BROKEN_WORDS, "#requests button") == []
+    shot(tv, "first-tv-de-1024-request")
