@@ -333,7 +333,8 @@ _SAME = _same(
 def _forms(word: str) -> tuple[dict[str, float], set[str]]:
     """The words of the texts a word of a question may mean: as meant, each with its
     weight (itself, as rare as it is; for a word of :data:`_SAME` its meanings, 0.8 of
-    theirs, and itself a third; the same long word bent, 0.9), and all of them: those, a
+    theirs, and itself a third; the same long word bent, or an English word with a regular
+    ending, 0.9), and all of them: those, a
     word a typo away, a longer form of it ("win" → "winning",
     "wins"), or one it shares its stem with: a common beginning of five letters or more,
     most of the shorter word ("reaches" → "reach", "gewinnt" → "gewinnen",
