@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
+
 from companion.engine.simulate import random_record
 
 from .conftest import SMALLEST_WORD, TAPS, shot
@@ -219,6 +221,8 @@ def extras(events: list[dict]) -> list[int]:
     return out
 
 
+# (shapes and layout: the game on one screen is played on PostgreSQL by the others)
+@pytest.mark.looks
 def test_a_whole_game_on_a_tablet_in_german_and_its_other_shapes(screens, live):
     events = plan()
     table = Table(screens, live, WALL, shots="tablet", enter="screen", tv_size=(1024, 768),
@@ -358,6 +362,8 @@ def test_a_team_game_with_one_part_on_the_screen(screens, live):
     assert out["days"]
 
 
+# (layout: a team's entry on one screen is played on PostgreSQL by the game beside it)
+@pytest.mark.looks
 def test_a_team_game_of_four_on_one_screen_in_french(screens, live):
     """Four players, one screen, no phone: each part's steps on a 4:3 tablet, then on a
     laptop (1366 x 768). Every step's panel whole (the four seats' two rows hid the
