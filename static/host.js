@@ -381,6 +381,9 @@
     if (a.step === "guess" && t.deceive && onScreen(v, t.deceive.side, t.part) && v.state.dt[t.deceive.side])
       html += `<button type="button" class="quiet" data-dec="ask" data-for="${t.deceive.side}" data-testid="deceive">${mark(t.deceive.side)} ${esc(T("{side!c}: lay a deception token…", {side: sideName(t.deceive.side)}))}</button>`;
     body.innerHTML = html;
+    // the keys of this step that the line under the panel does not name
+    $("entry-keys-now").textContent = a.step === "start" ? " · " + T("R or B: who starts")
+      : body.querySelector('[data-dec="ask"]') ? " · " + T("D: a deception token") : "";
     SL.fitNames(body);
     roomy();
   }
@@ -582,6 +585,11 @@
     if (k === "Enter") { if (!e.target.closest("button, a, summary")) press("button.primary"); return; }
     if (k === "Backspace") { e.preventDefault(); if (!steps.back()) $("undo").click(); return; }
     if (k === "m" || k === "M") { missionNext = true; return; }
+    // R or B: the side that starts (red, rouge, rot, rood; blue, bleu, blau, blauw);
+    // D: a deception token laid, asked first as a tap is (the dialog's safe answer focused)
+    const letter = /^[a-z]$/i.test(k) ? k.toUpperCase() : (/^Key([A-Z])$/.exec(e.code || "") || [])[1];
+    if (letter === "R" || letter === "B") { press(`[data-start="${letter === "R" ? "red" : "blue"}"]`); return; }
+    if (letter === "D") { press('[data-dec="ask"]'); return; }
     // a digit by its key, not its character: a French or Belgian (AZERTY) laptop's
     // digits' keys give & é " ' ( - è _ ç à without Shift
     const digit = /^[0-9]$/.test(k) ? k : (/^(?:Digit|Numpad)([0-9])$/.exec(e.code || "") || [])[1];

@@ -87,7 +87,7 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
             reveal.since(page, table.panel(page))
     plain, rounds, days = [], [], []
     round_from = 0
-    by_keys = False
+    by_keys = by_dec = False
     for i, d in enumerate(events):
         if i in (turns or {}):
             w, h = (turns or {})[i]
@@ -98,6 +98,32 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
         if d["type"] == "intel":
             round_from = before
         simple = d["type"] == "reveal" and not d["deception"] and d.get("choice") is None
+        tv = table.tv
+        if keys and d["type"] == "start" and table.of(d["side"]) is tv \
+                and table.step(tv) == "start":
+            # the side that starts by its letter (R or B in all four languages), named
+            # under the panel; Enter would spin
+            assert "R or B" in tv.get_by_test_id("entry-keys").inner_text()
+            v = table.seen(tv)
+            tv.keyboard.press(d["side"][0].upper() if i % 2 else d["side"][0])
+            tv.wait_for_function("v => +document.body.dataset.version > v", arg=v)
+            table.version = max(table.version, table.seen(tv))
+            continue
+        if keys and d["type"] == "reveal" and d["deception"] and not by_dec \
+                and table.of("blue" if d["guesser"] == "red" else "red", d["mission"]) is tv:
+            # D: a deception token, asked first as a tap is; its safe answer is focused
+            by_dec = True
+            table.sync(tv)
+            assert "D: a deception token" in tv.get_by_test_id("entry-keys").inner_text()
+            tv.keyboard.press("d")
+            tv.get_by_test_id("ask").wait_for()
+            v = table.seen(tv)
+            tv.keyboard.press("Tab")
+            tv.keyboard.press("Enter")
+            tv.wait_for_function("v => +document.body.dataset.version > v", arg=v)
+            table.version = max(table.version, table.seen(tv))
+            assert tv.get_by_test_id("dt-played").is_visible()
+            d = {**d, "deception": False}            # laid: the rest of it by taps
         if keys and simple and not by_keys and table.of(d["guesser"], d["mission"]) is table.tv:
             by_keys = True                        # a laptop: digits, 0 for 10, no mouse
             tv = table.tv
