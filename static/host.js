@@ -5,6 +5,7 @@
   const {esc, cap, mark, rank, sideName} = SL;
   const capSide = x => cap(sideName(x));
   SL.secret = localStorage.getItem("sl-host-" + SL.code);
+  if (SL.secret) Keys.held(SL.code);
   // a second screen opened on the table's link has no key: its undo would only refuse
   $("undo").hidden = !SL.secret;
   let connected = [];

@@ -12,4 +12,13 @@ const Keys = {
     const b = new Uint8Array(32); crypto.getRandomValues(b);
     return btoa(String.fromCharCode(...b)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
   },
+  // the tables this screen holds a key for, newest first (the first page asks which are
+  // still in play: "back to your game" after a closed tab)
+  held(code) {
+    let list = [];
+    try { list = JSON.parse(localStorage.getItem("sl-held") || "[]"); } catch (e) { /* none */ }
+    if (!Array.isArray(list)) list = [];
+    if (code) localStorage.setItem("sl-held", JSON.stringify([code, ...list.filter(c => c !== code)].slice(0, 8)));
+    return list;
+  },
 };

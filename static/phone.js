@@ -10,7 +10,7 @@
   // a watcher: opened from the TV's watch QR (/w/CODE), or "Just watch" tapped here
   let watching = document.body.dataset.watch === "1" || localStorage.getItem("sl-watch-" + SL.code) === "1";
   let seat = null, lastStep = "", lastTurn = "", joinSide = null, joinPart = null, connected = [];
-  try { const s = JSON.parse(localStorage.getItem(store) || "null"); if (s) { seat = s.seat; SL.secret = s.secret; } } catch (e) { /* none */ }
+  try { const s = JSON.parse(localStorage.getItem(store) || "null"); if (s) { seat = s.seat; SL.secret = s.secret; Keys.held(SL.code); } } catch (e) { /* none */ }
 
   const other = s => s === "red" ? "blue" : "red";
   const partName = p => p === 1 ? T("missions 1–2") : p === 2 ? T("missions 3–4") : "";
@@ -239,6 +239,7 @@
         seat = {...d.seat, since}; SL.secret = mine;
         if (seat.player) localStorage.setItem(PLAYER, JSON.stringify({key: me.key, id: seat.player, name}));
         localStorage.setItem(store, JSON.stringify({seat, secret: mine}));
+        Keys.held(SL.code);
         SL.connect(seat.id);
       }
       render(); return;

@@ -198,6 +198,13 @@ def import_record() -> tuple[Response, int]:
     return _opened(tables.open_table(_body(), imported=True))
 
 
+@bp.post("/tables/mine")
+def tables_held() -> Response:
+    """The games in play this screen's keys belong to (the first page's "back to your
+    game"); nothing about a code sent without its key."""
+    return jsonify({"tables": tables.held(_body())})
+
+
 @bp.get("/openapi.json")
 def openapi_document() -> Response:
     """This API described in OpenAPI 3.1."""

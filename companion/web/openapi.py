@@ -212,6 +212,29 @@ def document() -> dict[str, Any]:
                                                            "watching": {"type": "integer"}}},
                                            "the view"),
                               **_errors(401, *LOOKUP)}}},
+            "/api/tables/mine": {"post": {
+                "summary": "the games in play this screen's keys belong to, newest first (the "
+                           "first page's 'back to your game'); a code without its key is left "
+                           "out, as is a code with no table",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["tables"], "properties": {
+                        "tables": {"type": "array", "maxItems": 12, "items": {
+                            "type": "object", "required": ["code", "key"], "properties": {
+                                "code": {"type": "string", "pattern": CODE_RE.pattern},
+                                "key": {"type": "string", "pattern": SECRET_RE.pattern,
+                                        "description": "the host screen's key or a "
+                                                       "seat's"}}}}}}}}},
+                "responses": {"200": _json({"type": "object", "properties": {"tables": {
+                    "type": "array", "items": {"type": "object", "properties": {
+                        "code": {"type": "string"},
+                        "role": {"type": "string", "enum": ["host", "seat"]},
+                        "side": {"oneOf": [_ref("Side"), {"type": "null"}]},
+                        "day": {"type": "integer"}, "started": {"type": "boolean"},
+                        "players": {"type": "object", "description": "the seated names "
+                                    "by side"},
+                        "idle": {"type": "integer", "description": "seconds since the "
+                                 "table last changed"}}}}}}, "the games in play"),
+                              **_errors(400, 403, 413, 421)}}},
             "/api/tables/{code}/me": {"get": {
                 "summary": "who this secret belongs to", "parameters": [CODE],
                 "security": [{"seat": []}, {}],

@@ -23,6 +23,7 @@ from .authority import Transaction
 from .errors import ApiError
 from .fields import (
     CODE_RE,
+    SECRET_RE,
     body_field,
     flag,
     idempotency_key,
@@ -181,6 +182,55 @@ def who(actor: Actor) -> dict[str, Any]:
     if actor.seat is not None:
         return {"role": "seat", **seat_dict(actor.seat)}
     return {"role": "viewer"}
+
+
+# --- the tables a screen holds keys for ------------------------------------------
+
+HELD_MAX = 12               # tables one request may ask about (the first page sends its 8)
+_HELD = (select(Table).options(joinedload(Table.seats))
+         .where(Table.code.in_(bindparam("codes", expanding=True))))
+
+
+def held(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The games in play that a screen's keys belong to, newest first (the first page's
+    "back to your game": a closed tab, a browser restarted). ``body["tables"]`` lists
+    ``{"code", "key"}``; a table answers only to its host key or an active seat's key, and
+    only while it is in play (not finished, not moved on to a rematch, not expired). A code
+    with no table and a key that is not the table's are left out alike and cost nothing:
+    without its 256-bit key a code tells nothing here, so no miss is counted (a phone's
+    keys of tables long gone must not lock it out of the next table's code)."""
+    asked = body.get("tables")
+    if (not isinstance(asked, list) or len(asked) > HELD_MAX
+            or not all(isinstance(x, dict) and isinstance(x.get("code"), str)
+                       and isinstance(x.get("key"), str) and CODE_RE.match(x["code"])
+                       and SECRET_RE.match(x["key"]) for x in asked)):
+        raise ApiError(400, Msg("the field 'tables' must list at most {n} tables, each a "
+                                "code and its key", n=HELD_MAX), field="tables",
+                       code="bad_field")
+    keys: dict[str, set[str]] = {}
+    for x in asked:
+        keys.setdefault(x["code"].upper(), set()).add(hash_secret(x["key"]))
+    found = db.session.scalars(_HELD, {"codes": sorted(keys)}).unique() if keys else ()
+    out = []
+    for table in found:
+        if table.finished is not None or table.rematch or expired(table):
+            continue
+        hashes = keys[table.code]
+        seat = next((s for s in table.seats if s.status == "active"
+                     and s.secret_hash in hashes), None)
+        if table.host_hash not in hashes and seat is None:
+            continue
+        state = derive(table)
+        players: dict[str, list[str]] = {side: [] for side in SIDES}
+        for s in table.seats:
+            if s.status == "active":
+                players[s.side].append(s.name)
+        out.append((table.updated, {
+            "code": table.code, "role": "host" if table.host_hash in hashes else "seat",
+            "side": None if seat is None or table.host_hash in hashes else seat.side,
+            "day": state.day, "started": state.event_count > 0, "players": players,
+            "idle": max(0, round((now() - table.updated).total_seconds()))}))
+    return [x for _, x in sorted(out, key=lambda x: x[0], reverse=True)]
 
 
 # --- opening a table ---------------------------------------------------------------

@@ -154,6 +154,25 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     tv.keyboard.press("Escape")
     tv.wait_for_function("() => !document.body.classList.contains('codes-open')")
 
+    # a tab closed and the printed address opened again (a phone, the TV): the game in
+    # play comes first, one tap back to the seat or the board (the first page offered
+    # only a new table: the TV opened a second one, the phone needed the code again)
+    for page, href, words in ((red, f"/j/{table.code}", "Du spielst Rot"),
+                              (tv, f"/t/{table.code}", "This big screen")):
+        page.goto(live.url + "/")
+        back = page.get_by_test_id(f"back-{table.code}")
+        back.wait_for()
+        text = back.inner_text()
+        assert words in text and ("Anja gegen Ben" in text or "Anja against Ben" in text), text
+        assert back.get_attribute("href") == href and in_view(page, f"#back-to [href='{href}']")
+        assert nothing_clipped(page, "#back-to a") == []
+        shot(page, f"first-back-to-{'phone' if page is red else 'tv'}")
+        back.click()
+        page.wait_for_url("**" + href)
+        table.sync(page)
+    red.wait_for_function("() => document.getElementById('who').textContent.includes('Anja')")
+    assert tv.get_by_test_id("join").is_visible()
+
     # 7: a German 360 phone: every rank's name inside its button, the page no wider
     table.play(events[1])                                   # blue's exhausted soldier
     assert table.step(red) == "exhaust"
