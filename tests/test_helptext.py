@@ -68,7 +68,7 @@ def test_phases_and_glossary():
                      # the companion's own words, for "how do I undo?" (they found R1)
                      "undo", "save record", "rematch", "watch", "join",
                      # and its pages and options (each found nothing, or a rule)
-                     "story", "deduction aid", "our games"}
+                     "story", "deduction aid", "our games", "back to your game"}
 
 
 def test_search_captain():
@@ -352,6 +352,12 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("wie baue ich das Spiel auf?", "de", ["R2"], 1),
     ("hoe zet ik het spel klaar?", "nl", ["R2"], 1),
     ("wie zähle ich das Spielbrett?", "de", ["R1"], 1),
+    # a page closed by mistake: back to the game (found nothing, or the record's saving)
+    ("I closed the page, how do I get back?", "en", ["word-24"], 1),
+    ("the browser crashed", "en", ["word-24"], 1),
+    ("j'ai fermé la page, comment revenir à la partie ?", "fr", ["word-24"], 1),
+    ("Seite geschlossen, wie komme ich zurück zum Spiel?", "de", ["word-24"], 1),
+    ("ik heb de pagina gesloten, hoe kom ik terug?", "nl", ["word-24"], 1),
 ]
 
 
