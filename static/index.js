@@ -119,8 +119,8 @@
     open("/api/tables/import", {record, teams, deduction, first_game: firstGame}, msg => { problem.textContent = msg; });
   });
   // back to a game in play this screen holds a key for (a tab closed, a browser
-  // restarted: the page it came back to opened a new table, and the game sat on a phone
-  // or a laptop nobody could find again); the server names those still in play
+  // restarted: this page offered only a new table, and a phone had to ask for the code
+  // again); the server names those still in play
   async function backTo() {
     const asked = Keys.held().map(code => {
       let key = localStorage.getItem("sl-host-" + code);

@@ -17,7 +17,7 @@ const Keys = {
   held(code) {
     let list = [];
     try { list = JSON.parse(localStorage.getItem("sl-held") || "[]"); } catch (e) { /* none */ }
-    if (!Array.isArray(list)) list = [];
+    list = Array.isArray(list) ? list.filter(c => typeof c === "string" && /^[A-Za-z0-9]{1,12}$/.test(c)) : [];
     if (code) localStorage.setItem("sl-held", JSON.stringify([code, ...list.filter(c => c !== code)].slice(0, 8)));
     return list;
   },
