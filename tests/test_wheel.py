@@ -55,7 +55,12 @@ def build_and_install(tmp: Path) -> Path:
     src, dist, venv = tmp / "src", tmp / "dist", tmp / "venv"
     shutil.copytree(ROOT, src, ignore=NOT_SOURCE)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "wheel", str(src), "--no-deps", "-w", str(dist)], check=True)
+    built = subprocess.run([*pip, "wheel", str(src), "--no-deps", "-w", str(dist)], check=True,
+                           capture_output=True, text=True)
+    # a newcomer's first ./scripts/serve printed setuptools' warnings, a screenful for
+    # each folder of data files that pyproject.toml did not list as a package
+    said = built.stdout + built.stderr
+    assert "BuildBackendWarning" not in said and "would be ignored" not in said, said[-2000:]
     (wheel,) = dist.glob("*.whl")
     shipped = set(zipfile.ZipFile(wheel).namelist())
     for folder, into in (("companion", "companion"), ("templates", "companion/templates"),
