@@ -154,12 +154,12 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     tv.keyboard.press("Escape")
     tv.wait_for_function("() => !document.body.classList.contains('codes-open')")
 
-    # a tab closed and the printed address opened again (a phone, the TV): the game in
+    # a tab closed and the printed addresses opened again (a phone, the TV): the game in
     # play comes first, one tap back to the seat or the board (the first page offered
     # only a new table: the TV opened a second one, the phone needed the code again)
-    for page, href, words in ((red, f"/j/{table.code}", "Du spielst Rot"),
-                              (tv, f"/t/{table.code}", "This big screen")):
-        page.goto(live.url + "/")
+    for page, start, href, words in ((red, "/j", f"/j/{table.code}", "Du spielst Rot"),
+                                     (tv, "/", f"/t/{table.code}", "This big screen")):
+        page.goto(live.url + start)              # the addresses the server prints
         back = page.get_by_test_id(f"back-{table.code}")
         back.wait_for()
         text = back.inner_text()

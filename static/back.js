@@ -1,0 +1,30 @@
+/* Back to your game (the first page, the phones' join page): the games in play this
+   screen holds a key for, asked of the server, one tap to the seat or the board. */
+"use strict";
+(() => {
+  const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  const SIDE = {red: T("red"), blue: T("blue")};
+  // a tab closed, a browser restarted: these pages offered only a new table or the code
+  // to type again; the server names the held tables still in play
+  async function backTo() {
+    const asked = Keys.held().map(code => {
+      let key = localStorage.getItem("sl-host-" + code);
+      try { key = key || (JSON.parse(localStorage.getItem("sl-seat-" + code) || "null") || {}).secret; } catch (e) { /* none */ }
+      return key ? {code, key} : null;
+    }).filter(Boolean);
+    if (!asked.length) return;
+    let games = [];
+    try {
+      const r = await fetch("/api/tables/mine", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({tables: asked})});
+      if (r.ok) games = (await r.json()).tables.slice(0, 3);
+    } catch (e) { /* no answer: the page as it is */ }
+    if (!games.length) return;
+    const who = g => g.role === "host" ? T("This big screen") : T("You play {side}", {side: SIDE[g.side]});
+    const names = g => g.players.red.length && g.players.blue.length
+      ? T("{red} against {blue}", {red: g.players.red.join(" & "), blue: g.players.blue.join(" & ")}) : "";
+    document.getElementById("back-list").innerHTML = games.map(g => `<a class="btn back-game" href="${g.role === "host" ? "/t/" : "/j/"}${esc(g.code)}" data-testid="back-${esc(g.code)}">
+      <b>${esc(T("Table {code}", {code: g.code}))}</b><span class="muted">${esc([who(g), g.started ? T("Day {n}", {n: g.day}) : T("Not started yet"), names(g)].filter(Boolean).join(" · "))}</span></a>`).join("");
+    document.getElementById("back-to").hidden = false;
+  }
+  backTo();
+})();
