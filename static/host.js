@@ -316,7 +316,38 @@
     $("notice").classList.toggle("hidden", !v.notice);
     seats(v);
     entry(v);
+    elsewhere(v);
     end(v);
+  }
+  // a screen without the table's key, at a game whose sides are entered on the screen
+  // that opened it: if that one is gone (a flat battery, a browser that forgot its key),
+  // nothing could enter those sides' steps again; this screen may go on with the game at
+  // a new table of its own, every event so far replayed, the same sides on it
+  function elsewhere(v) {
+    const box = $("elsewhere"), on = !SL.secret && !!screenSeats(v).length && v.state.phase !== "over" && !v.rematch;
+    box.classList.toggle("hidden", !on);
+    if (!on || box.dataset.version === String(v.version)) return;
+    box.dataset.version = v.version;
+    const phones = v.seats.some(x => x.status === "active" && !x.screen);
+    box.innerHTML = `<b>${esc(T("This screen only shows this game: it is entered on the screen that opened the table."))}</b>
+      <p class="muted">${esc(T("Is that screen gone? Go on here: a new table with every event so far, the same sides entered on this screen."))}${phones ? " " + esc(T("The phones join the new table with its code.")) : ""}</p>
+      <button type="button" class="primary" data-go-on data-testid="go-on">${esc(T("Go on with this game here"))}</button>`;
+  }
+  async function goOnHere(b) {
+    const v = SL.view;
+    if (!v || !await SL.ask({id: "go-on", title: T("Go on with this game on this screen?"), yes: T("Go on here"),
+      text: T("A new table opens here with every event so far. The table on the other screen stays as it is.")})) return;
+    b.disabled = true;
+    try {
+      const record = await (await fetch(`/api/tables/${SL.code}/record`)).json(), key = Keys.secret();
+      const r = await fetch("/api/tables/import", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({
+        record, teams: v.teams, deduction: "deduction" in v, first_game: v.first_game, chances: v.chances, host_secret: key,
+        screen: screenSeats(v).map(x => ({side: x.side, part: x.part, name: x.name})), idempotency_key: Keys.request()})});
+      const d = await r.json();
+      if (r.ok) { localStorage.setItem("sl-host-" + d.code, key); leave("/t/" + d.code); return; }
+      SL.toast(Words.said(d.error) || T("refused"));
+    } catch (e) { SL.toast(T("No answer from the companion. Is it still running?")); }
+    b.disabled = false;
   }
 
   // --- one shared screen (issue 23): the sides that sit on this screen enter their steps
@@ -515,6 +546,7 @@
     const b = e.target.closest("button");
     if (!b) return;
     if (b.id === "close-end" || b.hasAttribute("data-open-end")) $("end").classList.toggle("hidden", b.id === "close-end");
+    if (b.hasAttribute("data-go-on")) { await goOnHere(b); return; }
     if (b.dataset.rematch) {         // one tap: a new table, same options, everyone seated
       const key = Keys.secret();
       b.disabled = true;

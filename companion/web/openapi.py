@@ -56,6 +56,13 @@ FIRST_GAME = {"type": "boolean", "description": "a first game: the big screen ex
               "ability in one sentence the first time it is activated"}
 CHANCES = {"type": "boolean", "description": "opt in to the live chance-to-win bar on the big "
            "screen and the watchers' phones (issue 25)"}
+SCREEN: dict[str, Any] = {
+    "type": "array", "maxItems": 4,
+    "description": "the seats entered on the big screen (issue 23), not by phones",
+    "items": {"type": "object", "required": ["side"], "properties": {
+        "side": {"$ref": "#/components/schemas/Side"},
+        "part": {"type": "integer", "enum": [0, 1, 2]},
+        "name": {"type": "string", "maxLength": 40}}}}
 ACTION = ["version", "idempotency_key"]      # fields every change of a table carries
 LOOKUP = (404, 410, 421, 429)                 # every address with a table code may answer these
 
@@ -174,13 +181,7 @@ def document() -> dict[str, Any]:
                         "deduction": {"type": "boolean", "description":
                                       "opt in to the deduction aid on the guess step"},
                         "first_game": FIRST_GAME, "chances": CHANCES,
-                        "screen": {"type": "array", "maxItems": 4, "description":
-                                   "the seats entered on the big screen (issue 23), not by "
-                                   "phones", "items": {
-                                       "type": "object", "required": ["side"], "properties": {
-                                           "side": _ref("Side"),
-                                           "part": {"type": "integer", "enum": [0, 1, 2]},
-                                           "name": {"type": "string", "maxLength": 40}}}},
+                        "screen": SCREEN,
                         "idempotency_key": _ref("IdempotencyKey")}}}}},
                 "responses": {"201": table_created,
                               **_errors(400, 403, 409, 413, 421, 429)}}},
@@ -192,6 +193,8 @@ def document() -> dict[str, Any]:
                         "deduction": {"type": "boolean", "description":
                                       "opt in to the deduction aid on the guess step"},
                         "first_game": FIRST_GAME, "chances": CHANCES,
+                        "screen": {**SCREEN, "description": SCREEN["description"] + "; "
+                                   "a finished game's are ignored"},
                         "host_secret": own_secret,
                         "idempotency_key": _ref("IdempotencyKey")}}}}},
                 "responses": {"201": table_created,

@@ -291,7 +291,9 @@ def open_table(body: dict[str, Any], imported: bool = False) -> Opened:
         if end is not None and end.phase == Phase.OVER:
             said = body["record"].get("options") or {}
             remember_game(t, end, played_at(said.get("played")), told_players(said))
-    screens = _screen_field(body, teams) if not imported else []
+    # a game going on may seat sides on this screen too (a screen that goes on with a
+    # game another screen entered); a finished one has nobody left to enter anything
+    screens = _screen_field(body, teams) if end is None or end.phase != Phase.OVER else []
     made, secret = _insert_table(table, key, events, own, remember)
     if screens:
         for side, part, name in screens:

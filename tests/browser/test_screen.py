@@ -485,3 +485,36 @@ def test_picks_in_progress_survive_the_other_sides_entry(screens, live):
     pick_while_the_other_enters(tv, tokens_blue, tokens_red)      # red's from the phone
     record = live.app.test_client().get(f"/api/tables/{table.code}/record").get_json()
     assert record["events"][:5] == [exhaust_blue, exhaust_red, intel, tokens_red, tokens_blue]
+
+
+def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
+    """A game entered on one screen whose laptop is gone (a flat battery, a browser that
+    forgot its key): another screen opening the table could only watch, and nothing could
+    enter those sides' steps again. It goes on with the game at a new table of its own."""
+    events = plan()
+    table = Table(screens, live, WALL, enter="screen", tv_language="de")
+    for d in events[:4]:                        # both soldiers, the intel card, red's tokens
+        table.play(d)
+    other = screens("tv", locale="de")          # no key: the table's board, and the way on
+    other.goto(f"{live.url}/t/{table.code}")
+    box = other.get_by_test_id("elsewhere")
+    box.wait_for()
+    assert other.get_by_test_id("entry").is_hidden()
+    shot(other, "screen-elsewhere-de")
+    # the screen with the key sees none of it
+    assert table.tv.get_by_test_id("elsewhere").is_hidden()
+    other.get_by_test_id("go-on").click()
+    other.get_by_test_id("ask-yes").click()
+    other.wait_for_url(lambda url: "/t/" in url and table.code not in url)
+    code = other.url.rsplit("/", 1)[1]
+    other.wait_for_selector('#entry[data-step="tokens"][data-side="blue"]')
+    assert box.is_hidden()
+    client = live.app.test_client()
+    old = client.get(f"/api/tables/{table.code}/record").get_json()
+    new = client.get(f"/api/tables/{code}/record").get_json()
+    assert new["events"] == old["events"] == events[:4]
+    # the new screen enters the next step, the old table stays as it was
+    other.locator('#entry [data-pick="1"]').click()
+    other.locator("#entry #do-tokens").click()
+    other.wait_for_selector('#entry[data-step="start"]')
+    assert len(client.get(f"/api/tables/{table.code}/record").get_json()["events"]) == 4

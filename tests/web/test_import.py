@@ -71,6 +71,25 @@ def test_an_unfinished_import_plays_on_from_the_phones(client):
     assert len(client.get(f"/api/tables/{d['code']}/record").get_json()["events"]) >= 6
 
 
+def test_an_unfinished_import_seats_sides_on_its_screen_a_finished_one_none(client):
+    """A screen that goes on with a game entered on another screen (issue 23) opens it
+    with the same sides on itself; a finished game has nobody left to enter anything."""
+    rec = random_record(random.Random(5))
+    for events, seated in ((rec.events[:3], [("blue", True), ("red", True)]), (rec.events, [])):
+        record = {"format": "spies-and-lies-record/1", "options": rec.options.to_dict(),
+                  "events": [e.to_dict() for e in events]}
+        d = post_import(client, record, teams=False,
+                        screen=[{"side": "blue"}, {"side": "red", "name": "Ann"}]).get_json()
+        seats = d["view"]["seats"]
+        assert sorted((s["side"], s["screen"]) for s in seats) == seated
+        if seated:
+            assert {s["side"]: s["name"] for s in seats} == {"red": "Ann", "blue": "Blue"}
+            host = Player(client, d["code"], d["host_secret"])
+            nxt = rec.events[3].to_dict()          # the screen enters red's tokens itself
+            assert nxt["type"] == "tokens"
+            host.event(nxt)
+
+
 def test_a_bad_record_names_the_event_and_creates_nothing(client, app):
     bad = json.loads((RECORDS / "bad-no-deception-token.json").read_text())
     want = (RECORDS / "bad-no-deception-token.error.txt").read_text().strip()
