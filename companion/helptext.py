@@ -296,7 +296,7 @@ _SAME = _same(
     (("tipp", "tippe", "rate"), ("tipp", "ratende")),        # the guesser: "der Ratende"
     (("gok", "gokken", "gokt", "raad"), ("gok", "rader")),   # "de rader"
     # the game's end: its flag taken (R70 "stops") or day 3's (R72 "winning")
-    (("end", "ends", "ending", "finish", "finished", "over"), ("end", "stops", "winning")),
+    (("end", "ends", "ending", "finish", "finished", "over"), ("end", "stops")),
     (("termine", "terminer", "finit", "finir", "fin"), ("fin", "arrete", "gagner")),
     (("endet", "enden", "ende", "vorbei"), ("ende", "endet", "sieg")),
     (("eindigt", "einde", "eindigen", "afgelopen", "voorbij"), ("einde", "stopt", "winnen")),
@@ -324,6 +324,9 @@ _SAME = _same(
     (("hauptmann", "hauptmanns"), ("kapitan",)),
     (("unteroffizier", "unteroffiziers"), ("feldwebel",)),
     (("spaher", "kundschafter"), ("aufklarer",)),
+    # deception pays (R50), the double agent moves (R32)
+    (("pay", "paid", "worth"), ("pays",)),
+    (("bouge", "bouger", "bougent", "avance", "avancer"), ("deplacer", "deplace", "avance")),
     (("again",), ("rematch",)),                               # the companion's own words
     (("trete", "tritt", "treten", "mitspielen", "mitmachen"), ("beitreten",)),
     (("ongedaan",), ("herstel",)),

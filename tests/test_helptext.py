@@ -358,6 +358,19 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("j'ai fermé la page, comment revenir à la partie ?", "fr", ["word-24"], 1),
     ("Seite geschlossen, wie komme ich zurück zum Spiel?", "de", ["word-24"], 1),
     ("ik heb de pagina gesloten, hoe kom ik terug?", "nl", ["word-24"], 1),
+    # four at the table is team play (each found the deception token's R14)
+    ("can we play with four players?", "en", ["R80"], 1),
+    ("peut-on jouer à quatre ?", "fr", ["R80"], 1),
+    ("können wir zu viert spielen?", "de", ["R80"], 1),
+    ("kunnen we met vier spelen?", "nl", ["R80"], 1),
+    # the day's end is R15, not day 3's (R72); after a capture its check (R71); nobody
+    # capturing the flag is R72, not the deployment's R10 ("nobody types ranks in")
+    ("what happens at the end of the day?", "en", ["R15"], 1),
+    ("what happens after the flag is captured?", "en", ["R71"], 1),
+    ("what if nobody captures the flag?", "en", ["R72"], 1),
+    # deception pays (R50, not R14's laying it); the double agent moves (R32, not R1)
+    ("when does a deception token pay?", "en", ["R50"], 1),
+    ("comment bouge l'agent double ?", "fr", ["R32"], 1),
 ]
 
 
