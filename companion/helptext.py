@@ -275,6 +275,7 @@ _SAME = _same(
     (("first",), ("starts", "starter")),                      # "who goes first": who starts
     (("premier", "premiere"), ("commence",)),
     (("fangt", "anfangen", "zuerst"), ("beginnt", "beginnende")),
+    (("anfang", "anfangs", "beginn"), ("beginnt", "ausgangslage")),      # R2: the start
     (("eerst", "eerste"), ("begint", "beginnende")),
     (("agent",), ("agent", "da", "ad")),                      # the rules write "DA"
     (("doppelagent", "doppelagenten"), ("doppelagent", "da")),
@@ -325,7 +326,7 @@ _SAME = _same(
     (("unteroffizier", "unteroffiziers"), ("feldwebel",)),
     (("spaher", "kundschafter"), ("aufklarer",)),
     # deception pays (R50), the double agent moves (R32)
-    (("pay", "paid", "worth"), ("pays",)),
+    (("pay", "paid"), ("pays",)),
     (("bouge", "bouger", "bougent", "avance", "avancer"), ("deplacer", "deplace", "avance")),
     (("again",), ("rematch",)),                               # the companion's own words
     (("trete", "tritt", "treten", "mitspielen", "mitmachen"), ("beitreten",)),
@@ -363,7 +364,9 @@ def _forms(word: str) -> tuple[dict[str, float], set[str]]:
         if not long.startswith(short):
             continue
         if len(short) >= 7 and len(long) - len(short) <= 2:
-            meant[w] = 0.9 * _RARITY.get(w, 0.0)
+            # no rarer than as typed, when the texts have it as typed: the one "Sergents"
+            # of R20 outweighed the Sergeant's own R43 for "le sergent …"
+            meant[w] = 0.9 * min(_RARITY.get(w, 0.0), _RARITY.get(word, _RARITY.get(w, 0.0)))
         elif word in _RARITY and not same and len(short) >= 4 and long[len(short):] in _ENDINGS:
             # an English word bent that the texts also have: "guessed" (the Spy's) is the
             # Bomb's "guess" too, but no rarer than as typed ("sergents" than "sergent")

@@ -68,7 +68,8 @@ def test_phases_and_glossary():
                      # the companion's own words, for "how do I undo?" (they found R1)
                      "undo", "save record", "rematch", "watch", "join",
                      # and its pages and options (each found nothing, or a rule)
-                     "story", "deduction aid", "our games", "back to your game"}
+                     "story", "deduction aid", "our games", "back to your game",
+                     "play without phones", "language", "chance", "light and dark"}
 
 
 def test_search_captain():
@@ -371,6 +372,22 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     # deception pays (R50, not R14's laying it); the double agent moves (R32, not R1)
     ("when does a deception token pay?", "en", ["R50"], 1),
     ("comment bouge l'agent double ?", "fr", ["R32"], 1),
+    # where the double agent starts (R2 named it "DA" only; German's "Anfang")
+    ("where does the double agent start?", "en", ["R2"], 1),
+    ("wo steht der Doppelagent am Anfang?", "de", ["R2"], 1),
+    # the companion's own options and switches (each found a rule, or nothing)
+    ("how do I play without phones?", "en", ["word-25"], 1),
+    ("comment jouer sans téléphone ?", "fr", ["word-25"], 1),
+    ("wie spielen wir ohne Handys?", "de", ["word-25"], 1),
+    ("hoe spelen we zonder telefoons?", "nl", ["word-25"], 1),
+    ("can I use the keyboard?", "en", ["word-25"], 1),
+    ("welche Tasten?", "de", ["word-25"], 1),
+    ("how do I change the language?", "en", ["word-26"], 1),
+    ("comment changer de langue ?", "fr", ["word-26"], 1),
+    ("what is the chance to win?", "en", ["word-27"], 1),
+    ("wat is de winkans?", "nl", ["word-27"], 1),
+    ("dark mode", "en", ["word-28"], 1),
+    ("dunkler Modus", "de", ["word-28"], 1),
 ]
 
 
