@@ -333,16 +333,18 @@
       <p class="muted">${esc(T("Is that screen gone? Go on here: a new table with every event so far, the same sides entered on this screen."))}${phones ? " " + esc(T("The phones join the new table with its code.")) : ""}</p>
       <button type="button" class="primary" data-go-on data-testid="go-on">${esc(T("Go on with this game here"))}</button>`;
   }
+  // one table however often it is tapped: a retry after a lost answer gets the same one
+  const goOn = {key: Keys.secret(), request: Keys.request()};
   async function goOnHere(b) {
     const v = SL.view;
     if (!v || !await SL.ask({id: "go-on", title: T("Go on with this game on this screen?"), yes: T("Go on here"),
       text: T("A new table opens here with every event so far. The table on the other screen stays as it is.")})) return;
     b.disabled = true;
     try {
-      const record = await (await fetch(`/api/tables/${SL.code}/record`)).json(), key = Keys.secret();
+      const record = await (await fetch(`/api/tables/${SL.code}/record`)).json(), key = goOn.key;
       const r = await fetch("/api/tables/import", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({
         record, teams: v.teams, deduction: "deduction" in v, first_game: v.first_game, chances: v.chances, host_secret: key,
-        screen: screenSeats(v).map(x => ({side: x.side, part: x.part, name: x.name})), idempotency_key: Keys.request()})});
+        screen: screenSeats(v).map(x => ({side: x.side, part: x.part, name: x.name})), idempotency_key: goOn.request})});
       const d = await r.json();
       if (r.ok) { localStorage.setItem("sl-host-" + d.code, key); leave("/t/" + d.code); return; }
       SL.toast(Words.said(d.error) || T("refused"));
