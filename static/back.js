@@ -19,11 +19,14 @@
       if (r.ok) games = (await r.json()).tables.slice(0, 3);
     } catch (e) { /* no answer: the page as it is */ }
     if (!games.length) return;
-    const who = g => g.role === "host" ? T("This big screen") : T("You play {side}", {side: SIDE[g.side]});
+    // each part of the line kept whole ("missions 1–2" broke after "missions")
+    const line = g => [g.role === "host" ? T("This big screen") : T("You play {side}", {side: SIDE[g.side]}),
+      g.part === 1 ? T("missions 1–2") : g.part === 2 ? T("missions 3–4") : "",
+      g.started ? T("Day {n}", {n: g.day}) : T("Not started yet")].filter(Boolean).map(x => `<span class="nw">${esc(x)}</span>`).join(" · ");
     const names = g => g.players.red.length && g.players.blue.length
       ? T("{red} against {blue}", {red: g.players.red.join(" & "), blue: g.players.blue.join(" & ")}) : "";
     document.getElementById("back-list").innerHTML = games.map(g => `<a class="btn back-game" href="${g.role === "host" ? "/t/" : "/j/"}${esc(g.code)}" data-testid="back-${esc(g.code)}">
-      <b>${esc(T("Table {code}", {code: g.code}))}</b><span class="muted">${esc([who(g), g.started ? T("Day {n}", {n: g.day}) : T("Not started yet"), names(g)].filter(Boolean).join(" · "))}</span></a>`).join("");
+      <b>${esc(T("Table {code}", {code: g.code}))}</b><span class="muted">${line(g)}</span>${names(g) ? `<span class="muted">${esc(names(g))}</span>` : ""}</a>`).join("");
     document.getElementById("back-to").hidden = false;
   }
   backTo();

@@ -232,6 +232,8 @@ def document() -> dict[str, Any]:
                         "code": {"type": "string"},
                         "role": {"type": "string", "enum": ["host", "seat"]},
                         "side": {"oneOf": [_ref("Side"), {"type": "null"}]},
+                        "part": {"type": ["integer", "null"], "description": "a team's "
+                                 "half: 1 missions 1-2, 2 missions 3-4 (0: the whole side)"},
                         "day": {"type": "integer"}, "started": {"type": "boolean"},
                         "players": {"type": "object", "description": "the seated names "
                                     "by side"},

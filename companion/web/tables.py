@@ -228,6 +228,7 @@ def held(body: dict[str, Any]) -> list[dict[str, Any]]:
         out.append((table.updated, {
             "code": table.code, "role": "host" if table.host_hash in hashes else "seat",
             "side": None if seat is None or table.host_hash in hashes else seat.side,
+            "part": None if seat is None or table.host_hash in hashes else seat.part,
             "day": state.day, "started": state.event_count > 0, "players": players,
             "idle": max(0, round((now() - table.updated).total_seconds()))}))
     return [x for _, x in sorted(out, key=lambda x: x[0], reverse=True)]

@@ -43,7 +43,13 @@ def test_a_screen_finds_the_games_it_holds_keys_for_newest_first(table, client):
                       "players": {"red": [], "blue": []}}
     # a phone's seat key: its own seat, from its own address
     got = mine(client, [{"code": first.code, "key": bob.secret}], environ=STRANGER)["tables"]
-    assert [(g["code"], g["role"], g["side"]) for g in got] == [(first.code, "seat", "blue")]
+    assert [(g["code"], g["role"], g["side"], g["part"]) for g in got] == [
+        (first.code, "seat", "blue", 0)]
+    # a team's half says which
+    team = table(teams=True)
+    eve = sit(team, "red", "Eve", part=2)
+    got = mine(client, [{"code": team.code, "key": eve.secret}])["tables"]
+    assert [(g["side"], g["part"]) for g in got] == [("red", 2)]
 
 
 def test_only_games_in_play_are_offered(table, client, app):
