@@ -343,7 +343,7 @@
     try {
       const record = await (await fetch(`/api/tables/${SL.code}/record`)).json(), key = goOn.key;
       const r = await fetch("/api/tables/import", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({
-        record, teams: v.teams, deduction: "deduction" in v, first_game: v.first_game, chances: v.chances, host_secret: key,
+        record, from: SL.code, teams: v.teams, deduction: "deduction" in v, first_game: v.first_game, chances: v.chances, host_secret: key,
         screen: screenSeats(v).map(x => ({side: x.side, part: x.part, name: x.name})), idempotency_key: goOn.request})});
       const d = await r.json();
       if (r.ok) { localStorage.setItem("sl-host-" + d.code, key); leave("/t/" + d.code); return; }

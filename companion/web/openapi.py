@@ -195,6 +195,10 @@ def document() -> dict[str, Any]:
                         "first_game": FIRST_GAME, "chances": CHANCES,
                         "screen": {**SCREEN, "description": SCREEN["description"] + "; "
                                    "a finished game's are ignored"},
+                        "from": {"type": "string", "pattern": CODE_RE.pattern, "description":
+                                 "the table of this server whose game the record is, going "
+                                 "on at a new screen: when it is that game as it stands, "
+                                 "the new table is not marked imported"},
                         "host_secret": own_secret,
                         "idempotency_key": _ref("IdempotencyKey")}}}}},
                 "responses": {"201": table_created,

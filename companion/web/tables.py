@@ -274,8 +274,14 @@ def open_table(body: dict[str, Any], imported: bool = False) -> Opened:
             if known is not None:
                 return Opened(known, existing=True)
         wall = rec.options.wall_distance
-        notice = json.dumps(Msg("Game imported: {n} events", n=len(events)).to_dict())
         teams = teams or rec.options.teams          # a saved team game opens as one
+        source = _continued_from(body, rec, events, end)
+        if source is not None:          # a game of this server going on at a new screen
+            imported = source.imported  # (an imported game's, imported still)
+            notice = json.dumps(Msg("Game continued from table {code}: {n} events",
+                                    code=source.code, n=len(events)).to_dict())
+        else:
+            notice = json.dumps(Msg("Game imported: {n} events", n=len(events)).to_dict())
     else:
         wall, notice = body.get("wall_distance", 4), None
         if type(wall) is not int or not 2 <= wall <= 8:
@@ -340,6 +346,28 @@ def same_game(found: str) -> Table | None:
         select(Table).where(Table.digest == found, Table.finished.is_not(None))
         .order_by(Table.id).limit(1))
     return table
+
+
+def _continued_from(body: dict[str, Any], rec: Record, events: list[dict[str, Any]],
+                    end: State) -> Table | None:
+    """The table of this server that an import goes on with (``from``: a screen that goes
+    on with a game entered on another, whose laptop is gone), when the record is that
+    table's game as it stands and still going: not an outside record, so marked imported
+    only if that game was (the keeper's "delete every imported game" would have taken a
+    game the group played here). Anything else is a plain import."""
+    code = body.get("from")
+    if code is None:
+        return None
+    if not isinstance(code, str) or not CODE_RE.match(code):
+        raise ApiError(400, Msg("the field 'from' must be a table code"), field="from",
+                       code="bad_field")
+    source = db.session.scalar(_BY_CODE, {"code": code.upper()})
+    if (source is None or end.phase == Phase.OVER
+            or (source.wall_distance, source.teams) != (rec.options.wall_distance,
+                                                        rec.options.teams)
+            or [json.loads(r.data) for r in active_events(source)] != events):
+        return None
+    return source
 
 
 def _record_from(body: dict[str, Any]) -> tuple[Record, State]:

@@ -529,6 +529,10 @@ def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
     old = client.get(f"/api/tables/{table.code}/record").get_json()
     new = client.get(f"/api/tables/{code}/record").get_json()
     assert new["events"] == old["events"] == events[:4]
+    # the group's own game going on, not an outside record (the keeper's "delete every
+    # imported game" would take it)
+    said = client.get(f"/api/tables/{code}/state").get_json()["view"]["notice"]
+    assert said.startswith(f"Game continued from table {table.code}"), said
     # the new screen enters the next step, the old table stays as it was
     other.locator('#entry [data-pick="1"]').click()
     other.locator("#entry #do-tokens").click()

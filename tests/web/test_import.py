@@ -90,6 +90,44 @@ def test_an_unfinished_import_seats_sides_on_its_screen_a_finished_one_none(clie
             host.event(nxt)
 
 
+def test_a_game_of_this_server_going_on_at_a_new_screen_is_not_an_import(client, app):
+    """``from``: the table whose game the record is, as it stands; the new table is the
+    group's game going on (the keeper's "delete every imported game" would have taken it).
+    A record that is not that table's game (or names no table) is a plain import."""
+    rec = random_record(random.Random(5))
+    outside = post_import(client, {
+        "format": "spies-and-lies-record/1", "options": rec.options.to_dict(),
+        "events": [e.to_dict() for e in rec.events[:3]]}).get_json()["code"]
+    # an imported game going on is imported still: only a game played here is not
+    saved = client.get(f"/api/tables/{outside}/record").get_json()
+    d = post_import(client, saved, **{"from": outside}).get_json()
+    assert "continued" in d["view"]["notice"]
+    with app.app_context():
+        assert db.session.scalar(sa.select(Table.imported).where(Table.code == d["code"]))
+    made = client.post("/api/tables", json={"wall_distance": rec.options.wall_distance,
+                                            "screen": [{"side": "red"}, {"side": "blue"}]},
+                       headers={"Origin": ORIGIN}).get_json()
+    code = made["code"]
+    host = Player(client, code, made["host_secret"])
+    for e in rec.events[:4]:
+        host.event(e.to_dict())
+    saved = client.get(f"/api/tables/{code}/record").get_json()
+    shorter = {**saved, "events": saved["events"][:3]}
+    for record, source, imported in ((saved, code, False), (shorter, code, True),
+                                     (saved, "NOSUCH", True), (saved, None, True)):
+        body = {"screen": [{"side": "red"}, {"side": "blue"}]}
+        if source:
+            body["from"] = source
+        d = post_import(client, record, **body).get_json()
+        with app.app_context():
+            made = db.session.scalar(sa.select(Table).where(Table.code == d["code"]))
+            assert made.imported is imported, (source, len(record["events"]))
+        assert ("continued" in d["view"]["notice"]) is not imported, d["view"]["notice"]
+    for bad in (5, "no-such", ""):
+        r = post_import(client, saved, **{"from": bad})
+        assert r.status_code == 400 and r.get_json()["field"] == "from"
+
+
 def test_a_bad_record_names_the_event_and_creates_nothing(client, app):
     bad = json.loads((RECORDS / "bad-no-deception-token.json").read_text())
     want = (RECORDS / "bad-no-deception-token.error.txt").read_text().strip()
