@@ -69,7 +69,8 @@ def test_phases_and_glossary():
                      "undo", "save record", "rematch", "watch", "join",
                      # and its pages and options (each found nothing, or a rule)
                      "story", "deduction aid", "our games", "back to your game",
-                     "play without phones", "language", "chance", "light and dark"}
+                     "play without phones", "language", "chance", "light and dark",
+                     "keeper", "calculator", "first game", "sound"}
 
 
 def test_search_captain():
@@ -388,6 +389,19 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("wat is de winkans?", "nl", ["word-27"], 1),
     ("dark mode", "en", ["word-28"], 1),
     ("dunkler Modus", "de", ["word-28"], 1),
+    # who may delete and forget, the phone's calculator, a first game, the beep
+    ("how do I delete a game?", "en", ["word-29"], 1),
+    ("comment supprimer une partie ?", "fr", ["word-29"], 1),
+    ("wie lösche ich ein Spiel?", "de", ["word-29"], 1),
+    ("who is the keeper?", "en", ["word-29"], 1),
+    ("how do I forget a player?", "en", ["word-29"], 1),
+    ("what is the calculator?", "en", ["word-30"], 1),
+    ("was macht der Rechner?", "de", ["word-30"], 1),
+    ("what is a first game?", "en", ["word-31"], 1),
+    ("turn off the sound", "en", ["word-32"], 1),
+    ("hoe zet ik het geluid uit?", "nl", ["word-32"], 1),
+    ("comment couper le son ?", "fr", ["word-32"], 1),
+    ("wie schalte ich den Ton aus?", "de", ["word-32"], 1),
 ]
 
 
