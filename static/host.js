@@ -407,6 +407,7 @@
     // side may tap for both: the switch only pushed its ranks down a line in team play
     if (a && a.open && a.open.length > 1 && !["guess", "actual", "choice"].includes(a.step))
       $("entry-who").innerHTML += `<span class="entry-switch">${a.open.filter(x => x !== entrySide).map(x => `<button type="button" class="small" data-entry-side="${x}" data-testid="entry-side-${x}">${mark(x)} ${esc(T("{side!c} first", {side: sideName(x)}))}</button>`).join("")}</span>`;
+    $("entry-keys-now").textContent = "";
     // the game over: its result again, once the board was looked at (nothing else led back)
     if (!a) { body.innerHTML = `<button type="button" class="primary big" data-open-end data-testid="open-end">${esc(T("Show the result"))}</button>`; return; }
     if (a.step === "wait") { body.innerHTML = ""; return; }
@@ -416,8 +417,8 @@
       html += `<button type="button" class="quiet" data-dec="ask" data-for="${t.deceive.side}" data-testid="deceive">${mark(t.deceive.side)} ${esc(T("{side!c}: lay a deception token…", {side: sideName(t.deceive.side)}))}</button>`;
     body.innerHTML = html;
     // the keys of this step that the line under the panel does not name
-    $("entry-keys-now").textContent = a.step === "start" ? " · " + T("R or B: who starts")
-      : body.querySelector('[data-dec="ask"]') ? " · " + T("D: a deception token") : "";
+    if (a.step === "start") $("entry-keys-now").textContent = " · " + T("R or B: who starts");
+    else if (body.querySelector('[data-dec="ask"]')) $("entry-keys-now").textContent = " · " + T("D: a deception token");
     SL.fitNames(body);
     roomy();
   }
