@@ -296,7 +296,8 @@ _SAME = _same(
     (("juist", "juiste", "goed", "goede"), ("goede", "ontmaskerde", "ontmaskering")),
     (("tipp", "tippe", "rate"), ("tipp", "ratende")),        # the guesser: "der Ratende"
     (("gok", "gokken", "gokt", "raad"), ("gok", "rader")),   # "de rader"
-    # the game's end: its flag taken (R70 "stops") or day 3's (R72 "winning")
+    # the game's end: its flag taken (R70 "stops") or day 3's (R72 "winning"; in English
+    # not: "the end of the day" is R15's, which R72's "winning" outweighed)
     (("end", "ends", "ending", "finish", "finished", "over"), ("end", "stops")),
     (("termine", "terminer", "finit", "finir", "fin"), ("fin", "arrete", "gagner")),
     (("endet", "enden", "ende", "vorbei"), ("ende", "endet", "sieg")),
