@@ -296,12 +296,12 @@ _SAME = _same(
     (("juist", "juiste", "goed", "goede"), ("goede", "ontmaskerde", "ontmaskering")),
     (("tipp", "tippe", "rate"), ("tipp", "ratende")),        # the guesser: "der Ratende"
     (("gok", "gokken", "gokt", "raad"), ("gok", "rader")),   # "de rader"
-    # the game's end: its flag taken (R70 "stops") or day 3's (R72 "winning"; in English
-    # not: "the end of the day" is R15's, which R72's "winning" outweighed)
+    # the game's end: its flag taken (R70 "stops"; not R72's "winning": "the end of the
+    # day" is R15's, which day 3's "winning" outweighed, in every language)
     (("end", "ends", "ending", "finish", "finished", "over"), ("end", "stops")),
-    (("termine", "terminer", "finit", "finir", "fin"), ("fin", "arrete", "gagner")),
-    (("endet", "enden", "ende", "vorbei"), ("ende", "endet", "sieg")),
-    (("eindigt", "einde", "eindigen", "afgelopen", "voorbij"), ("einde", "stopt", "winnen")),
+    (("termine", "terminer", "finit", "finir", "fin"), ("fin", "arrete")),
+    (("endet", "enden", "ende", "vorbei"), ("ende", "endet")),
+    (("eindigt", "einde", "eindigen", "afgelopen", "voorbij"), ("einde", "stopt")),
     # a day by its number, as the texts write it ("who starts the second day": R12)
     (("second", "deuxieme", "zweiten", "zweite", "tweede"), ("2",)),
     (("third", "troisieme", "dritten", "dritte", "derde"), ("3",)),
@@ -328,6 +328,9 @@ _SAME = _same(
     (("spaher", "kundschafter"), ("aufklarer",)),
     # deception pays (R50), the double agent moves (R32)
     (("pay", "paid"), ("pays",)),
+    (("rapporte", "rapportent", "rapporter", "paye", "payer"), ("paie",)),
+    (("levert", "oplevert", "opleveren", "lonen"), ("loont",)),
+    (("debut",), ("depart",)),                                # R2: "Position de départ"
     (("bouge", "bouger", "bougent", "avance", "avancer"), ("deplacer", "deplace", "avance")),
     (("again",), ("rematch",)),                               # the companion's own words
     (("trete", "tritt", "treten", "mitspielen", "mitmachen"), ("beitreten",)),

@@ -402,6 +402,14 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("hoe zet ik het geluid uit?", "nl", ["word-32"], 1),
     ("comment couper le son ?", "fr", ["word-32"], 1),
     ("wie schalte ich den Ton aus?", "de", ["word-32"], 1),
+    # the day's end in French and Dutch (R72 "gagner", "winnen" outweighed R15's title);
+    # what deception brings (R50); where the double agent starts (R2, not R32's move)
+    ("que se passe-t-il à la fin du jour ?", "fr", ["R15"], 1),
+    ("wat gebeurt er aan het einde van de dag?", "nl", ["R15"], 1),
+    ("que rapporte un jeton de tromperie ?", "fr", ["R50"], 1),
+    ("wat levert een misleidingsfiche op?", "nl", ["R50"], 1),
+    ("wo beginnt der Doppelagent?", "de", ["R2"], 1),
+    ("où est l'agent double au début ?", "fr", ["R2"], 1),
 ]
 
 
