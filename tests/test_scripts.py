@@ -52,3 +52,37 @@ def test_an_old_python_or_a_missing_venv_module_is_named_before_pip(tmp_path, sc
     assert out.returncode == 2, out
     assert out.stderr.strip().endswith("error: Python's venv module is missing: install it "
                                        "(sudo apt install python3-venv) and run this again")
+
+
+def test_serve_installs_quietly_and_shows_pip_only_when_it_fails(tmp_path):
+    """A newcomer's first ./scripts/serve printed a screenful of setuptools' notices
+    before the address; they go to .venv/install.log, shown when the install fails."""
+    checkout = _checkout(tmp_path / "checkout")
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    env = {**os.environ, "PATH": f"{bin_}:{os.environ['PATH']}"}
+    env.pop("DATABASE_URL", None)
+    # a python3 whose venv holds a pip that talks (and fails when asked) and a server
+    _fake(bin_, "python3", """case "$*" in
+  *python_version*) echo 3.11.9;;
+  *"-m venv"*) mkdir -p .venv/bin
+    printf '#!/bin/sh\necho "BuildBackendWarning: Editable installation." >&2\n'\
+'[ -n "$PIP_FAILS" ] && { echo "ERROR: no matching distribution" >&2; exit 1; }\nexit 0\n' \
+      > .venv/bin/pip
+    printf '#!/bin/sh\necho served "$@"\n' > .venv/bin/spies-lies
+    chmod +x .venv/bin/pip .venv/bin/spies-lies;;
+  *) exit 0;;
+esac""")
+    out = subprocess.run(["scripts/serve", "--port", "8123"], cwd=checkout, env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out
+    assert "Warning" not in out.stdout + out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "served serve --port 8123"
+    assert "Editable" in (checkout / ".venv" / "install.log").read_text()
+    shutil.rmtree(checkout / ".venv")
+    out = subprocess.run(["scripts/serve"], cwd=checkout, env={**env, "PIP_FAILS": "1"},
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1, out
+    assert "ERROR: no matching distribution" in out.stderr
+    assert "error: installing the companion failed" in out.stderr
+    assert "served" not in out.stdout
