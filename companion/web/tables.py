@@ -216,19 +216,19 @@ def held(body: dict[str, Any]) -> list[dict[str, Any]]:
         if table.finished is not None or table.rematch or expired(table):
             continue
         hashes = keys[table.code]
-        seat = next((s for s in table.seats if s.status == "active"
-                     and s.secret_hash in hashes), None)
-        if table.host_hash not in hashes and seat is None:
+        active = [s for s in table.seats if s.status == "active"]
+        # the host key first (a laptop that hosts and sits), else the phone's own seat
+        seat = None if table.host_hash in hashes else next(
+            (s for s in active if s.secret_hash in hashes), None)
+        if seat is None and table.host_hash not in hashes:
             continue
         state = derive(table)
         players: dict[str, list[str]] = {side: [] for side in SIDES}
-        for s in table.seats:
-            if s.status == "active":
-                players[s.side].append(s.name)
+        for s in active:
+            players[s.side].append(s.name)
         out.append((table.updated, {
-            "code": table.code, "role": "host" if table.host_hash in hashes else "seat",
-            "side": None if seat is None or table.host_hash in hashes else seat.side,
-            "part": None if seat is None or table.host_hash in hashes else seat.part,
+            "code": table.code, "role": "seat" if seat else "host",
+            "side": seat.side if seat else None, "part": seat.part if seat else None,
             "day": state.day, "started": state.event_count > 0, "players": players,
             "idle": max(0, round((now() - table.updated).total_seconds()))}))
     return [x for _, x in sorted(out, key=lambda x: x[0], reverse=True)]
