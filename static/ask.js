@@ -4,7 +4,7 @@
    tap outside. Ask({title, text, yes, no, danger, id}) → Promise<boolean>. */
 "use strict";
 const Ask = (() => {
-  const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  const esc = Words.esc;
   let open = null;
   return function ask({title, text = "", yes, no = T("Cancel"), danger = false, id = ""}) {
     if (open) open.close("");

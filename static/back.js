@@ -2,7 +2,7 @@
    screen holds a key for, asked of the server, one tap to the seat or the board. */
 "use strict";
 (() => {
-  const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  const esc = Words.esc;
   const SIDE = {red: T("red"), blue: T("blue")};
   // a tab closed, a browser restarted: these pages offered only a new table or the code
   // to type again; the server names the held tables still in play

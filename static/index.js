@@ -8,7 +8,7 @@
   const screen = () => (enter === "screen" ? ["red", "blue"] : enter === "blue" ? ["blue"] : [])
     .flatMap(side => (teams ? [1, 2] : [0]).map(part => ({side, part, name: cap(SIDE[side])})));
   const pic = document.getElementById("wd-pic");
-  const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  const esc = Words.esc;
   // a longer word squeezed to its square, never cut
   const fit = (text, size, room) => text.length * size * 0.58 > room ? `textLength="${room}" lengthAdjust="spacingAndGlyphs"` : "";
   // a phone draws it narrower, not smaller: its words keep a readable size

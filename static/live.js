@@ -173,7 +173,7 @@ const SL = (() => {
     for (const r of state.reveals) if (r.day === state.day && r.owner === side) out[r.mission] = r;
     return out;
   }
-  const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  const esc = Words.esc;
   const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
   const mark = side => `<span class="mark ${side}" aria-hidden="true">${side === "red" ? "R" : "B"}</span>`;
   // the words come from the server (view.words): a rank's name, by its number

@@ -7,7 +7,7 @@
   const items = [...document.querySelectorAll("main .rule[id]")];
   const found = document.getElementById("found"), input = document.getElementById("q");
   const problem = document.getElementById("search-problem");
-  const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  const esc = Words.esc;
   // each entry's home: a marker it goes back after when the search is cleared
   const home = new Map(items.map(el => { const m = document.createComment(el.id); el.before(m); return [el, m]; }));
   let phase = new URLSearchParams(location.search).get("phase") || "", q = "", hits = null, asked = 0;

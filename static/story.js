@@ -22,7 +22,7 @@
   const small = matchMedia("(max-width: 600px)");  // a phone: the board drawn tall (G below)
   const redraw = () => { if (story) { drawChart(); drawChances(); go(at); } };
   document.addEventListener("sl-theme", () => { palette(); redraw(); });
-  const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  const esc = Words.esc;
   const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
   const t = (x, y, s, o = {}) => `<text x="${x}" y="${y}" font-size="${o.size || 18}" fill="${o.fill || COL.ink}"
     text-anchor="${o.anchor || "middle"}" font-weight="${o.weight || 600}" ${o.extra || ""}>${esc(s)}</text>`;

@@ -35,6 +35,8 @@ const Words = (() => {
   // a refusal's words (the API says them in lower case, to follow "error:") as a sentence
   // of its own in a message: a capital first, a full stop last
   const said = s => s ? s.charAt(0).toUpperCase() + s.slice(1) + (/[.!?…]$/.test(s) ? "" : ".") : s;
-  return {lang, T, TN, percent, colon, said};
+  // text made safe to put into HTML (every page's one escaping)
+  const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  return {lang, T, TN, percent, colon, said, esc};
 })();
 const {T, TN} = Words;
