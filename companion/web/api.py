@@ -195,7 +195,31 @@ def create_table() -> tuple[Response, int]:
 def import_record() -> tuple[Response, int]:
     """Open a table from a game record, only if the referee replays it (else nothing);
     a finished game already here is answered as it is (200, ``existing``)."""
-    return _opened(tables.open_table(_body(), imported=True))
+    opened = tables.open_table(_body(), imported=True)
+    if opened.source is not None:
+        _went_on(opened.source, opened.table.code)
+    return _opened(opened)
+
+
+def _went_on(source: Table, code: str) -> None:
+    """The table whose game a screen goes on with at ``code`` says so to its screens,
+    when that game was entered on its screen (sides sit there) and that screen is gone
+    (no stream of its host is open): anyone with the code may copy a game, but a copy
+    of a game its phones play, or whose screen is there, sends nobody away from it. If
+    the table changed meanwhile (its own screen is back), it says nothing either. Once
+    per new table (the receipt's key is its code)."""
+    if (not any(s.screen and s.status == "active" for s in source.seats)
+            or "host" in live.hub.connected(source.code)):
+        return
+    try:
+        with Transaction(source, {"idempotency_key": f"went-on:{code}"}, "went_on",
+                         need_version=False) as tx:
+            if tx.receipt is None and source.rematch is None:
+                tables.went_on(tx, code)
+    except ApiError:
+        return
+    if tx.receipt is None and tx.result[0] == 200:     # pushed to the table's screens
+        live.publish(tx.result[1]["view"], None if tx.told else tx.read_version)
 
 
 @bp.post("/tables/mine")

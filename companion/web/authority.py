@@ -174,16 +174,18 @@ class Transaction:
         set_committed_value(self.table, "draft", draft)
 
     def commit(self, status: int, body: dict[str, Any], notice: Msg | str | None = None,
-               keep_notice: bool = False, bump: bool = True) -> None:
+               keep_notice: bool = False, bump: bool = True,
+               also: dict[str, Any] | None = None) -> None:
         """Bump the version (only if it is still the one we read), keep a receipt, commit.
 
         ``bump=False``: a change no screen's next tap depends on (a phone asking for a
-        seat): only the receipt and the change's own rows are written.
+        seat): only the receipt and the change's own rows are written. ``also``: more of
+        the table's columns, written with its version.
         """
         t = self.table
         view: dict[str, Any] | None = None
         values: dict[str, Any] = {"version": t.version + (1 if bump else 0), "updated": now(),
-                                  "draft": t.draft, "finished": t.finished}
+                                  "draft": t.draft, "finished": t.finished, **(also or {})}
         was_finished = t.finished is not None
         if self.state is not None:     # the history lists a game from the moment it ends
             over = self.state.phase == Phase.OVER

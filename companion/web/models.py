@@ -91,6 +91,10 @@ class Table(Base):
     # JSON: where the group plays on after this game (issue 14): {"code", "swap", "seats":
     # {old seat id: new seat}}; a table with a rematch takes no more changes
     rematch: Mapped[str | None] = mapped_column(Text)
+    # JSON: the table another screen went on with this game at ("go on here", issue 23),
+    # {"code", "version"}; said only while this table is still at that version (its own
+    # screen, back, entering anything here carries this game on here instead)
+    went_on: Mapped[str | None] = mapped_column(Text)
     # opened from a saved record (issue 20): the history says so, the keeper can clear
     # them out in one action, and no intel card is learnt from it
     imported: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())

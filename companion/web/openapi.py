@@ -429,6 +429,11 @@ def document() -> dict[str, Any]:
                                         "draft": {"type": ["object", "null"]},
                                         "seats": {"type": "array"},
                                         "notice": {"type": ["string", "null"]},
+                                        "went_on": {"type": ["string", "null"], "description":
+                                                    "the table another screen went on with "
+                                                    "this game at (an import naming this "
+                                                    "table as 'from'), until anything more is "
+                                                    "entered here"},
                                         "log": {"type": "array"},
                                         "seen_intel": {"type": "array"},
                                         "words": _ref("Words"),

@@ -245,6 +245,7 @@ class Opened:
     table: Table
     secret: str | None = None
     existing: bool = False
+    source: Table | None = None     # the table of this server whose game it goes on with
 
 
 def open_table(body: dict[str, Any], imported: bool = False) -> Opened:
@@ -265,6 +266,7 @@ def open_table(body: dict[str, Any], imported: bool = False) -> Opened:
     end: State | None = None
     teams = flag(body, "teams")
     same: str | None = None
+    source: Table | None = None
     if imported:
         rec, end = _record_from(body)
         events = [e.to_dict() for e in rec.events]
@@ -306,7 +308,7 @@ def open_table(body: dict[str, Any], imported: bool = False) -> Opened:
         for side, part, name in screens:
             _sit_on_screen(made, side, part, name)
         db.session.commit()
-    return Opened(made, secret)
+    return Opened(made, secret, source=source)
 
 
 def told_players(options: dict[str, Any]) -> dict[str, list[str]] | None:
@@ -638,6 +640,16 @@ def decide_takeover(tx: Transaction, actor: Actor, seat_id: int, approve: Any) -
         seat.status = "declined"
         notice = Msg("The host kept the seat; {name} was not let in", name=seat.name)
     tx.commit(200, {"seat": seat_dict(seat)}, notice=notice)
+
+
+def went_on(tx: Transaction, code: str) -> None:
+    """Another screen went on with this table's game at table ``code`` (its screen, a
+    laptop gone, could not be entered any more): this table's screens and phones say
+    where (in their own words: ``went_on`` in the view), until anything more is entered
+    here (its own screen is back, and the group goes on here after all). Nothing here is
+    closed or taken: whoever taps "go on here" only opens a table of its own."""
+    said = {"code": code, "version": tx.table.version + 1}      # the version it commits
+    tx.commit(200, {}, also={"went_on": json.dumps(said)})
 
 
 # --- a rematch (issue 14) -----------------------------------------------------------

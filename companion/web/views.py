@@ -383,6 +383,13 @@ def _of_one_version(table: Table, state: State | None, rows: list[Row] | None
     return state, rows
 
 
+def went_on(table: Table) -> str | None:
+    """The code of the table another screen went on with this game at, while nothing
+    more was entered here (``Table.went_on``)."""
+    said = json.loads(table.went_on) if table.went_on else None
+    return said["code"] if said and said["version"] == table.version else None
+
+
 def public_view(table: Table, state: State | None = None,
                 rows: list[Row] | None = None) -> dict[str, Any]:
     """Everything any screen may see: no secrets, the same for every viewer. ``state``
@@ -428,6 +435,8 @@ def public_view(table: Table, state: State | None = None,
         "notice": notice_words(table.notice), "log": log, "seen_intel": seen,
         # where the group plays on (issue 14): each seat's new seat, so phones follow
         "rematch": json.loads(table.rematch) if table.rematch else None,
+        # where another screen goes on with this game, until anything more is entered here
+        "went_on": went_on(table),
         "words": words(out, draft, table.teams, out["end"], out["next"]["text"]),
         "taps": can,
     }

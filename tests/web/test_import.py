@@ -128,6 +128,47 @@ def test_a_game_of_this_server_going_on_at_a_new_screen_is_not_an_import(client,
         assert r.status_code == 400 and r.get_json()["field"] == "from"
 
 
+def test_the_table_a_screen_went_on_from_says_where_until_it_is_played_on(client):
+    """Issue 23's "go on here": the table left behind says where its game goes on (its
+    own screen may come back, a phone of a mixed table joins there), to anyone who looks,
+    once however often the import is sent, and only until anything more is entered there:
+    then the group plays on there after all. A plain import, or a record that is no
+    longer the table's game, says nothing there."""
+    rec = random_record(random.Random(5))
+    made = client.post("/api/tables", json={"wall_distance": rec.options.wall_distance,
+                                            "screen": [{"side": "blue"}]},
+                       headers={"Origin": ORIGIN}).get_json()
+    code = made["code"]
+    host = Player(client, code, made["host_secret"])
+    red = sit(host, "red", "Ann")
+    for e in rec.events[:4]:
+        (red if e.to_dict().get("side") == "red" else host).event(e.to_dict())
+    assert host.refresh()["went_on"] is None
+    saved = client.get(f"/api/tables/{code}/record").get_json()
+    before = host.version
+    stranger = Player(client, code)
+    body = {"from": code, "screen": [{"side": "blue"}], "idempotency_key": "go-on-key-1"}
+    for _ in range(2):          # a lost answer, sent again: one table, one word of it
+        d = post_import(client, saved, **body).get_json()
+        for screen in (host, red, stranger):
+            view = screen.refresh()
+            assert view["went_on"] == d["code"], view["went_on"]
+            assert view["version"] == before + 1
+    # another screen going on too: the newest table is said
+    again = post_import(client, saved, **{**body, "idempotency_key": "go-on-key-2"}).get_json()
+    assert again["code"] != d["code"] and host.refresh()["went_on"] == again["code"]
+    # a plain import of the same record, or a shorter one naming the table: nothing said
+    for record, extra in ((saved, {}), ({**saved, "events": saved["events"][:3]}, {"from": code})):
+        post_import(client, record, **extra)
+        assert host.refresh()["went_on"] == again["code"]
+        assert host.version == before + 2
+    # the group plays on here after all: the table no longer says it went on
+    nxt = rec.events[4].to_dict()
+    (red if nxt.get("side") == "red" else host).event(nxt)
+    assert host.refresh()["went_on"] is None
+    assert len(client.get(f"/api/tables/{again['code']}/record").get_json()["events"]) == 4
+
+
 def test_a_bad_record_names_the_event_and_creates_nothing(client, app):
     bad = json.loads((RECORDS / "bad-no-deception-token.json").read_text())
     want = (RECORDS / "bad-no-deception-token.error.txt").read_text().strip()

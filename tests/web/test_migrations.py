@@ -26,7 +26,10 @@ def test_each_migration_goes_down_and_up_again_keeping_the_tables(app, client):
                     headers={"Origin": ORIGIN})
     code = r.get_json()["code"]
     with app.app_context():
+        assert _revision() == "0013" and "went_on" in _columns("table")
+        downgrade(directory=str(MIGRATIONS), revision="0012")
         assert _revision() == "0012" and {"chances", "chance_series"} <= _columns("table")
+        assert "went_on" not in _columns("table")
         downgrade(directory=str(MIGRATIONS), revision="0011")
         assert _revision() == "0011" and "chances" not in _columns("table")
         assert "screen" in _columns("seat")
@@ -65,8 +68,8 @@ def test_each_migration_goes_down_and_up_again_keeping_the_tables(app, client):
         with db.engine.connect() as c:
             assert c.execute(sa.text('select wall_distance from "table"')).scalar() == 5
         upgrade(directory=str(MIGRATIONS))
-        assert _revision() == "0012" and "create_key" in _columns("table")
-        assert {"chances", "chance_series"} <= _columns("table")
+        assert _revision() == "0013" and "create_key" in _columns("table")
+        assert {"chances", "chance_series", "went_on"} <= _columns("table")
         assert "screen" in _columns("seat")
         assert {"table_id", "played", "ending"} <= _columns("game")
         assert {"rematch", "imported", "digest"} <= _columns("table")

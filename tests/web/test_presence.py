@@ -30,8 +30,8 @@ def served(app) -> Iterator[Server]:
 
 
 def call(port: int, method: str, path: str, secret: str | None = None,
-         body: dict | None = None) -> tuple[int, dict]:
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+         body: dict | None = None, source: str = "127.0.0.1") -> tuple[int, dict]:
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
     h = {"Origin": f"http://127.0.0.1:{port}", "Content-Type": "application/json"}
     if secret:
         h["Authorization"] = f"Bearer {secret}"
@@ -138,3 +138,39 @@ def test_watchers_are_devices_and_one_client_holds_few_streams(served):
     assert watching == 3
     for s in tabs + phones:
         s.close()
+
+
+def test_a_copy_of_a_game_sends_nobody_away_while_its_screen_is_there(served):
+    """Issue 23's "go on here": a table says where its game went on (its phones offered
+    the way there) only when that game is entered on its screen and that screen is gone.
+    A stranger with the code copying a game whose screen is connected, or a game its
+    phones play, sends nobody away from it."""
+    port = served.port
+    both = [{"side": "red"}, {"side": "blue"}]
+
+    def opened(screen: bool) -> tuple[str, str]:
+        _, made, _ = post(port, "/api/tables", {"screen": both} if screen else {})
+        return made["code"], made["host_secret"]
+
+    def copied(code: str, n: int) -> tuple[str, str | None]:
+        """A stranger goes on with the game as it stands: the new table, and where the
+        old one says its game goes on."""
+        _, record = call(port, "GET", f"/api/tables/{code}/record")
+        st, d = call(port, "POST", "/api/tables/import", body={
+            "record": record, "from": code, "screen": both,
+            "idempotency_key": f"copy-{n:05d}"}, source=STRANGER)
+        assert st == 201, d
+        _, v = call(port, "GET", f"/api/tables/{code}/state")
+        return d["code"], v["view"]["went_on"]
+
+    code, key = opened(screen=True)
+    _, me = call(port, "GET", f"/api/tables/{code}/me", key)
+    host = open_stream(port, code, "host", "127.0.0.1", "&proof=" + me["proof"])
+    settled(port, code, lambda g: "host" in g[0])
+    assert copied(code, 1)[1] is None            # its screen is there
+    host.close()
+    assert "host" not in settled(port, code, lambda g: "host" not in g[0])[0]
+    new, said = copied(code, 2)                  # gone: the way to the new table
+    assert said == new
+    phones, _ = opened(screen=False)             # its phones play it, no screen gone
+    assert copied(phones, 3)[1] is None
