@@ -323,23 +323,33 @@
   // that opened it: if that one is gone (a flat battery, a browser that forgot its key),
   // nothing could enter those sides' steps again; this screen may go on with the game at
   // a new table of its own, every event so far replayed, the same sides on it
+  // (once one has, every screen of this table says where, until anything more is entered
+  // here: this table's own screen, back, may carry the game on here after all)
   function elsewhere(v) {
-    const box = $("elsewhere"), on = !SL.secret && !!screenSeats(v).length && v.state.phase !== "over" && !v.rematch;
+    // (a table this screen opened, its answer lost: a second tap here is answered with it)
+    const box = $("elsewhere"), to = !goOn.tried && v.went_on;
+    const on = !!to || (!SL.secret && !!screenSeats(v).length && v.state.phase !== "over" && !v.rematch);
     box.classList.toggle("hidden", !on);
     if (!on || box.dataset.version === String(v.version)) return;
     box.dataset.version = v.version;
+    if (to) {
+      box.innerHTML = `<b>${esc(T("This game goes on at table {code}, on another screen.", {code: to}))}</b>
+        ${SL.secret ? `<p class="muted">${esc(T("Anything entered here carries it on at this table instead."))}</p>` : ""}
+        <a class="btn primary" href="/t/${to}" data-testid="went-on">${esc(T("Go to table {code}", {code: to}))}</a>`;
+      return;
+    }
     const phones = v.seats.some(x => x.status === "active" && !x.screen);
     box.innerHTML = `<b>${esc(T("This screen only shows this game: it is entered on the screen that opened the table."))}</b>
       <p class="muted">${esc(T("Is that screen gone? Go on here: a new table with every event so far, the same sides entered on this screen."))}${phones ? " " + esc(T("The phones join the new table with its code.")) : ""}</p>
       <button type="button" class="primary" data-go-on data-testid="go-on">${esc(T("Go on with this game here"))}</button>`;
   }
   // one table however often it is tapped: a retry after a lost answer gets the same one
-  const goOn = {key: Keys.secret(), request: Keys.request()};
+  const goOn = {key: Keys.secret(), request: Keys.request(), tried: false};
   async function goOnHere(b) {
     const v = SL.view;
     if (!v || !await SL.ask({id: "go-on", title: T("Go on with this game on this screen?"), yes: T("Go on here"),
       text: T("A new table opens here with every event so far. The table on the other screen stays as it is.")})) return;
-    b.disabled = true;
+    b.disabled = goOn.tried = true;
     try {
       const record = await (await fetch(`/api/tables/${SL.code}/record`)).json(), key = goOn.key;
       const r = await fetch("/api/tables/import", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({

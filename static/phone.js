@@ -135,6 +135,14 @@
     if (u.by === seat.side) return `<div class="card muted" data-testid="undo-wait">${esc(T("{what}: waiting for {side}'s phone (or the big screen) to agree.", {what: u.what, side: sideName(u.needs)}))}</div>`;
     return "";
   }
+  // another screen went on with this game at a new table (its own screen was gone): the
+  // way there, until anything more is entered here
+  function wentOn(v) {
+    const to = v.went_on;
+    return to ? `<div class="card went-on" data-testid="went-on"><b>${esc(T("This game goes on at table {code}, on another screen.", {code: to}))}</b>
+      <a class="btn primary" href="/j/${to}">${esc(T("Go to table {code}", {code: to}))}</a>
+      ${seat ? `<small class="muted">${esc(T("Anything entered here carries it on at this table instead."))}</small>` : ""}</div>` : "";
+  }
   // what the line at the top says on a screen other than the table's next step
   const NEXT = {watch: "", join: T("Join the table"), waiting: T("Waiting for the big screen to let you take this seat…"), over: T("Game over")};
 
@@ -184,7 +192,7 @@
     lastTurn = yourTurn ? stepKey : "";
     const html = open ? STEPS[step](v, t, seat && seat.side) : deceive ? STEPS.deceive(v, t, seat.side) : "";
     const undo = undoCard(v);
-    act.innerHTML = undo + (html || (step in NEXT ? "" : `<div class="card muted">${esc(T("Nothing for you to tap now."))} ${esc(v.words.waiting || "")}</div>`));
+    act.innerHTML = wentOn(v) + undo + (html || (step in NEXT ? "" : `<div class="card muted">${esc(T("Nothing for you to tap now."))} ${esc(v.words.waiting || "")}</div>`));
     SL.fitNames(act);
     if (undo) $("notice").classList.add("hidden");      // the undo's card says it: not twice
     // a new step to tap: its heading and question in view, not the grid a scroll left

@@ -383,6 +383,11 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("hoe spelen we zonder telefoons?", "nl", ["word-25"], 1),
     ("can I use the keyboard?", "en", ["word-25"], 1),
     ("welche Tasten?", "de", ["word-25"], 1),
+    # the screen a game is entered on is gone: another screen goes on with it
+    ("our laptop died, how do we go on with the game?", "en", ["word-25"], 1),
+    ("l'ordinateur portable est mort, comment continuer la partie ?", "fr", ["word-25"], 1),
+    ("der Laptop ist aus, wie spielen wir weiter?", "de", ["word-25"], 1),
+    ("de laptop is leeg, hoe spelen we verder?", "nl", ["word-25"], 1),
     ("how do I change the language?", "en", ["word-26"], 1),
     ("comment changer de langue ?", "fr", ["word-26"], 1),
     ("what is the chance to win?", "en", ["word-27"], 1),

@@ -8,6 +8,7 @@ the same events says, and at the end its winner. The taps are counted as on phon
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 import pytest
@@ -490,9 +491,12 @@ def test_picks_in_progress_survive_the_other_sides_entry(screens, live):
 def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
     """A game entered on one screen whose laptop is gone (a flat battery, a browser that
     forgot its key): another screen opening the table could only watch, and nothing could
-    enter those sides' steps again. It goes on with the game at a new table of its own."""
+    enter those sides' steps again. It goes on with the game at a new table of its own;
+    the table left behind says where, on its phones and its own screen (back after all),
+    until anything more is entered there. Red plays from a phone, blue on the screen."""
     events = plan()
-    table = Table(screens, live, WALL, enter="screen", tv_language="de")
+    table = Table(screens, live, WALL, enter="blue", tv_language="de")
+    red = table.join("red", "Ann", locale="de")
     for d in events[:4]:                        # both soldiers, the intel card, red's tokens
         table.play(d)
     other = screens("tv", locale="de")          # no key: the table's board, and the way on
@@ -503,6 +507,15 @@ def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
     shot(other, "screen-elsewhere-de")
     # the screen with the key sees none of it
     assert table.tv.get_by_test_id("elsewhere").is_hidden()
+    # and now it is gone (its laptop closed): no stream of the table's host is open
+    client = live.app.test_client()
+    laptop = table.tv.context
+    table.tv.close()
+    end = time.monotonic() + 10
+    while "host" in client.get(f"/api/tables/{table.code}/state?since=100000").get_json()[
+            "connected"]:
+        assert time.monotonic() < end, "the closed screen still counts as connected"
+        time.sleep(0.05)
     # its first answer lost on the way (the table opened all the same): a second tap
     # goes on at that table, not a third one
     lost: list[str] = []
@@ -525,7 +538,6 @@ def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
     assert lost == [code]
     other.wait_for_selector('#entry[data-step="tokens"][data-side="blue"]')
     assert box.is_hidden()
-    client = live.app.test_client()
     old = client.get(f"/api/tables/{table.code}/record").get_json()
     new = client.get(f"/api/tables/{code}/record").get_json()
     assert new["events"] == old["events"] == events[:4]
@@ -538,3 +550,23 @@ def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
     other.locator("#entry #do-tokens").click()
     other.wait_for_selector('#entry[data-step="start"]')
     assert len(client.get(f"/api/tables/{table.code}/record").get_json()["events"]) == 4
+    # the old table's phone says where the game went on, in its language, and so does
+    # its screen when the laptop is back
+    said = f"Dieses Spiel geht an Tisch {code} weiter, auf einem anderen Bildschirm."
+    table.tv, errors = laptop.new_page(), []
+    table.tv.on("pageerror", lambda err: errors.append(str(err)))
+    table.tv.goto(f"{live.url}/t/{table.code}")
+    for page in (red, table.tv):
+        page.get_by_test_id("went-on").wait_for()
+        assert said in page.get_by_test_id("went-on" if page is red else "elsewhere").inner_text()
+    shot(red, "phone-went-on-de")
+    shot(table.tv, "screen-went-on-de")
+    # the phone goes there: the new table's seats, red's free for it
+    red.get_by_test_id("went-on").get_by_role("link").click()
+    red.wait_for_url(f"**/j/{code}")
+    red.wait_for_selector('[data-join="red:0"]')
+    # the old screen carries on here after all: it no longer says so
+    table.play(events[4])
+    table.tv.get_by_test_id("elsewhere").wait_for(state="hidden")
+    assert len(client.get(f"/api/tables/{table.code}/record").get_json()["events"]) == 5
+    assert not errors
