@@ -299,6 +299,14 @@ def screen_seat(code: str) -> tuple[Response, int]:
     return _act(code, "screen", tables.screen_seat)
 
 
+@bp.post("/tables/<code>/host")
+def hand_over(code: str) -> tuple[Response, int]:
+    """A seated phone makes another screen the table's screen (``host_hash``: the SHA-256
+    of the key that screen made), once the screen that opened the table is gone."""
+    return _act(code, "host", lambda tx, actor: tables.hand_over(
+        tx, actor, live.hub.connected(tx.table.code)))
+
+
 @bp.post("/tables/<code>/rematch")
 def rematch(code: str) -> tuple[Response, int]:
     """The next game, same options, everyone seated (``swap``: colours exchanged); the

@@ -142,6 +142,7 @@ def name_field(body: dict[str, Any], name: str = "name") -> str:
 
 
 SECRET_RE = re.compile(r"^[A-Za-z0-9_-]{32,128}$")
+HASH_RE = re.compile(r"^[0-9a-f]{64}$")       # the SHA-256 of a key, as it is stored
 
 
 def secret_field(body: dict[str, Any], name: str) -> str | None:

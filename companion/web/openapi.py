@@ -287,6 +287,12 @@ def document() -> dict[str, Any]:
                 "exchanged); only the host screen, once the game is over",
                 {"swap": {"type": "boolean"}, "host_secret": own_secret},
                 ["swap", "host_secret"], 201)},
+            "/api/tables/{code}/host": {"post": _post(
+                "a phone seated here makes another screen the table's screen (host_hash: "
+                "the SHA-256 of the key that screen made, shown in its QR code), only while "
+                "no stream of the table's host is open",
+                {"host_hash": {"type": "string", "pattern": "^[0-9a-f]{64}$"}},
+                ["host_hash"], 200)},
             "/api/tables/{code}/undo": {"post": _post(
                 "take back the last tap or event", {}, [], 200)},
             "/api/tables/{code}/requests": {"get": {

@@ -19,6 +19,7 @@ import qrcode
 import qrcode.image.svg
 from babel import Locale
 from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request
+from werkzeug.exceptions import NotFound
 
 from .. import helptext
 from ..address import base_url
@@ -26,6 +27,7 @@ from ..engine import rank as rank_word
 from . import chances, history, lang, when
 from .api import history_filter
 from .edges import client, is_loopback_address
+from .fields import HASH_RE
 from .tables import load
 
 bp = Blueprint("pages", __name__)
@@ -192,6 +194,16 @@ def qr(code: str) -> Response:
 def qr_watch(code: str) -> Response:
     """The watch QR code of a table (issue 14): a read-only view, no seat."""
     return _qr(f"{public_url()}/w/{_load(code).code}")
+
+
+@bp.get("/qr/<code>/screen/<key_hash>.svg")
+def qr_screen(code: str, key_hash: str) -> Response:
+    """The QR code a screen without the table's key shows for a seated phone to make it
+    the table's screen (``key_hash``: the SHA-256 of the key it made; only the phone's
+    seat makes it count)."""
+    if not HASH_RE.match(key_hash):
+        raise NotFound()
+    return _qr(f"{join_url(_load(code).code)}?screen={key_hash}")
 
 
 def _qr(url: str) -> Response:

@@ -23,6 +23,7 @@ from .authority import Transaction
 from .errors import ApiError
 from .fields import (
     CODE_RE,
+    HASH_RE,
     SECRET_RE,
     body_field,
     flag,
@@ -615,6 +616,32 @@ def answered_before(receipt: Receipt, table: Table) -> tuple[int, dict[str, Any]
         if seat is None or seat.status in ("replaced", "declined"):
             raise ApiError(409, Msg("this seat is no longer yours; join again"), code="stale")
     return receipt.status, body
+
+
+def hand_over(tx: Transaction, actor: Actor, connected: list[str]) -> None:
+    """A seated player's phone makes another screen the table's screen (its host), when
+    the one that opened the table is gone (a laptop that died, a browser that forgot its
+    key): that screen made a key and shows its hash in a QR code the phone scanned
+    (``host_hash``). Only a phone seated here, only while no stream of the host is open
+    (a screen still there decides for itself); the old screen's key is worth nothing
+    after. The sides entered on the screen go with it."""
+    table = tx.table
+    if actor.seat is None or actor.seat.status != "active":
+        raise ApiError(403, Msg("only a phone seated at this table can choose its screen"),
+                       code="not_seated")
+    if "host" in connected:
+        raise ApiError(409, Msg("the table's screen is still connected; nothing to hand over"),
+                       code="host_here")
+    h = tx.body.get("host_hash")
+    if not isinstance(h, str) or not HASH_RE.match(h):
+        raise ApiError(400, Msg("the field 'host_hash' must be the SHA-256 of the screen's "
+                                "new key (64 hex digits)"), field="host_hash",
+                       code="bad_field")
+    if any(s.secret_hash == h for s in table.seats):
+        raise ApiError(409, Msg("this key is a seat's; the screen must make a new one"),
+                       field="host_hash", code="secret_taken")
+    tx.commit(200, {}, notice=Msg("{name}'s phone made another screen the table's screen",
+                                  name=actor.seat.name), also={"host_hash": h})
 
 
 def decide_takeover(tx: Transaction, actor: Actor, seat_id: int, approve: Any) -> None:

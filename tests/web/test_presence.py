@@ -174,3 +174,29 @@ def test_a_copy_of_a_game_sends_nobody_away_while_its_screen_is_there(served):
     assert said == new
     phones, _ = opened(screen=False)             # its phones play it, no screen gone
     assert copied(phones, 3)[1] is None
+
+
+def test_a_phone_hands_the_table_to_another_screen_only_when_its_screen_is_gone(served):
+    """A seated phone makes another screen the table's screen (test_hand_over) only
+    while no stream of the table's host is open: a screen still there is not replaced
+    from a phone."""
+    port = served.port
+    _, made, _ = post(port, "/api/tables", {})
+    code, host_key = made["code"], made["host_secret"]
+    st, d = call(port, "POST", f"/api/tables/{code}/seats", body={
+        "version": 1, "idempotency_key": "hand-seat-1", "side": "red", "name": "Ann"})
+    red_key = d["secret"]
+    _, me = call(port, "GET", f"/api/tables/{code}/me", host_key)
+    host = open_stream(port, code, "host", "127.0.0.1", "&proof=" + me["proof"])
+    settled(port, code, lambda g: "host" in g[0])
+    asked = {"version": 2, "host_hash": "ab" * 32}
+    st, d = call(port, "POST", f"/api/tables/{code}/host", red_key,
+                 {**asked, "idempotency_key": "hand-over-1"})
+    assert st == 409 and d["code"] == "host_here", d
+    host.close()
+    assert "host" not in settled(port, code, lambda g: "host" not in g[0])[0]
+    st, d = call(port, "POST", f"/api/tables/{code}/host", red_key,
+                 {**asked, "idempotency_key": "hand-over-2"})
+    assert st == 200, d
+    st, _ = call(port, "GET", f"/api/tables/{code}/me", host_key)
+    assert st == 401
