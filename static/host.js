@@ -9,6 +9,7 @@
   // a second screen opened on the table's link has no key: its undo would only refuse
   $("undo").hidden = !SL.secret;
   let connected = [];
+  const presence = {known: false};     // who is connected, once the server has said
 
   // any TV or laptop: the screen is laid out once at 1920x1080 (body.staged) and scaled to
   // fit, so 720p, 768p, 1440p and 4K show all of it, nothing clipped, text growing with the
@@ -324,24 +325,89 @@
   // nothing could enter those sides' steps again; this screen may go on with the game at
   // a new table of its own, every event so far replayed, the same sides on it
   // (once one has, every screen of this table says where, until anything more is entered
-  // here: this table's own screen, back, may carry the game on here after all)
+  // here: this table's own screen, back, may carry the game on here after all). At a
+  // table with phones, one of them makes this screen the table's screen instead (a QR
+  // code with the hash of a key this screen made): the same table goes on, seats and all
   function elsewhere(v) {
     // (a table this screen opened, its answer lost: a second tap here is answered with it)
     const box = $("elsewhere"), to = !goOn.tried && v.went_on;
-    const on = !!to || (!SL.secret && !!screenSeats(v).length && v.state.phase !== "over" && !v.rematch);
+    const hand = !SL.secret && presence.known && !connected.map(String).includes("host") && !v.rematch
+      && v.seats.some(x => x.status === "active" && !x.screen);
+    const copy = !SL.secret && !!screenSeats(v).length && v.state.phase !== "over" && !v.rematch;
+    const on = !!to || hand || copy, shape = [v.version, hand, copy].join("|");
     box.classList.toggle("hidden", !on);
-    if (!on || box.dataset.version === String(v.version)) return;
-    box.dataset.version = v.version;
+    if (hand) handedHere(v);
+    if (!on || box.dataset.shape === shape) return;
+    box.dataset.shape = shape;
     if (to) {
       box.innerHTML = `<b>${esc(T("This game goes on at table {code}, on another screen.", {code: to}))}</b>
         ${SL.secret ? `<p class="muted">${esc(T("Anything entered here carries it on at this table instead."))}</p>` : ""}
         <a class="btn primary" href="/t/${to}" data-testid="went-on">${esc(T("Go to table {code}", {code: to}))}</a>`;
       return;
     }
-    const phones = v.seats.some(x => x.status === "active" && !x.screen);
-    box.innerHTML = `<b>${esc(T("This screen only shows this game: it is entered on the screen that opened the table."))}</b>
-      <p class="muted">${esc(T("Is that screen gone? Go on here: a new table with every event so far, the same sides entered on this screen."))}${phones ? " " + esc(T("The phones join the new table with its code.")) : ""}</p>
-      <button type="button" class="primary" data-go-on data-testid="go-on">${esc(T("Go on with this game here"))}</button>`;
+    const button = `<button type="button" class="${hand ? "" : "primary"}" data-go-on data-testid="go-on">${esc(T("Go on with this game here"))}</button>`;
+    box.innerHTML = hand ? `<b>${esc(T("Is the screen that opened this table gone?"))}</b>
+      <p class="muted">${esc(T("A player seated at the table can make this screen the table's screen: scan this code with that phone."))}</p>
+      <img class="qr-hand" data-testid="hand-qr" src="/qr/${SL.code}/screen/${handKey().hash}.svg" alt="${esc(T("QR code to make this screen the table's screen"))}">
+      ${copy ? `<p class="muted">${esc(T("No phone at hand? Go on at a new table here, every event so far; the phones join it with its code."))}</p>${button}` : ""}`
+      : `<b>${esc(T("This screen only shows this game: it is entered on the screen that opened the table."))}</b>
+      <p class="muted">${esc(T("Is that screen gone? Go on here: a new table with every event so far, the same sides entered on this screen."))}</p>${button}`;
+  }
+  // the key this screen would hold as the table's screen, kept for this tab (a reload
+  // shows the same code to a phone that is scanning it); only its hash leaves the page
+  function handKey() {
+    const at = "sl-host-ask-" + SL.code;
+    if (!handKey.kept) {
+      let key = null;
+      try { key = sessionStorage.getItem(at); } catch (e) { /* a private window: this page only */ }
+      if (!/^[A-Za-z0-9_-]{32,128}$/.test(key || "")) key = Keys.secret();
+      try { sessionStorage.setItem(at, key); } catch (e) { /* this page only */ }
+      handKey.kept = {key, hash: sha256(key)};
+    }
+    return handKey.kept;
+  }
+  // a phone made this screen the table's screen (the table's version moved): its key is
+  // the host's now; the page opens again as the table's screen
+  async function handedHere(v) {
+    if (!handKey.kept || handedHere.at === v.version) return;
+    handedHere.at = v.version;
+    const {key} = handKey.kept;
+    try {
+      const r = await fetch(`/api/tables/${SL.code}/me`, {headers: {Authorization: "Bearer " + key}, cache: "no-store"});
+      if (r.ok && (await r.json()).role === "host") { localStorage.setItem("sl-host-" + SL.code, key); location.reload(); }
+    } catch (e) { /* the next change looks again */ }
+  }
+  // SHA-256 of a key (ASCII), in hex: the hash the server keeps of a host key
+  // (crypto.subtle is missing on a plain-HTTP address such as a laptop's on the LAN)
+  function sha256(text) {
+    const K = [], H = [], frac = x => (x - Math.floor(x)) * 4294967296 | 0;
+    for (let n = 2, found = 0; found < 64; n++) {
+      let prime = true;
+      for (let d = 2; d * d <= n; d++) if (n % d === 0) { prime = false; break; }
+      if (!prime) continue;
+      if (found < 8) H[found] = frac(Math.sqrt(n));
+      K[found++] = frac(Math.cbrt(n));
+    }
+    const bytes = [...text].map(c => c.charCodeAt(0) & 255), bits = bytes.length * 8;
+    bytes.push(0x80);
+    while (bytes.length % 64 !== 56) bytes.push(0);
+    for (let i = 7; i >= 0; i--) bytes.push(i > 3 ? 0 : (bits >>> (8 * i)) & 255);
+    const w = new Array(64), rot = (x, n) => x >>> n | x << (32 - n);
+    for (let at = 0; at < bytes.length; at += 64) {
+      for (let i = 0; i < 16; i++) w[i] = bytes[at + 4 * i] << 24 | bytes[at + 4 * i + 1] << 16 | bytes[at + 4 * i + 2] << 8 | bytes[at + 4 * i + 3];
+      for (let i = 16; i < 64; i++) {
+        const a = w[i - 15], b = w[i - 2];
+        w[i] = (w[i - 16] + (rot(a, 7) ^ rot(a, 18) ^ a >>> 3) + w[i - 7] + (rot(b, 17) ^ rot(b, 19) ^ b >>> 10)) | 0;
+      }
+      let [a, b, c, d, e, f, g, h] = H;
+      for (let i = 0; i < 64; i++) {
+        const t1 = (h + (rot(e, 6) ^ rot(e, 11) ^ rot(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i]) | 0;
+        const t2 = ((rot(a, 2) ^ rot(a, 13) ^ rot(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+        h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      }
+      [a, b, c, d, e, f, g, h].forEach((x, i) => { H[i] = (H[i] + x) | 0; });
+    }
+    return H.map(x => (x >>> 0).toString(16).padStart(8, "0")).join("");
   }
   // one table however often it is tapped: a retry after a lost answer gets the same one
   const goOn = {key: Keys.secret(), request: Keys.request(), tried: false};
@@ -809,8 +875,8 @@
   SL.onView(v => { draw(v); moments(v); });
   SL.watchChance(() => { if (SL.view) draw(SL.view); });
   SL.onPresence((c, watching) => {
-    connected = c;
-    if (SL.view) seats(SL.view);
+    connected = c; presence.known = true;
+    if (SL.view) { seats(SL.view); elsewhere(SL.view); }
     $("watchers").textContent = watching ? TN("{n} watching", "{n} watching", watching) : "";
     $("watchers").dataset.count = watching;
   });

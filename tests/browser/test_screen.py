@@ -15,7 +15,7 @@ import pytest
 
 from companion.engine.simulate import random_record
 
-from .conftest import SMALLEST_WORD, TAPS, shot
+from .conftest import SMALLEST_WORD, TAPS, read_qr, shot
 from .table import Places, Table, expected_after, normalise
 from .test_game import WALL, plan, played_before
 
@@ -511,11 +511,7 @@ def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
     client = live.app.test_client()
     laptop = table.tv.context
     table.tv.close()
-    end = time.monotonic() + 10
-    while "host" in client.get(f"/api/tables/{table.code}/state?since=100000").get_json()[
-            "connected"]:
-        assert time.monotonic() < end, "the closed screen still counts as connected"
-        time.sleep(0.05)
+    host_gone(live, table.code)
     # its first answer lost on the way (the table opened all the same): a second tap
     # goes on at that table, not a third one
     lost: list[str] = []
@@ -570,3 +566,64 @@ def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
     table.tv.get_by_test_id("elsewhere").wait_for(state="hidden")
     assert len(client.get(f"/api/tables/{table.code}/record").get_json()["events"]) == 5
     assert not errors
+
+
+def host_gone(live: Any, code: str) -> None:
+    """Wait until no stream of the table's host is open (its screen closed)."""
+    client, end = live.app.test_client(), time.monotonic() + 10
+    while "host" in client.get(f"/api/tables/{code}/state?since=100000").get_json()["connected"]:
+        assert time.monotonic() < end, "the closed screen still counts as connected"
+        time.sleep(0.05)
+
+
+def test_a_seated_phone_makes_another_screen_the_table_s_screen(screens, live):
+    """A table played on phones whose screen is gone (a laptop that died, a browser that
+    forgot its key): another screen could only watch, and nothing could let a phone take
+    over a seat or start the rematch. It shows a QR code; a seated phone scans it and,
+    with one tap more, makes that screen the table's screen: the same table, every seat
+    kept, and a phone waiting for a seat is let in from it. A phone with no seat there
+    cannot."""
+    events = plan()
+    table = Table(screens, live, WALL, tv_language="fr")
+    red = table.join("red", "Ann", locale="fr")
+    table.join("blue", "Bob")
+    for d in events[:2]:                         # both exhausted soldiers
+        table.play(d)
+    table.tv.close()
+    host_gone(live, table.code)
+    other = screens("tv", locale="fr", size=(1280, 720))
+    other.goto(f"{live.url}/t/{table.code}")
+    qr = other.get_by_test_id("hand-qr")
+    qr.wait_for()
+    qr.evaluate("img => img.complete || new Promise(r => img.onload = r)")
+    assert other.get_by_test_id("go-on").count() == 0      # a phone table: the same table
+    shot(other, "screen-hand-over-fr")
+    url = read_qr(qr.screenshot())
+    assert url.startswith(f"{live.url}/j/{table.code}?screen="), url
+    # a phone with no seat here: only a seated phone can
+    nobody = table.phone()
+    nobody.goto(url)
+    said = nobody.get_by_test_id("hand-over")
+    said.wait_for()
+    assert said.locator("button").count() == 0 and "seated at this table" in said.inner_text()
+    nobody.close()
+    red.goto(url)                                 # Ann's phone scans it
+    red.get_by_test_id("hand-over").wait_for()
+    shot(red, "phone-hand-over-fr")
+    red.click('[data-hand="yes"]')
+    red.wait_for_function("() => !location.search")
+    # the other screen is the table's screen now: its undo, and no more QR code
+    other.wait_for_selector("#undo:not([hidden])")
+    assert other.get_by_test_id("elsewhere").is_hidden()
+    # ... which lets a phone waiting for Bob's seat in
+    eve = table.phone()
+    table.tap(eve, '[data-join="blue:0"]')
+    eve.fill("#name", "Eve")
+    table.tap(eve, "#do-join")
+    other.locator("[data-approve]").wait_for()
+    other.click("[data-approve]")
+    eve.wait_for_function("() => document.getElementById('who').textContent.includes('Eve')")
+    table.tv, table.phones["blue"] = other, eve
+    table.play(events[2])                         # and the game goes on at the same table
+    record = live.app.test_client().get(f"/api/tables/{table.code}/record").get_json()
+    assert record["events"] == events[:3]
