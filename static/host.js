@@ -333,22 +333,25 @@
     const box = $("elsewhere"), to = !goOn.tried && v.went_on;
     const hand = !SL.secret && presence.known && !connected.map(String).includes("host") && !v.rematch
       && v.seats.some(x => x.status === "active" && !x.screen);
-    const copy = !SL.secret && !!screenSeats(v).length && v.state.phase !== "over" && !v.rematch;
+    const copy = !SL.secret && presence.known && !!screenSeats(v).length && v.state.phase !== "over" && !v.rematch;
     const on = !!to || hand || copy, shape = [v.version, hand, copy].join("|");
+    const shown = !box.classList.contains("hidden");
     box.classList.toggle("hidden", !on);
     if (hand) handedHere(v);
-    if (!on || box.dataset.shape === shape) return;
-    box.dataset.shape = shape;
-    if (to) {
-      box.innerHTML = `<b>${esc(T("This game goes on at table {code}, on another screen.", {code: to}))}</b>
+    if (on && box.dataset.shape !== shape) {
+      box.dataset.shape = shape;
+      box.innerHTML = elsewhereBox(v, to, hand, copy);
+    } else if (shown === on) return;
+    trimHistory();        // the box above "Today" took (or gave back) its room
+  }
+  function elsewhereBox(v, to, hand, copy) {
+    if (to) return `<b>${esc(T("This game goes on at table {code}, on another screen.", {code: to}))}</b>
         ${SL.secret ? `<p class="muted">${esc(T("Anything entered here carries it on at this table instead."))}</p>` : ""}
         <a class="btn primary" href="/t/${to}" data-testid="went-on">${esc(T("Go to table {code}", {code: to}))}</a>`;
-      return;
-    }
     const button = `<button type="button" class="${hand ? "" : "primary"}" data-go-on data-testid="go-on">${esc(T("Go on with this game here"))}</button>`;
-    box.innerHTML = hand ? `<b>${esc(T("Is the screen that opened this table gone?"))}</b>
-      <p class="muted">${esc(T("A player seated at the table can make this screen the table's screen: scan this code with that phone."))}</p>
-      <img class="qr-hand" data-testid="hand-qr" src="/qr/${SL.code}/screen/${handKey().hash}.svg" alt="${esc(T("QR code to make this screen the table's screen"))}">
+    return hand ? `<b>${esc(T("Is the screen that opened this table gone?"))}</b>
+      <div class="hand"><img class="qr-hand" data-testid="hand-qr" src="/qr/${SL.code}/screen/${handKey().hash}.svg" alt="${esc(T("QR code to make this screen the table's screen"))}">
+      <p class="muted">${esc(T("A player seated at the table can make this screen the table's screen: scan this code with that phone."))}</p></div>
       ${copy ? `<p class="muted">${esc(T("No phone at hand? Go on at a new table here, every event so far; the phones join it with its code."))}</p>${button}` : ""}`
       : `<b>${esc(T("This screen only shows this game: it is entered on the screen that opened the table."))}</b>
       <p class="muted">${esc(T("Is that screen gone? Go on here: a new table with every event so far, the same sides entered on this screen."))}</p>${button}`;

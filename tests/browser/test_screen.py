@@ -17,6 +17,7 @@ from companion.engine.simulate import random_record
 
 from .conftest import SMALLEST_WORD, TAPS, read_qr, shot
 from .table import Places, Table, expected_after, normalise
+from .test_first_contact import in_view
 from .test_game import WALL, plan, played_before
 
 
@@ -504,7 +505,6 @@ def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
     box = other.get_by_test_id("elsewhere")
     box.wait_for()
     assert other.get_by_test_id("entry").is_hidden()
-    shot(other, "screen-elsewhere-de")
     # the screen with the key sees none of it
     assert table.tv.get_by_test_id("elsewhere").is_hidden()
     # and now it is gone (its laptop closed): no stream of the table's host is open
@@ -512,6 +512,12 @@ def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
     laptop = table.tv.context
     table.tv.close()
     host_gone(live, table.code)
+    # red's phone could make this screen the table's screen (the QR code); no phone at
+    # hand, it goes on at a new table instead
+    other.get_by_test_id("hand-qr").wait_for()
+    shot(other, "screen-elsewhere-de")
+    for part in ('[data-testid="langs"]', '[data-testid="elsewhere"]', '[data-testid="go-on"]'):
+        assert in_view(other, part), part       # the side column holds all of it
     # its first answer lost on the way (the table opened all the same): a second tap
     # goes on at that table, not a third one
     lost: list[str] = []
