@@ -339,8 +339,10 @@
     box.classList.toggle("hidden", !on);
     if (hand) handedHere(v);
     if (on && box.dataset.shape !== shape) {
+      const open = !!box.querySelector("details[open]");     // opened: it stays open
       box.dataset.shape = shape;
       box.innerHTML = elsewhereBox(v, to, hand, copy);
+      if (open && box.querySelector("details")) box.querySelector("details").open = true;
     } else if (shown === on) return;
     trimHistory();        // the box above "Today" took (or gave back) its room
   }
@@ -352,7 +354,8 @@
     return hand ? `<b>${esc(T("Is the screen that opened this table gone?"))}</b>
       <div class="hand"><img class="qr-hand" data-testid="hand-qr" src="/qr/${SL.code}/screen/${handKey().hash}.svg" alt="${esc(T("QR code to make this screen the table's screen"))}">
       <p class="muted">${esc(T("A player seated at the table can make this screen the table's screen: scan this code with that phone."))}</p></div>
-      ${copy ? `<p class="muted">${esc(T("No phone at hand? Go on at a new table here, every event so far; the phones join it with its code."))}</p>${button}` : ""}`
+      ${copy ? `<details class="no-phone"><summary data-testid="no-phone">${esc(T("No phone at hand?"))}</summary>
+        <p class="muted">${esc(T("Go on at a new table here, every event so far; the phones join it with its code."))}</p>${button}</details>` : ""}`
       : `<b>${esc(T("This screen only shows this game: it is entered on the screen that opened the table."))}</b>
       <p class="muted">${esc(T("Is that screen gone? Go on here: a new table with every event so far, the same sides entered on this screen."))}</p>${button}`;
   }
