@@ -878,7 +878,16 @@
   document.addEventListener("pointerdown", e => { if (e.target.closest("#entry")) skipMoments(); }, true);
   soundButton();
 
-  SL.onView(v => { draw(v); moments(v); });
+  // a key the server no longer knows (a phone made another screen the table's screen):
+  // this one shows the board as any other, and forgets it
+  let keyed = !!SL.secret;
+  function keyGone() {
+    if (!keyed || SL.secret) return;
+    keyed = false;
+    localStorage.removeItem("sl-host-" + SL.code);
+    $("undo").hidden = true;
+  }
+  SL.onView(v => { keyGone(); draw(v); moments(v); });
   SL.watchChance(() => { if (SL.view) draw(SL.view); });
   SL.onPresence((c, watching) => {
     connected = c; presence.known = true;

@@ -596,6 +596,7 @@ def test_a_seated_phone_makes_another_screen_the_table_s_screen(screens, live):
     table.join("blue", "Bob")
     for d in events[:2]:                         # both exhausted soldiers
         table.play(d)
+    laptop = table.tv.context
     table.tv.close()
     host_gone(live, table.code)
     other = screens("tv", locale="fr", size=(1280, 720))
@@ -634,3 +635,10 @@ def test_a_seated_phone_makes_another_screen_the_table_s_screen(screens, live):
     table.play(events[2])                         # and the game goes on at the same table
     record = live.app.test_client().get(f"/api/tables/{table.code}/record").get_json()
     assert record["events"] == events[:3]
+    # the old laptop back: its key is worth nothing, so it only shows the board (no undo,
+    # no QR code: the table's screen is there) and forgets that key
+    back = laptop.new_page()
+    back.goto(f"{live.url}/t/{table.code}")
+    back.wait_for_function(f"() => !localStorage.getItem('sl-host-{table.code}')")
+    back.wait_for_selector("#undo[hidden]", state="attached")
+    assert back.get_by_test_id("elsewhere").is_hidden()
