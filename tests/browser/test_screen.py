@@ -15,7 +15,7 @@ import pytest
 
 from companion.engine.simulate import random_record
 
-from .conftest import SMALLEST_WORD, TAPS, read_qr, shot
+from .conftest import SMALLEST_WORD, TAPS, audit, read_qr, shot
 from .table import Places, Table, expected_after, normalise
 from .test_first_contact import in_view
 from .test_game import WALL, plan, played_before
@@ -606,6 +606,7 @@ def test_a_seated_phone_makes_another_screen_the_table_s_screen(screens, live):
     qr.evaluate("img => img.complete || new Promise(r => img.onload = r)")
     assert other.get_by_test_id("go-on").count() == 0      # a phone table: the same table
     shot(other, "screen-hand-over-fr")
+    assert audit(other) == []                    # axe: the box, its QR code and its words
     url = read_qr(qr.screenshot())
     assert url.startswith(f"{live.url}/j/{table.code}?screen="), url
     # a phone with no seat here: only a seated phone can
@@ -618,6 +619,7 @@ def test_a_seated_phone_makes_another_screen_the_table_s_screen(screens, live):
     red.goto(url)                                 # Ann's phone scans it
     red.get_by_test_id("hand-over").wait_for()
     shot(red, "phone-hand-over-fr")
+    assert audit(red) == []
     red.click('[data-hand="yes"]')
     red.wait_for_function("() => !location.search")
     # the other screen is the table's screen now: its undo, and no more QR code
