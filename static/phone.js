@@ -153,7 +153,7 @@
     if (!seat || seat.status !== "active") return `<div class="card warn" data-testid="hand-over">${esc(T("Only a phone seated at this table can make a screen the table's screen: scan the code with that phone."))}</div>`;
     return `<div class="card went-on" data-testid="hand-over"><b>${esc(T("Make the screen that shows this code the table's screen?"))}</b>
       <small class="muted">${esc(T("Only if the screen that opened the table is gone: it is then no longer the table's screen."))}</small>
-      <div class="row"><button type="button" class="primary" data-hand="yes">${esc(T("Make it the table's screen"))}</button><button type="button" data-hand="no">${esc(T("Not now"))}</button></div></div>`;
+      <div class="row stacked"><button type="button" class="primary" data-hand="yes">${esc(T("Make it the table's screen"))}</button><button type="button" data-hand="no">${esc(T("Not now"))}</button></div></div>`;
   }
   // what the line at the top says on a screen other than the table's next step
   const NEXT = {watch: "", join: T("Join the table"), waiting: T("Waiting for the big screen to let you take this seat…"), over: T("Game over")};

@@ -620,6 +620,10 @@ def test_a_seated_phone_makes_another_screen_the_table_s_screen(screens, live):
     red.get_by_test_id("hand-over").wait_for()
     shot(red, "phone-hand-over-fr")
     assert audit(red) == []
+    # the two answers one above the other, each the card's width (side by side, German
+    # broke "Zum Bildschirm des Tisches machen" into five lines on a 360 phone)
+    yes, no = (red.locator(f'[data-hand="{a}"]').bounding_box() for a in ("yes", "no"))
+    assert yes["y"] + yes["height"] <= no["y"] and abs(yes["width"] - no["width"]) < 1
     red.click('[data-hand="yes"]')
     red.wait_for_function("() => !location.search")
     # the other screen is the table's screen now: its undo, and no more QR code
