@@ -140,7 +140,7 @@
   function wentOn(v) {
     const to = v.went_on;
     return to ? `<div class="card went-on" data-testid="went-on"><b>${esc(T("This game goes on at table {code}, on another screen.", {code: to}))}</b>
-      <a class="btn primary" href="/j/${to}">${esc(T("Go to table {code}", {code: to}))}</a>
+      <a class="btn primary" href="/${watching && !seat ? "w" : "j"}/${to}">${esc(T("Go to table {code}", {code: to}))}</a>
       ${seat ? `<small class="muted">${esc(T("Anything entered here carries it on at this table instead."))}</small>` : ""}</div>` : "";
   }
   // the table's screen is gone and another one shows a QR code: scanned here, this phone

@@ -500,6 +500,8 @@ def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
     red = table.join("red", "Ann", locale="de")
     for d in events[:4]:                        # both soldiers, the intel card, red's tokens
         table.play(d)
+    watcher = screens("phone")                  # a phone watching the game, no seat
+    watcher.goto(f"{live.url}/w/{table.code}")
     other = screens("tv", locale="de")          # no key: the table's board, and the way on
     other.goto(f"{live.url}/t/{table.code}")
     box = other.get_by_test_id("elsewhere")
@@ -564,6 +566,9 @@ def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
         assert said in page.get_by_test_id("went-on" if page is red else "elsewhere").inner_text()
     shot(red, "phone-went-on-de")
     shot(table.tv, "screen-went-on-de")
+    # (a phone that only watched goes on watching there)
+    link = watcher.get_by_test_id("went-on").get_by_role("link")
+    assert link.get_attribute("href") == f"/w/{code}"
     # the phone goes there: the new table's seats, red's free for it
     red.get_by_test_id("went-on").get_by_role("link").click()
     red.wait_for_url(f"**/j/{code}")
