@@ -389,6 +389,12 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("der Laptop ist aus, wie spielen wir weiter?", "de", ["word-33"], 1),
     ("de laptop is leeg, hoe spelen we verder?", "nl", ["word-33"], 2),   # "spelen": word-25
     ("the big screen is gone", "en", ["word-33"], 1),
+    # and moving a game to another screen on purpose (they found R80, R14, R70)
+    ("how do I change the host screen?", "en", ["word-33"], 1),
+    ("we want to use the TV instead of the laptop", "en", ["word-33"], 1),
+    ("changer d'écran", "fr", ["word-33"], 1),
+    ("Bildschirm wechseln", "de", ["word-33"], 1),
+    ("de tv gebruiken", "nl", ["word-33"], 1),
     ("l'écran a disparu", "fr", ["word-33"], 1),
     ("how do I change the language?", "en", ["word-26"], 1),
     ("comment changer de langue ?", "fr", ["word-26"], 1),
