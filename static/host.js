@@ -331,9 +331,9 @@
   function elsewhere(v) {
     // (a table this screen opened, its answer lost: a second tap here is answered with it)
     const box = $("elsewhere"), to = !goOn.tried && v.went_on;
-    const hand = !SL.secret && presence.known && !connected.map(String).includes("host") && !v.rematch
-      && v.seats.some(x => x.status === "active" && !x.screen);
-    const copy = !SL.secret && presence.known && !!screenSeats(v).length && v.state.phase !== "over" && !v.rematch;
+    const keyless = !SL.secret && presence.known && !v.rematch;
+    const hand = keyless && !connected.map(String).includes("host") && v.seats.some(x => x.status === "active" && !x.screen);
+    const copy = keyless && !!screenSeats(v).length && v.state.phase !== "over";
     const on = !!to || hand || copy, shape = [v.version, hand, copy].join("|");
     const shown = !box.classList.contains("hidden");
     box.classList.toggle("hidden", !on);

@@ -139,7 +139,7 @@
   // way there, until anything more is entered here
   function wentOn(v) {
     const to = v.went_on;
-    return to ? `<div class="card went-on" data-testid="went-on"><b>${esc(T("This game goes on at table {code}, on another screen.", {code: to}))}</b>
+    return to ? `<div class="card way" data-testid="went-on"><b>${esc(T("This game goes on at table {code}, on another screen.", {code: to}))}</b>
       <a class="btn primary" href="/${watching && !seat ? "w" : "j"}/${to}">${esc(T("Go to table {code}", {code: to}))}</a>
       ${seat ? `<small class="muted">${esc(T("Anything entered here carries it on at this table instead."))}</small>` : ""}</div>` : "";
   }
@@ -151,7 +151,7 @@
   function handCard() {
     if (!handing) return "";
     if (!seat || seat.status !== "active") return `<div class="card warn" data-testid="hand-over">${esc(T("Only a phone seated at this table can make a screen the table's screen: scan the code with that phone."))}</div>`;
-    return `<div class="card went-on" data-testid="hand-over"><b>${esc(T("Make the screen that shows this code the table's screen?"))}</b>
+    return `<div class="card way" data-testid="hand-over"><b>${esc(T("Make the screen that shows this code the table's screen?"))}</b>
       <small class="muted">${esc(T("Only if the screen that opened the table is gone: it is then no longer the table's screen."))}</small>
       <div class="row stacked"><button type="button" class="primary" data-hand="yes">${esc(T("Make it the table's screen"))}</button><button type="button" data-hand="no">${esc(T("Not now"))}</button></div></div>`;
   }
