@@ -346,6 +346,8 @@
     } else if (shown === on) return;
     trimHistory();        // the box above "Today" took (or gave back) its room
   }
+  // "No phone at hand?" opened or closed: the box's height changed under "Today"
+  $("elsewhere").addEventListener("toggle", () => trimHistory(), true);
   function elsewhereBox(v, to, hand, copy) {
     if (to) return `<b>${esc(T("This game goes on at table {code}, on another screen.", {code: to}))}</b>
         ${SL.secret ? `<p class="muted">${esc(T("Anything entered here carries it on at this table instead."))}</p>` : ""}

@@ -502,7 +502,7 @@ def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
         table.play(d)
     watcher = screens("phone")                  # a phone watching the game, no seat
     watcher.goto(f"{live.url}/w/{table.code}")
-    other = screens("tv", locale="de")          # no key: the table's board, and the way on
+    other = screens("tv", locale="de", size=(1280, 720))    # no key: the board, the way on
     other.goto(f"{live.url}/t/{table.code}")
     box = other.get_by_test_id("elsewhere")
     box.wait_for()
@@ -521,6 +521,9 @@ def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
     for part in ('[data-testid="langs"]', '[data-testid="elsewhere"]', '[data-testid="no-phone"]'):
         assert in_view(other, part), part       # the side column holds all of it
     other.get_by_test_id("no-phone").click()
+    # opened, the box takes more of the column: the day's history gives way by whole lines
+    other.wait_for_function("""() => { const l = document.getElementById('history');
+        return l.scrollHeight <= l.clientHeight + 1; }""", timeout=1000)
     # its first answer lost on the way (the table opened all the same): a second tap
     # goes on at that table, not a third one
     lost: list[str] = []
