@@ -159,6 +159,10 @@ _RARITY: dict[str, float] = {}
 _TYPO = 80
 
 
+#: the shortest text found as typed inside a word ("marker" in "Täuschungsmarker")
+_INFIX = 4
+
+
 def _near(word: str) -> set[str]:
     """The words of the texts a typed word may mean: itself, or one a typo away."""
     if len(word) < 4 or word in _RARITY:   # a word of the texts is no typo ("gagner" is
@@ -177,10 +181,11 @@ def _tier(e: _Entry, needle: str, near: list[set[str]] | None) -> int | None:
     mean: :func:`_forms`) 3 all of them in its names, 4 all in its text."""
     if needle in e.ids:
         return 0 if e.is_rule else 1
-    if needle in e.names:
-        return 1
-    if needle in e.text:
-        return 2
+    if len(needle) >= _INFIX:        # a short word only as a word (:func:`_found`)
+        if needle in e.names:
+            return 1
+        if needle in e.text:
+            return 2
     if near is None:
         return None
     if all(ws & e.name_words for ws in near):
@@ -420,13 +425,18 @@ def _found(query: Any) -> tuple[str, list[tuple[int, int, _Entry]]]:
     if not needle:
         return needle, []
     index = _index()
-    hits = [(t, i, e) for i, e in enumerate(index) if (t := _tier(e, needle, None)) is not None]
-    if hits:
-        return needle, sorted(hits, key=lambda h: (h[0], h[1]))
+    # a short word is looked for as a word, never inside others ("tie" is not in "partie",
+    # "da" not in "dag"), with its longer forms ("win": "winning"): the word search's
+    typed = [(t, i, e) for i, e in enumerate(index)
+             if len(needle) >= _INFIX and (t := _tier(e, needle, None)) is not None]
+    words = _meaningful(needle)
+    if typed and (len(words) < 2 or min(t for t, _, _ in typed) < 2):
+        return needle, sorted(typed, key=lambda h: (h[0], h[1]))
     # nothing as typed (never noise beside hits): a question's shaping words aside, each
     # word a typo away or in another form, the entries naming more of them, and rarer
-    # ones, first; then what else the question names ("the colonel")
-    words = _meaningful(needle)
+    # ones, first; then what else the question names ("the colonel"). Words found as typed
+    # only inside some text ("erschöpfte Soldaten", the Bomb's) are joined by what has every
+    # word in another form (R3's "Erschöpfung", "Soldaten"), and nothing with fewer
     named = [(0 if e.is_rule else 1, i, e) for i, e in enumerate(index)
              if e.ids.intersection(words)]               # "what is R45": its rule first
     wanted = [_forms(w) for w in words]
@@ -440,6 +450,9 @@ def _found(query: Any) -> tuple[str, list[tuple[int, int, _Entry]]]:
         -len(index[i].name_words.intersection(words)), i))
     hits = named + [(t, i, index[i]) for i in order if index[i].ids.isdisjoint(words)
                     and (t := _tier(index[i], needle, near)) is not None]
+    if typed:       # (a name with every word, R70's "capture the flag", before a text
+        return needle, sorted((h for h in hits if h[0] <= 4),      # with "flag capture")
+                              key=lambda h: 1.5 if h[0] == 3 else h[0])
     if hits and len(near) > 1:
         found = {e.key for _, _, e in hits}
         hits += [(5, i, e) for i, e in enumerate(index) if e.key not in found

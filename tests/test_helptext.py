@@ -423,6 +423,17 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("wat levert een misleidingsfiche op?", "nl", ["R50"], 1),
     ("wo beginnt der Doppelagent?", "de", ["R2"], 1),
     ("où est l'agent double au début ?", "fr", ["R2"], 1),
+    # a short word is a word, not a piece of others: "tie" is no "partie" (R72's draw),
+    # "da" no Dutch "dag" (the DA), "win" still "winning"
+    ("tie", "en", ["R72"], 1),
+    ("da", "nl", ["word-8"], 1),
+    ("AD", "fr", ["word-8"], 1),
+    ("win", "en", ["R72"], 1),
+    # two words found together only in one soldier's text: what names both in another
+    # form comes too (R3's first exhaustion), a title with both first (R70)
+    ("erschöpfte Soldaten", "de", ["R3"], 2),
+    ("soldats épuisés", "fr", ["R3"], 3),
+    ("flag capture", "en", ["R70"], 1),
 ]
 
 
