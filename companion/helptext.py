@@ -222,6 +222,7 @@ wat het een wie hoe wanneer waar waarom welke welk zijn kan kun kunnen mag moet 
 mij mijn je jij jouw u hij zij ze we wij of maar niet geen met van voor naar op aan bij uit doe
 over gebeurt betekent als er dat dit deze hoeveel veel hebben heb heeft beide ons onze jullie
 krijg krijgt krijgen tegen
+geht gehen funktioniert klappt werkt werken marche marchent fonctionne
 """.split())
 
 
@@ -340,7 +341,20 @@ _SAME = _same(
     (("again",), ("rematch",)),                               # the companion's own words
     (("trete", "tritt", "treten", "mitspielen", "mitmachen"), ("beitreten",)),
     (("ongedaan",), ("herstel",)),
-    (("mee", "meespelen"), ("meedoen",)))
+    (("mee", "meespelen"), ("meedoen",)),
+    # a wrong tap is undone (not R60's incorrect order: "I tapped the wrong card")
+    (("mistake", "mistakes", "typo", "misclick", "misclicked", "mistapped", "tapped", "oops"),
+     ("undo",)),
+    (("vertippt", "vertan", "versehen", "verklickt", "fehler", "irrtum", "getippt"),
+     ("ruckgangig",)),
+    (("trompe", "tromper", "trompee", "trompes", "oups"), ("annuler",)),
+    (("vergist", "vergissing", "vergis", "misgetikt", "getikt"), ("herstel",)),
+    # joining by the QR code, playing again (the rematch), deleting a game (the keeper)
+    (("qr",), ("scan", "scannen", "scannez")),
+    (("nochmal", "nochmals", "erneut", "wieder"), ("revanche",)),
+    (("rejouer", "rejoue", "rejouons"), ("revanche",)),
+    (("opnieuw",), ("revanche",)),
+    (("verwijderen", "verwijder", "weghalen"), ("wissen",)))
 
 
 def _forms(word: str) -> tuple[dict[str, float], set[str]]:

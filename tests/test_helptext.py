@@ -434,6 +434,19 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("erschöpfte Soldaten", "de", ["R3"], 2),
     ("soldats épuisés", "fr", ["R3"], 3),
     ("flag capture", "en", ["R70"], 1),
+    # a group's first questions about the companion: a wrong tap is undone (not R60), the
+    # QR code is how to join, playing again is the rematch, deleting is the keeper's
+    ("I tapped the wrong card", "en", ["word-16"], 1),
+    ("ich habe mich vertippt", "de", ["word-16"], 1),
+    ("je me suis trompé", "fr", ["word-16"], 1),
+    ("ik heb me vergist", "nl", ["word-16"], 1),
+    ("QR-Code geht nicht", "de", ["word-20"], 2),
+    ("le code QR ne marche pas", "fr", ["word-20"], 2),
+    ("QR-code werkt niet", "nl", ["word-20"], 2),
+    ("nochmal spielen", "de", ["word-18"], 1),
+    ("rejouer", "fr", ["word-18"], 1),
+    ("opnieuw spelen", "nl", ["word-18"], 1),
+    ("spel verwijderen", "nl", ["word-29"], 1),
 ]
 
 
