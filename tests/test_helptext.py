@@ -70,7 +70,9 @@ def test_phases_and_glossary():
                      # and its pages and options (each found nothing, or a rule)
                      "story", "deduction aid", "our games", "back to your game",
                      "play without phones", "language", "chance", "light and dark",
-                     "keeper", "calculator", "first game", "sound", "screen gone"}
+                     "keeper", "calculator", "first game", "sound", "screen gone",
+                     # a player's phone that gave out (they found the big screen's word)
+                     "new phone"}
 
 
 def test_search_captain():
@@ -447,6 +449,14 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("rejouer", "fr", ["word-18"], 1),
     ("opnieuw spelen", "nl", ["word-18"], 1),
     ("spel verwijderen", "nl", ["word-29"], 1),
+    # a phone that gave out: its seat on another phone (they found "screen gone", the Spy)
+    ("my phone died, how do I get my seat back?", "en", ["word-34"], 1),
+    ("mein Handy ist aus", "de", ["word-34"], 1),
+    ("Akku leer", "de", ["word-34"], 1),
+    ("mon téléphone est mort", "fr", ["word-34"], 1),
+    ("batterie vide", "fr", ["word-34"], 1),
+    ("mijn telefoon is leeg", "nl", ["word-34"], 1),
+    ("batterij leeg", "nl", ["word-34"], 2),
 ]
 
 
