@@ -59,6 +59,14 @@
   // the shell on the phone: assets from its cache, pages from the server (a "reconnecting"
   // page when it cannot be reached), the game's state never from a cache
   if (window.isSecureContext && "serviceWorker" in navigator) {
+    // a new version of the companion replaced the worker that served this page its
+    // scripts and styles (the old ones): the page loads once more, with the new ones.
+    // Never on the first visit, when the first worker takes the page over
+    const had = !!navigator.serviceWorker.controller;
+    let again = false;
+    navigator.serviceWorker.addEventListener("controllerchange", () => {
+      if (had && !again) { again = true; location.reload(); }
+    });
     addEventListener("load", () => {
       navigator.serviceWorker.register("/sw.js", {scope: "/"}).catch(() => {});
     });

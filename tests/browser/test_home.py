@@ -6,6 +6,7 @@ the server cannot be reached)."""
 from __future__ import annotations
 
 import json
+import shutil
 from typing import Any
 
 import pytest
@@ -132,7 +133,7 @@ def test_the_wake_lock_is_asked_for_in_play_and_a_hint_shown_without_one(screens
     assert plain.locator("#awake-hint").count() == 0        # said once on this screen
 
 
-def test_a_phone_installs_the_app_and_sees_reconnecting_offline(screens, live):
+def test_a_phone_installs_the_app_and_sees_reconnecting_offline(screens, live, tmp_path):
     table = Table(screens, live, WALL)
     phone = table.phone()
     assert phone.locator('link[rel="manifest"]').get_attribute("href") == "/manifest.webmanifest"
@@ -173,6 +174,20 @@ def test_a_phone_installs_the_app_and_sees_reconnecting_offline(screens, live):
     phone.wait_for_function("() => document.getElementById('who')"
                             " && document.getElementById('who').textContent.includes('Ann')",
                             timeout=15_000)
+
+    # the companion upgraded (a script changed, so a new worker): the first page after it
+    # came with the old worker's files, so it loads once more with the new ones, by itself
+    old = phone.evaluate("() => caches.keys()")
+    files = tmp_path / "static"
+    shutil.copytree(live.app.static_folder, files)
+    with open(files / "phone.js", "a", encoding="utf-8") as f:
+        f.write("\nwindow.SL_UPGRADED = true;\n")
+    live.app.static_folder = str(files)
+    phone.reload()
+    phone.wait_for_function("() => window.SL_UPGRADED === true", timeout=15_000)
+    phone.wait_for_function("() => document.getElementById('who')"
+                            " && document.getElementById('who').textContent.includes('Ann')")
+    assert phone.evaluate("() => caches.keys()") not in ([], old)
 
 
 # each word of the set-up picture against what it is drawn on: its contrast ratio (WCAG)
