@@ -29,8 +29,14 @@ const SL = (() => {
     if (!v || (view && v.version < view.version)) return;
     view = v; onView.forEach(f => f(v));
   }
+  // the companion upgraded while this page was open (a restart, the stream back): its
+  // scripts are the old version's, so it loads again, once (static/screen.js, assets.py)
+  const assets = (document.querySelector('meta[name="sl-assets"]') || {}).content;
+  let reloading = false;
   async function get(path) {
     const r = await fetch(`/api/tables/${code}${path}`, {headers: headers(), cache: "no-store"});
+    const now = r.headers.get("X-Assets");
+    if (now && assets && now !== assets && !reloading) { reloading = true; location.reload(); }
     return {status: r.status, data: await r.json()};
   }
   async function post(path, body) {

@@ -19,7 +19,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..engine import SIDES, Msg, Options, Side, ability_preview
 from ..engine import rank as rank_word
-from . import actions, chances, history, keeper, live, tables, when
+from . import actions, assets, chances, history, keeper, live, tables, when
 from .authority import Transaction
 from .edges import check_origin, client
 from .errors import ApiError, disk_full
@@ -244,12 +244,16 @@ def state(code: str) -> Response:
     tables.touch(actor)
     since = request.args.get("since", type=int)
     if since is not None and since >= table.version:
-        return jsonify({"version": table.version, "changed": False,
+        resp = jsonify({"version": table.version, "changed": False,
                         "connected": live.hub.connected(table.code),
                         "watching": live.hub.watching(table.code)})
-    return jsonify({"view": public_view(table), "me": _me(table, actor), "changed": True,
-                    "connected": live.hub.connected(table.code),
-                    "watching": live.hub.watching(table.code)})
+    else:
+        resp = jsonify({"view": public_view(table), "me": _me(table, actor), "changed": True,
+                        "connected": live.hub.connected(table.code),
+                        "watching": live.hub.watching(table.code)})
+    # the pages' version: a page opened before an upgrade loads again (:mod:`.assets`)
+    resp.headers["X-Assets"] = assets.version()
+    return resp
 
 
 @bp.get("/tables/<code>/me")

@@ -5,7 +5,6 @@ shows when the server cannot be reached)."""
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
@@ -24,7 +23,7 @@ from werkzeug.exceptions import NotFound
 from .. import helptext
 from ..address import base_url
 from ..engine import rank as rank_word
-from . import chances, history, lang, when
+from . import assets, chances, history, lang, when
 from .api import history_filter
 from .edges import client, is_loopback_address
 from .fields import HASH_RE
@@ -54,7 +53,7 @@ def _language() -> dict[str, Any]:
     code = lang.current()
     here = request.full_path.rstrip("?") if request else "/"
     return {"lang": code, "lang_names": lang.NAMES, "lang_here": here,
-            "script_words": lang.script_words(code)}
+            "script_words": lang.script_words(code), "assets_version": assets.version()}
 
 
 @bp.get("/lang/<code>")
@@ -280,9 +279,6 @@ def keeper_page() -> str:
 
 # what the phone's home screen and app switcher call the companion
 APP_NAME, APP_SHORT_NAME = "Spies & Lies companion", "Spies & Lies"
-# kept out of the service worker's first download: the big icons (the browser fetches the
-# one it needs) and the worker itself
-NOT_PRECACHED = ("sw.js", "icons/icon-512.png", "icons/maskable-512.png")
 
 
 def _icon(name: str, size: int, purpose: str = "any") -> dict[str, str]:
@@ -303,30 +299,10 @@ def manifest() -> Response:
     return resp
 
 
-def _assets() -> tuple[str, list[str]]:
-    """(version, urls): the static files the worker keeps, and a hash of their contents (a
-    new version of any file is a new worker, which replaces the old cache)."""
-    folder = current_app.static_folder or ""
-    files = sorted(os.path.relpath(os.path.join(d, f), folder).replace(os.sep, "/")
-                   for d, _, names in os.walk(folder) for f in names)
-    stamp = tuple((f, os.stat(os.path.join(folder, f)).st_mtime_ns) for f in files)
-    known = current_app.extensions.get("companion.assets")
-    if known and known[0] == stamp:
-        kept: tuple[str, list[str]] = known[1]
-        return kept
-    digest = hashlib.sha256()
-    for f in files:
-        with open(os.path.join(folder, f), "rb") as fh:
-            digest.update(f.encode() + b"\0" + fh.read())
-    found = (digest.hexdigest()[:16], [f"/static/{f}" for f in files if f not in NOT_PRECACHED])
-    current_app.extensions["companion.assets"] = (stamp, found)
-    return found
-
-
 @bp.get("/sw.js")
 def service_worker() -> Response:
     """The service worker, from the site's root so that its scope covers every page."""
-    version, urls = _assets()
+    version, urls = assets.assets()
     with open(os.path.join(current_app.static_folder or "", "sw.js"), encoding="utf-8") as f:
         text = f.read()
     text = (text.replace('"__VERSION__"', json.dumps(version))

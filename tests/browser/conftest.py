@@ -130,9 +130,11 @@ def screens(browser, live) -> Iterator[Callable[..., Any]]:
     contexts, wires = [], []
 
     def open_page(kind: str, locale: str | None = None,
-                  size: tuple[int, int] | None = None) -> Any:
-        # the screens ask for the dark room, the pages' default look (test_home.py switches)
-        opts: dict[str, Any] = {"color_scheme": "dark", **({"locale": locale} if locale else {})}
+                  size: tuple[int, int] | None = None, worker: bool = True) -> Any:
+        # the screens ask for the dark room, the pages' default look (test_home.py switches);
+        # worker=False: no service worker, as on a plain-http LAN address
+        opts: dict[str, Any] = {"color_scheme": "dark", **({"locale": locale} if locale else {}),
+                                **({} if worker else {"service_workers": "block"})}
         if kind == "phone":
             ctx = browser.new_context(viewport={"width": 390, "height": 844},
                                       device_scale_factor=2, is_mobile=True, has_touch=True,

@@ -178,16 +178,38 @@ def test_a_phone_installs_the_app_and_sees_reconnecting_offline(screens, live, t
     # the companion upgraded (a script changed, so a new worker): the first page after it
     # came with the old worker's files, so it loads once more with the new ones, by itself
     old = phone.evaluate("() => caches.keys()")
-    files = tmp_path / "static"
-    shutil.copytree(live.app.static_folder, files)
-    with open(files / "phone.js", "a", encoding="utf-8") as f:
-        f.write("\nwindow.SL_UPGRADED = true;\n")
-    live.app.static_folder = str(files)
+    upgrade(live, tmp_path / "static", "true")
     phone.reload()
     phone.wait_for_function("() => window.SL_UPGRADED === true", timeout=15_000)
     phone.wait_for_function("() => document.getElementById('who')"
                             " && document.getElementById('who').textContent.includes('Ann')")
     assert phone.evaluate("() => caches.keys()") not in ([], old)
+
+    # a phone on a plain-http LAN address (no worker) left open through an upgrade: when it
+    # looks at the table again (the server restarted, the stream back; shown again) the
+    # answer names the new version, and the page loads again, with the new scripts
+    lan = screens("phone", worker=False)
+    lan.goto(table.join_url)
+    lan.wait_for_selector("body[data-version]", state="attached")
+    assert lan.evaluate("() => [window.SL_UPGRADED, !!navigator.serviceWorker.controller]") == [
+        True, False]
+    upgrade(live, tmp_path / "static-2", "2")
+    lan.wait_for_function("""() => {        // each page looks at the table once (as when
+      if (window.SL_UPGRADED === 2) return true;          // it is shown again), then waits
+      if (!window.poked) { window.poked = true;
+        setTimeout(() => document.dispatchEvent(new Event("visibilitychange")), 0); }
+      return false; }""", timeout=15_000, polling=300)
+    lan.wait_for_selector("body[data-version]", state="attached")
+
+
+def upgrade(live, files, mark: str) -> None:
+    """The companion upgraded, as a restarted server would serve it: phone.js changed
+    (setting ``window.SL_UPGRADED`` to ``mark``)."""
+    shutil.copytree(live.app.static_folder, files)
+    with open(files / "phone.js", "a", encoding="utf-8") as f:
+        f.write(f"\nwindow.SL_UPGRADED = {mark};\n")
+    live.app.static_folder = str(files)
+    live.app.extensions.pop("companion.assets")      # as a restarted server would
 
 
 # each word of the set-up picture against what it is drawn on: its contrast ratio (WCAG)

@@ -69,3 +69,17 @@ def test_the_reconnecting_page_and_every_page_links_the_app(table, client):
         assert '<link rel="manifest" href="/manifest.webmanifest">' in html, path
         assert '<script src="/static/screen.js"></script>' in html, path
         assert 'name="theme-color"' in html, path
+
+
+def test_every_page_and_a_tables_state_name_the_version_of_the_scripts(table, client):
+    """A page opened before an upgrade learns of it from the table's state (X-Assets) and
+    loads again (static/live.js): the version is the worker's, on every page."""
+    host = table()
+    version = re.search(r'const VERSION = "([0-9a-f]{16})"',
+                        client.get("/sw.js").get_data(as_text=True)).group(1)
+    for path in ("/", "/j", f"/j/{host.code}", f"/t/{host.code}", f"/w/{host.code}",
+                 "/rules", "/history", "/stats", "/offline"):
+        page = client.get(path).get_data(as_text=True)
+        assert f'<meta name="sl-assets" content="{version}">' in page, path
+    assert client.get(f"/api/tables/{host.code}/state").headers["X-Assets"] == version
+    assert client.get(f"/api/tables/{host.code}/state?since=9").headers["X-Assets"] == version
