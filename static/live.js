@@ -30,13 +30,20 @@ const SL = (() => {
     view = v; onView.forEach(f => f(v));
   }
   // the companion upgraded while this page was open (a restart, the stream back): its
-  // scripts are the old version's, so it loads again, once (static/screen.js, assets.py)
+  // scripts are the old version's, so it loads again (static/screen.js, assets.py), once
+  // for each new version (two servers of two versions behind one address: no loop)
   const assets = (document.querySelector('meta[name="sl-assets"]') || {}).content;
-  let reloading = false;
+  function upgraded(now) {
+    if (!now || !assets || now === assets) return;
+    try {
+      if (sessionStorage.getItem("sl-assets-reload") === now) return;
+      sessionStorage.setItem("sl-assets-reload", now);
+    } catch (e) { return; }      // nowhere to note it: never risk a loop
+    location.reload();
+  }
   async function get(path) {
     const r = await fetch(`/api/tables/${code}${path}`, {headers: headers(), cache: "no-store"});
-    const now = r.headers.get("X-Assets");
-    if (now && assets && now !== assets && !reloading) { reloading = true; location.reload(); }
+    upgraded(r.headers.get("X-Assets"));
     return {status: r.status, data: await r.json()};
   }
   async function post(path, body) {

@@ -68,7 +68,10 @@
       if (had && !again) { again = true; location.reload(); }
     });
     addEventListener("load", () => {
-      navigator.serviceWorker.register("/sw.js", {scope: "/"}).catch(() => {});
+      // …and a page it serves asks at once whether there is a new one (the browser's own
+      // look, after a navigation, may come later or not at all)
+      navigator.serviceWorker.register("/sw.js", {scope: "/"})
+        .then(r => { if (had) return r.update(); }).catch(() => {});
     });
   }
 })();
