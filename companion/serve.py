@@ -176,10 +176,19 @@ def app_or_said(make: Callable[[], Flask]) -> Flask | None:
     if said:
         sys.stderr.write(said)
         return None
+    from .web import NewerDatabase
     try:
         return make()
     except (DBAPIError, OSError) as err:
         sys.stderr.write(cannot_open(err))
+        return None
+    except NewerDatabase as err:
+        url = database.url()
+        where = database.shown(url) if url else "companion.sqlite in the instance folder"
+        sys.stderr.write(f"error: the database ({where}) was brought up to date by a newer "
+                         f"version of the companion (revision {err}), which this one does not "
+                         "know: update this copy of the companion, or use another instance "
+                         "folder or database\n")
         return None
 
 

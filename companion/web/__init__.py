@@ -61,6 +61,28 @@ def instance_folder(instance_path: str | None = None) -> Path:
     return folder
 
 
+class NewerDatabase(RuntimeError):
+    """The database was brought up to date by a newer version of the companion: this
+    version knows none of its revisions (``revisions``), so it leaves it as it is."""
+
+    def __init__(self, revisions: list[str]) -> None:
+        super().__init__(", ".join(revisions))
+        self.revisions = revisions
+
+
+def _not_newer() -> None:
+    """Refuse a database a newer companion brought up to date (before anything changes
+    it): the migrations would stop with "Can't locate revision" and end the process."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+    with db.engine.connect() as c:
+        have = MigrationContext.configure(c).get_current_heads()
+    known = {s.revision for s in ScriptDirectory(str(MIGRATIONS)).walk_revisions()}
+    unknown = sorted(set(have) - known)
+    if unknown:
+        raise NewerDatabase(unknown)
+
+
 class NoCookieSession(SessionInterface):
     """The companion keeps nothing in a cookie session (a screen's keys live in its
     own storage): no cookie is read or signed on any request (issue 24: ~0.05 ms each),
@@ -113,6 +135,7 @@ def create_app(test_config: Mapping[str, Any] | None = None,
         if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
             from .sqlite_writer import install
             install(db.engine)         # writers queue in-process; WAL
+        _not_newer()
         upgrade(directory=str(MIGRATIONS))
         from .history import backfill
         backfill()                     # summaries of games finished before they were kept

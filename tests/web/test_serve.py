@@ -192,6 +192,35 @@ def test_a_database_that_cannot_be_used_is_said_in_one_line(tmp_path, capsys, mo
         "directory")
 
 
+def test_a_database_a_newer_companion_brought_up_to_date_is_left_as_it_is(tmp_path, capsys,
+                                                                          monkeypatch):
+    """A group that went back to an older copy of the companion (another laptop, a
+    checkout of an older commit) after a newer one migrated their games: one line says
+    so, and nothing is changed (the migrations stopped with "Can't locate revision")."""
+    from companion.cli import main
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setenv("SPIES_LIES_INSTANCE", str(tmp_path / "instance"))
+    assert main(["ratings"]) == 0                      # the database made, as it is now
+    capsys.readouterr()
+    path = tmp_path / "instance" / "companion.sqlite"
+    engine = sa.create_engine(f"sqlite:///{path}")
+    with engine.begin() as c:
+        c.execute(sa.text("UPDATE alembic_version SET version_num = '0099_from_the_future'"))
+        tables = set(sa.inspect(c).get_table_names())
+    for command in (["serve", "--host", "127.0.0.1", "--port", "0"], ["ratings"]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert err == ("error: the database (companion.sqlite in the instance folder) was "
+                       "brought up to date by a newer version of the companion (revision "
+                       "0099_from_the_future), which this one does not know: update this copy "
+                       "of the companion, or use another instance folder or database\n"), err
+    with engine.connect() as c:
+        assert c.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == (
+            "0099_from_the_future")
+        assert set(sa.inspect(c).get_table_names()) == tables
+    engine.dispose()
+
+
 def test_a_second_server_on_the_same_sqlite_file_is_refused(tmp_path, capsys, monkeypatch):
     """Two servers on one SQLite file would each push only their own taps: a phone on
     one would not see what the other recorded. The second is refused, naming the first."""
