@@ -9,6 +9,8 @@
 - ``spies-lies keeper``: the keeper link again (who may delete games, issue 20).
 - ``spies-lies ratings --rebuild``: every player's rating made again from every finished
   game (issue 21); it prints the ladder.
+- ``spies-lies backup FILE`` / ``restore FILE``: the group's games in one file and back
+  (``companion/backup.py``).
 - ``spies-lies bench``: says that the benchmarks moved (``python -m benchmarks``).
 """
 
@@ -128,6 +130,16 @@ def _ratings(args: argparse.Namespace) -> int:
     return _print({"players": ladder}, args.pretty)
 
 
+def _backup(args: argparse.Namespace) -> int:
+    from .backup import backup
+    return backup(args)
+
+
+def _restore(args: argparse.Namespace) -> int:
+    from .backup import restore
+    return restore(args)
+
+
 def _number(low: int, high: int | None = None) -> Callable[[str], int]:
     """An argparse type: a whole number from ``low`` (to ``high``), else a clear refusal."""
     def number(text: str) -> int:
@@ -241,6 +253,15 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--rebuild", action="store_true", help="rebuild from scratch first")
     g.add_argument("--pretty", action="store_true", help="indent the JSON")
     g.set_defaults(func=_ratings)
+
+    u = sub.add_parser("backup", help="copy the group's games, players and ratings into a "
+                                      "new file (also while the companion serves)")
+    u.add_argument("file", help="the new file, e.g. games-2026-11-27.sqlite")
+    u.set_defaults(func=_backup)
+    o = sub.add_parser("restore", help="put the games of a backup back (the companion "
+                                       "stopped; the games it replaces are kept beside them)")
+    o.add_argument("file", help="a file spies-lies backup wrote")
+    o.set_defaults(func=_restore)
     return p
 
 

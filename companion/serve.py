@@ -192,7 +192,7 @@ def app_or_said(make: Callable[[], Flask]) -> Flask | None:
         return None
 
 
-def _sqlite_file() -> Path | None:
+def sqlite_file() -> Path | None:
     """The SQLite file the games are kept in (``None`` on PostgreSQL, or in memory)."""
     from sqlalchemy.engine import make_url
 
@@ -209,7 +209,7 @@ def serving_port() -> int | None:
     or ``None`` when none does."""
     import fcntl
     import re
-    path = _sqlite_file()
+    path = sqlite_file()
     if path is None or not Path(f"{path}.serving").exists():
         return None
     with open(f"{path}.serving", encoding="utf-8") as f:
@@ -235,7 +235,7 @@ def hold_sqlite_file(port: int) -> str | None:
     import fcntl
     if os.environ.get("SPIES_LIES_SHARE_SQLITE_FILE") == "1":
         return None        # tests of the database's own guarantees (test_concurrency.py)
-    path = _sqlite_file()
+    path = sqlite_file()
     if path is None:
         return None
     f = open(f"{path}.serving", "a+", encoding="utf-8")      # held open: the lock

@@ -1,0 +1,144 @@
+"""``spies-lies backup`` and ``spies-lies restore``: the group's games in one file and
+back, consistent while the companion writes, never over a file, never under a server."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sqlite3
+import threading
+
+import pytest
+
+from companion import serve
+from companion.cli import main
+from companion.web import create_app
+
+from .conftest import ORIGIN
+
+RECORDS = pathlib.Path(__file__).resolve().parents[1] / "records"
+FINISHED = ["random-flag-1.json", "random-draw-98.json", "random-ip-27.json"]
+
+
+@pytest.fixture
+def instance(tmp_path, monkeypatch):
+    """An instance folder on SQLite (whatever DATABASE_URL the suite runs with)."""
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    folder = tmp_path / "instance"
+    monkeypatch.setenv("SPIES_LIES_INSTANCE", str(folder))
+    return folder
+
+
+def _app():
+    return create_app({"TESTING": True, "SECRET_KEY": "test",
+                       "RATE_LIMITS": {"imports": "1000 per minute"}})
+
+
+def _play(client, name: str) -> None:
+    record = json.loads((RECORDS / name).read_text())
+    r = client.post("/api/tables/import", json={"record": record}, headers={"Origin": ORIGIN})
+    assert r.status_code == 201, r.get_json()
+
+
+def _games(path: pathlib.Path) -> int:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT count(*) FROM game").fetchone()[0]
+
+
+def _dispose(app) -> None:
+    from companion.web import live
+    from companion.web.models import db
+    live.close(app)
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+
+
+def test_a_backup_while_the_companion_writes_and_its_restore(instance, tmp_path, capsys):
+    app = _app()
+    client = app.test_client()
+    for name in FINISHED[:2]:
+        _play(client, name)
+    # a backup taken while the server keeps writing (a third game imported meanwhile) is
+    # a consistent database with the games it had: two, or three
+    file = tmp_path / "games.sqlite"
+    writer = threading.Thread(target=_play, args=(client, FINISHED[2]))
+    writer.start()
+    assert main(["backup", str(file)]) == 0
+    writer.join()
+    out = capsys.readouterr().out
+    backed = _games(file)
+    assert backed in (2, 3)
+    assert out.startswith(f"Backed up {backed} finished games, 0 players to {file}.\n"), out
+    assert "spies-lies restore" in out
+    with sqlite3.connect(file) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)   # one file
+    assert not list(tmp_path.glob(".games.sqlite.part*"))
+    # never over a file
+    assert main(["backup", str(file)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert _games(file) == backed
+
+    # restore is refused while a companion serves the games…
+    assert serve.hold_sqlite_file(8123) is None
+    try:
+        assert main(["restore", str(file)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: a companion serves the games in "
+                              f"{instance / 'companion.sqlite'}"), err
+        assert "stop it first" in err
+    finally:
+        for held in serve._HELD:
+            held.close()
+        serve._HELD.clear()
+    # …and once it stopped, a game played since the backup is replaced, and kept aside
+    _play(client, "random-territory-2.json")
+    now = _games(instance / "companion.sqlite")
+    assert now == 4
+    _dispose(app)
+    assert main(["restore", str(file)]) == 0
+    out = capsys.readouterr().out
+    kept = next(instance.glob("companion.sqlite.before-restore-*"))
+    assert out == (f"Restored {backed} finished games, 0 players from {file} to "
+                   f"{instance / 'companion.sqlite'}.\nThe games it replaced are kept in "
+                   f"{kept}.\n"), out
+    assert _games(kept) == now
+    # the companion started again serves the games of the backup
+    app = _app()
+    history = app.test_client().get("/api/history").get_json()
+    assert history["total"] == backed, history
+    _dispose(app)
+
+
+def test_what_cannot_be_backed_up_or_restored_is_said_in_one_line(instance, tmp_path, capsys,
+                                                                monkeypatch):
+    assert main(["backup", str(tmp_path / "b.sqlite")]) == 2
+    assert capsys.readouterr().err == (f"error: no games are kept here yet "
+                                       f"({instance / 'companion.sqlite'} does not exist)\n")
+    for bad, said in (("missing.sqlite", "does not exist"),
+                      ("text.sqlite", "is not a database of the companion"),
+                      ("other.sqlite", "is not a database of the companion"),
+                      ("newer.sqlite", "was made by a newer version of the companion "
+                                       "(revision 0099_later): update this copy first")):
+        path = tmp_path / bad
+        if bad == "text.sqlite":
+            path.write_text("not a database")
+        elif bad == "other.sqlite":
+            sqlite3.connect(path).execute("CREATE TABLE notes (x)").connection.close()
+        elif bad == "newer.sqlite":
+            app = _app()
+            _dispose(app)
+            with sqlite3.connect(instance / "companion.sqlite") as conn:
+                conn.execute("VACUUM INTO ?", (str(path),))
+            with sqlite3.connect(path) as conn:
+                conn.execute("UPDATE alembic_version SET version_num = '0099_later'")
+        assert main(["restore", str(path)]) == 2, bad
+        err = capsys.readouterr().err
+        assert err.startswith("error: cannot restore: ") and said in err, err
+        assert err.count("\n") == 1
+    monkeypatch.setenv("DATABASE_URL", "postgresql://ann:secret@127.0.0.1:1/tables")
+    for command in ("backup", "restore"):
+        assert main([command, str(tmp_path / "x.sqlite")]) == 2
+        err = capsys.readouterr().err
+        assert "pg_dump" in err and "secret" not in err and err.count("\n") == 1
