@@ -17,7 +17,6 @@ On PostgreSQL the games are in its database: ``pg_dump`` and ``pg_restore`` keep
 from __future__ import annotations
 
 import argparse
-import os
 import sqlite3
 import sys
 import time
@@ -46,14 +45,6 @@ def _source() -> Path | None:
     return path
 
 
-def _counts(conn: sqlite3.Connection) -> str:
-    """"N finished games, M players" of a companion database."""
-    games = conn.execute("SELECT count(*) FROM game").fetchone()[0]
-    players = conn.execute("SELECT count(*) FROM player").fetchone()[0]
-    return (f"{games} finished game{'' if games == 1 else 's'}, "
-            f"{players} player{'' if players == 1 else 's'}")
-
-
 def backup(args: argparse.Namespace) -> int:
     """Copy the games into ``args.file`` (a new file), consistent while the companion serves."""
     source = _source()
@@ -67,22 +58,9 @@ def backup(args: argparse.Namespace) -> int:
         sys.stderr.write(f"error: {target} already exists: name a new file (a backup never "
                          "writes over one)\n")
         return 2
-    part = target.with_name(f".{target.name}.part")
     try:
-        src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=15)
-        try:
-            dst = sqlite3.connect(part)
-            try:
-                src.backup(dst)
-                dst.execute("PRAGMA journal_mode=DELETE")     # one file, no log beside it
-                said = _counts(dst)
-            finally:
-                dst.close()
-        finally:
-            src.close()
-        os.replace(part, target)
+        said = database.copy(source, target)
     except (sqlite3.Error, OSError) as err:
-        part.unlink(missing_ok=True)
         sys.stderr.write(f"error: cannot back up {source} to {target}: {err}\n")
         return 2
     sys.stdout.write(f"Backed up {said} to {target}.\n"
@@ -103,7 +81,7 @@ def _checked(path: Path) -> str | None:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
             revisions = [r for (r,) in conn.execute("SELECT version_num FROM alembic_version")]
-            _counts(conn)
+            database.counts(conn)
         finally:
             conn.close()
     except sqlite3.Error:
@@ -158,7 +136,7 @@ def restore(args: argparse.Namespace) -> int:
                 dst = sqlite3.connect(target)
                 try:
                     src.backup(dst)            # through SQLite: its write-ahead log too
-                    said = _counts(dst)
+                    said = database.counts(dst)
                 finally:
                     dst.close()
             finally:

@@ -17,7 +17,9 @@ True
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Mapping
+from pathlib import Path
 
 EXAMPLE = "postgresql://user@localhost/spies_lies"
 
@@ -77,3 +79,36 @@ def problem(environ: Mapping[str, str] | None = None) -> str | None:
                 "./scripts/serve installs it when DATABASE_URL is set; with pip, install "
                 "'spies-lies-companion[postgres]'\n")
     return None
+
+
+# --- the SQLite file as one copy (spies-lies backup, the keeper's download) ---------------
+
+def counts(conn: sqlite3.Connection) -> str:
+    """"N finished games, M players" of a companion database."""
+    games = conn.execute("SELECT count(*) FROM game").fetchone()[0]
+    players = conn.execute("SELECT count(*) FROM player").fetchone()[0]
+    return (f"{games} finished game{'' if games == 1 else 's'}, "
+            f"{players} player{'' if players == 1 else 's'}")
+
+
+def copy(source: Path, target: Path) -> str:
+    """Copy the database ``source`` into the new file ``target`` through SQLite's online
+    backup (consistent while the companion writes; one file, no log beside it); what it
+    holds ("N finished games, M players"). Nothing is left at ``target`` if it fails."""
+    part = target.with_name(f".{target.name}.part")
+    try:
+        src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=15)
+        try:
+            dst = sqlite3.connect(part)
+            try:
+                src.backup(dst)
+                dst.execute("PRAGMA journal_mode=DELETE")
+                said = counts(dst)
+            finally:
+                dst.close()
+        finally:
+            src.close()
+        os.replace(part, target)
+    finally:
+        part.unlink(missing_ok=True)
+    return said

@@ -7,11 +7,31 @@
   const given = new URLSearchParams(location.hash.slice(1)).get("key");
   if (given) history.replaceState(null, "", location.pathname);
   const key = given || localStorage.getItem("sl-keeper");
-  function show(text, ok) {
+  const copy = document.getElementById("keeper-backup"), download = document.getElementById("keeper-download");
+  function show(text, ok, backup) {
     status.textContent = text;
     document.body.dataset.keeper = ok ? "1" : "0";
     forget.hidden = !localStorage.getItem("sl-keeper");
+    copy.hidden = !(ok && backup);
   }
+  // the games as one SQLite file (a key in a header, so a fetch and a link to what came)
+  download.addEventListener("click", async () => {
+    download.disabled = true;
+    try {
+      const r = await fetch("/api/keeper/backup", {method: "POST", body: "{}", headers: {
+        "Content-Type": "application/json", Authorization: "Bearer " + localStorage.getItem("sl-keeper")}});
+      if (!r.ok) { status.textContent = Words.said((await r.json().catch(() => ({}))).error) || T("Refused."); return; }
+      const name = (/filename="([^"]+)"/.exec(r.headers.get("Content-Disposition") || "") || [])[1] || "spies-lies-games.sqlite";
+      const a = document.createElement("a");
+      a.href = URL.createObjectURL(await r.blob()); a.download = name;
+      document.body.appendChild(a); a.click(); a.remove();
+      setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
+    } catch (e) {
+      status.textContent = T("No answer from the companion. Is it still running?");
+    } finally {
+      download.disabled = false;
+    }
+  });
   forget.addEventListener("click", () => {
     localStorage.removeItem("sl-keeper");
     show(T("This screen is no longer the keeper."), false);
@@ -19,7 +39,11 @@
   if (!key) { show(T("This screen is not the keeper. Open the keeper link that the server printed when it started."), false); return; }
   fetch("/api/keeper", {method: "POST", headers: {"Content-Type": "application/json", Authorization: "Bearer " + key}, body: "{}"})
     .then(async r => {
-      if (r.ok) { localStorage.setItem("sl-keeper", key); show(T("This screen is the keeper of the group's games: it may delete games and forget players."), true); }
+      if (r.ok) {
+        localStorage.setItem("sl-keeper", key);
+        show(T("This screen is the keeper of the group's games: it may delete games and forget players."), true,
+             (await r.json().catch(() => ({}))).backup);
+      }
       else { if (!given) localStorage.removeItem("sl-keeper"); show(Words.said((await r.json().catch(() => ({}))).error) || T("Refused."), false); }
     })
     .catch(() => show(T("No answer from the companion. Is it still running?"), false));

@@ -11,12 +11,16 @@ with ``Authorization: Bearer <secret>``.
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from .. import database
 from ..engine import SIDES, Msg, Options, Side, ability_preview
 from ..engine import rank as rank_word
 from . import actions, assets, chances, history, keeper, live, tables, when
@@ -442,7 +446,37 @@ def keeper_check() -> Response:
     if not is_keeper():
         raise ApiError(403, Msg("this is not the keeper key of this server; open the keeper "
                                 "link that spies-lies serve printed"), code="not_keeper")
-    return jsonify({"keeper": True})
+    return jsonify({"keeper": True, "backup": _games_file() is not None})
+
+
+def _games_file() -> Path | None:
+    """The SQLite file of the games (``None`` on PostgreSQL: pg_dump keeps those)."""
+    url = db.engine.url
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        return None
+    return Path(url.database)
+
+
+@bp.post("/keeper/backup")
+def keeper_backup() -> Response:
+    """The group's games as one SQLite file (``spies-lies restore`` puts it back): the
+    keeper only. Made through SQLite's online backup, consistent while tables play."""
+    _body()
+    if not is_keeper():
+        raise ApiError(403, Msg("this is not the keeper key of this server; open the keeper "
+                                "link that spies-lies serve printed"), code="not_keeper")
+    source = _games_file()
+    if source is None:
+        raise ApiError(409, Msg("this server keeps the games in PostgreSQL: back them up with "
+                                "pg_dump"), code="not_sqlite")
+    with tempfile.TemporaryDirectory(dir=current_app.instance_path) as folder:
+        target = Path(folder) / "games.sqlite"
+        database.copy(source, target)    # a full disk: 507, as for any request
+        data = target.read_bytes()
+    day = datetime.now().strftime("%Y-%m-%d")
+    return Response(data, mimetype="application/vnd.sqlite3", headers={
+        "Content-Disposition": f'attachment; filename="spies-lies-games-{day}.sqlite"',
+        "Cache-Control": "no-store"})
 
 
 @bp.post("/history/imported/delete")

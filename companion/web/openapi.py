@@ -23,6 +23,7 @@ ERRORS = {
     413: "the request body is larger than 16 KB",
     429: "too many unknown table codes, tables, imports, new players or seat requests from "
          "this client, or from all clients together (see Retry-After)",
+    507: "the server's disk is full",
 }
 
 
@@ -357,6 +358,17 @@ def document() -> dict[str, Any]:
                     "schema": {"type": "object"}}}},
                 "responses": {"200": _json({"type": "object"}, "the keeper"),
                               **_errors(400, 403, 413, 421)}}},
+            "/api/keeper/backup": {"post": {
+                "summary": "the group's games as one SQLite file, for spies-lies restore (the "
+                           "keeper key as the bearer; 409 when the games are in PostgreSQL)",
+                "security": [{"seat": []}, {}],
+                "requestBody": {"required": True, "content": {"application/json": {
+                    "schema": {"type": "object"}}}},
+                "responses": {"200": {"description": "the games' SQLite file",
+                                      "content": {"application/vnd.sqlite3": {
+                                          "schema": {"type": "string",
+                                                     "format": "binary"}}}},
+                              **_errors(400, 403, 409, 413, 421, 507)}}},
             "/api/history/imported/delete": {"post": {
                 "summary": "delete every game opened from a saved record (the keeper key as "
                            "the bearer)",

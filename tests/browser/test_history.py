@@ -7,8 +7,10 @@ the phones made (the taps of a whole game are covered by test_game)."""
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import random
+import sqlite3
 
 from companion.engine.simulate import random_record
 
@@ -22,7 +24,7 @@ def finish(table: Table, seed: int) -> None:
     table.enter_by_http(list(random_record(random.Random(seed), wall_distance=WALL).events))
 
 
-def test_a_player_is_recognised_and_the_history_shows_the_games(screens, live):
+def test_a_player_is_recognised_and_the_history_shows_the_games(screens, live, tmp_path):
     first = Table(screens, live, WALL)
     ann = first.join("red", "Ann")
     bob = first.join("blue", "Bob")
@@ -83,6 +85,18 @@ def test_a_player_is_recognised_and_the_history_shows_the_games(screens, live):
     tv.wait_for_selector("body[data-keeper='1']")
     assert "#" not in tv.url                   # the key leaves the address bar at once
     shot(tv, "home-keeper-tv-1920")
+    # the keeper downloads a copy of the games (spies-lies restore takes it back); on
+    # PostgreSQL pg_dump does that, and the page offers nothing
+    if os.environ.get("DATABASE_URL"):               # (shown with data-keeper, above)
+        assert tv.locator("#keeper-backup").is_hidden()
+    else:
+        with tv.expect_download() as got:
+            tv.get_by_test_id("keeper-download").click()
+        file = tmp_path / got.value.suggested_filename
+        assert file.name.startswith("spies-lies-games-") and file.suffix == ".sqlite"
+        got.value.save_as(file)
+        with sqlite3.connect(file) as conn:
+            assert conn.execute("SELECT count(*) FROM game").fetchone() == (2,)
     tv.goto(live.url + "/history")
     tv.locator(f'[data-del="{first.code}"]').click()
     shot(tv, "home-history-confirm-tv-1920")

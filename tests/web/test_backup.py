@@ -142,3 +142,37 @@ def test_what_cannot_be_backed_up_or_restored_is_said_in_one_line(instance, tmp_
         assert main([command, str(tmp_path / "x.sqlite")]) == 2
         err = capsys.readouterr().err
         assert "pg_dump" in err and "secret" not in err and err.count("\n") == 1
+
+
+def test_the_keeper_downloads_a_copy_and_nobody_else_does(app, client, table, keeper_key,
+                                                          tmp_path):
+    """The keeper page's download: the keeper key only (a stranger, a host, a wrong key,
+    another site: refused); on SQLite the file is the games' database, which restore
+    takes; on PostgreSQL it says to use pg_dump."""
+    host = table()
+    _play(client, "random-flag-1.json")
+    url, body = "/api/keeper/backup", "{}"
+    json_ = {"Content-Type": "application/json", "Origin": ORIGIN}
+    for who in (None, host.secret, "x" * 43):
+        headers = {**json_, **({"Authorization": f"Bearer {who}"} if who else {})}
+        r = client.post(url, data=body, headers=headers, environ_base={"REMOTE_ADDR": "127.0.3.2"})
+        assert r.status_code == 403 and r.get_json()["code"] == "not_keeper", who
+    keeper = {**json_, "Authorization": f"Bearer {keeper_key}"}
+    r = client.post(url, data=body, headers={**keeper, "Origin": "http://evil.example"})
+    assert r.status_code == 403
+    sqlite = app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite")
+    check = client.post("/api/keeper", data=body, headers=keeper).get_json()
+    assert check == {"keeper": True, "backup": sqlite}
+    r = client.post(url, data=body, headers=keeper)
+    if not sqlite:
+        assert r.status_code == 409 and "pg_dump" in r.get_json()["error"]
+        return
+    assert r.status_code == 200 and r.mimetype == "application/vnd.sqlite3"
+    assert r.headers["Cache-Control"] == "no-store"
+    assert r.headers["Content-Disposition"].startswith(
+        'attachment; filename="spies-lies-games-20')
+    file = tmp_path / "downloaded.sqlite"
+    file.write_bytes(r.get_data())
+    assert _games(file) == 1
+    assert not [p for p in pathlib.Path(app.instance_path).iterdir() if p.is_dir()
+                and p.name.startswith("tmp")]                   # nothing left behind
