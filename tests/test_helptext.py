@@ -457,6 +457,15 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("batterie vide", "fr", ["word-34"], 1),
     ("mijn telefoon is leeg", "nl", ["word-34"], 1),
     ("batterij leeg", "nl", ["word-34"], 2),
+    # a copy of the games (the keeper page's download) and a new name (type another one)
+    ("how do I back up our games", "en", ["word-29"], 2),
+    ("Sicherung unserer Spiele", "de", ["word-29"], 1),
+    ("sauvegarder nos parties", "fr", ["word-29"], 1),
+    ("reservekopie", "nl", ["word-29"], 1),
+    ("how do I change my name", "en", ["word-20"], 1),
+    ("Namen ändern", "de", ["word-20"], 1),
+    ("changer mon nom", "fr", ["word-20"], 1),
+    ("naam veranderen", "nl", ["word-20"], 1),
 ]
 
 
