@@ -121,8 +121,12 @@ def restore(args: argparse.Namespace) -> int:
             src = sqlite3.connect(f"file:{backup_file}?mode=ro", uri=True)
             try:
                 if target.exists():
-                    kept = target.with_name(
-                        f"{target.name}.before-restore-{time.strftime('%Y%m%d-%H%M%S')}")
+                    stamp = time.strftime("%Y%m%d-%H%M%S")
+                    kept = target.with_name(f"{target.name}.before-restore-{stamp}")
+                    n = 1
+                    while kept.exists():           # two restores in one second
+                        n += 1
+                        kept = target.with_name(f"{target.name}.before-restore-{stamp}-{n}")
                     now = sqlite3.connect(target)
                     try:
                         keep = sqlite3.connect(kept)

@@ -104,6 +104,10 @@ def test_a_backup_while_the_companion_writes_and_its_restore(instance, tmp_path,
                    f"{instance / 'companion.sqlite'}.\nThe games it replaced are kept in "
                    f"{kept}.\n"), out
     assert _games(kept) == now
+    # a second restore (often within the same second) keeps what it replaced apart too
+    assert main(["restore", str(file)]) == 0
+    capsys.readouterr()
+    assert len(list(instance.glob("companion.sqlite.before-restore-*"))) == 2
     # the companion started again serves the games of the backup
     app = _app()
     history = app.test_client().get("/api/history").get_json()
