@@ -443,10 +443,14 @@ def keeper_check() -> Response:
     """Whether the bearer is the keeper key (the keeper link's page asks before the
     screen keeps it); 403 when it is not."""
     _body()
+    _keeper_only()
+    return jsonify({"keeper": True, "backup": _games_file() is not None})
+
+
+def _keeper_only() -> None:
     if not is_keeper():
         raise ApiError(403, Msg("this is not the keeper key of this server; open the keeper "
                                 "link that spies-lies serve printed"), code="not_keeper")
-    return jsonify({"keeper": True, "backup": _games_file() is not None})
 
 
 def _games_file() -> Path | None:
@@ -462,9 +466,7 @@ def keeper_backup() -> Response:
     """The group's games as one SQLite file (``spies-lies restore`` puts it back): the
     keeper only. Made through SQLite's online backup, consistent while tables play."""
     _body()
-    if not is_keeper():
-        raise ApiError(403, Msg("this is not the keeper key of this server; open the keeper "
-                                "link that spies-lies serve printed"), code="not_keeper")
+    _keeper_only()
     source = _games_file()
     if source is None:
         raise ApiError(409, Msg("this server keeps the games in PostgreSQL: back them up with "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import random
 import socket
 import threading
@@ -154,10 +155,12 @@ def test_no_key_deletes_nothing_from_any_address_and_the_keeper_key_does(served,
             assert peer.call("POST", "/api/keeper", {})[0] == 403
             assert peer.call("POST", "/api/keeper", {}, key="not-the-key")[0] == 403
             assert peer.call("POST", "/api/history/imported/delete", {})[0] == 403
+            assert peer.call("POST", "/api/keeper/backup", {})[0] == 403   # nor a copy
         assert len(laptop.call("GET", "/api/history")[1]["games"]) == 3
         # the keeper key works from any address: here through the tunnel
+        sqlite = not os.environ.get("DATABASE_URL", "").startswith("postgresql")
         assert visitor.call("POST", "/api/keeper", {}, key=keeper_key)[:2] == \
-            (200, {"keeper": True})
+            (200, {"keeper": True, "backup": sqlite})
         status, body, _ = visitor.call("POST", f"/api/history/{codes[0]}/delete", {},
                                        key=keeper_key)
         assert (status, body) == (200, {"deleted": codes[0]})
