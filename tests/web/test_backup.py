@@ -115,6 +115,35 @@ def test_a_backup_while_the_companion_writes_and_its_restore(instance, tmp_path,
     _dispose(app)
 
 
+def test_a_backup_an_older_companion_made_is_brought_up_to_date(instance, tmp_path, capsys):
+    """A copy kept months ago (before the last migration): restored, and the companion
+    started again brings it up to date with its games."""
+    from alembic.script import ScriptDirectory
+    from flask_migrate import downgrade
+
+    from companion.web import MIGRATIONS
+    script = ScriptDirectory(str(MIGRATIONS))
+    head = script.get_current_head()
+    before = script.get_revision(head).down_revision          # the one before the last
+    app = _app()
+    _play(app.test_client(), "random-flag-1.json")
+    with app.app_context():
+        downgrade(directory=str(MIGRATIONS), revision=before)
+    _dispose(app)
+    old = tmp_path / "old.sqlite"
+    assert main(["backup", str(old)]) == 0
+    with sqlite3.connect(old) as conn:
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == (before,)
+    (instance / "companion.sqlite").unlink()              # a new laptop: nothing kept yet
+    assert main(["restore", str(old)]) == 0
+    assert capsys.readouterr().out.startswith("Backed up 1 finished game, 0 players")
+    app = _app()
+    assert app.test_client().get("/api/history").get_json()["total"] == 1
+    _dispose(app)
+    with sqlite3.connect(instance / "companion.sqlite") as conn:
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == (head,)
+
+
 def test_what_cannot_be_backed_up_or_restored_is_said_in_one_line(instance, tmp_path, capsys,
                                                                 monkeypatch):
     assert main(["backup", str(tmp_path / "b.sqlite")]) == 2
