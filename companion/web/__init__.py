@@ -70,17 +70,29 @@ class NewerDatabase(RuntimeError):
         self.revisions = revisions
 
 
-def _not_newer() -> None:
-    """Refuse a database a newer companion brought up to date (before anything changes
-    it): the migrations would stop with "Can't locate revision" and end the process."""
+def _before_migrating() -> None:
+    """Before the migrations run: refuse a database a newer companion brought up to date
+    (they would stop with "Can't locate revision" and end the process), and keep a copy
+    of an SQLite database they are about to change (``companion.sqlite.before-<head>``,
+    beside it: an upgrade that fails halfway leaves the group's games there as they were)."""
     from alembic.runtime.migration import MigrationContext
     from alembic.script import ScriptDirectory
+    script = ScriptDirectory(str(MIGRATIONS))
     with db.engine.connect() as c:
         have = MigrationContext.configure(c).get_current_heads()
-    known = {s.revision for s in ScriptDirectory(str(MIGRATIONS)).walk_revisions()}
+    known = {s.revision for s in script.walk_revisions()}
     unknown = sorted(set(have) - known)
     if unknown:
         raise NewerDatabase(unknown)
+    head = script.get_current_head()
+    url = db.engine.url
+    if (not have or head in have or url.get_backend_name() != "sqlite" or not url.database
+            or url.database == ":memory:"):
+        return             # nothing kept yet, up to date, or PostgreSQL (pg_dump's)
+    path = Path(url.database)
+    kept = path.with_name(f"{path.name}.before-{head}")
+    if not kept.exists():  # (a first attempt that failed kept it as it was before)
+        database.copy(path, kept)
 
 
 class NoCookieSession(SessionInterface):
@@ -135,7 +147,7 @@ def create_app(test_config: Mapping[str, Any] | None = None,
         if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
             from .sqlite_writer import install
             install(db.engine)         # writers queue in-process; WAL
-        _not_newer()
+        _before_migrating()
         upgrade(directory=str(MIGRATIONS))
         from .history import backfill
         backfill()                     # summaries of games finished before they were kept

@@ -142,6 +142,13 @@ def test_a_backup_an_older_companion_made_is_brought_up_to_date(instance, tmp_pa
     _dispose(app)
     with sqlite3.connect(instance / "companion.sqlite") as conn:
         assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == (head,)
+    # the companion kept the database as it was before it brought it up to date
+    kept = instance / f"companion.sqlite.before-{head}"
+    with sqlite3.connect(kept) as conn:
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == (before,)
+    assert _games(kept) == 1
+    _dispose(_app())                                   # up to date: nothing more kept
+    assert [p.name for p in instance.glob("companion.sqlite.before-*")] == [kept.name]
 
 
 def test_what_cannot_be_backed_up_or_restored_is_said_in_one_line(instance, tmp_path, capsys,
