@@ -9,8 +9,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
+import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -92,7 +94,11 @@ def _before_migrating() -> None:
     path = Path(url.database)
     kept = path.with_name(f"{path.name}.before-{head}")
     if not kept.exists():  # (a first attempt that failed kept it as it was before)
-        database.copy(path, kept)
+        try:
+            database.copy(path, kept)
+        except sqlite3.Error as err:        # (a full disk: said in one line, nothing changed)
+            raise OSError(errno.EIO, f"no copy of the games could be kept before bringing "
+                                     f"them up to date ({err})", str(kept)) from err
 
 
 class NoCookieSession(SessionInterface):

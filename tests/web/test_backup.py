@@ -151,6 +151,32 @@ def test_a_backup_an_older_companion_made_is_brought_up_to_date(instance, tmp_pa
     assert [p.name for p in instance.glob("companion.sqlite.before-*")] == [kept.name]
 
 
+def test_an_upgrade_that_cannot_keep_its_copy_changes_nothing(instance, capsys, monkeypatch):
+    """A full disk when the copy before the migrations is made: one line, and the
+    database stays as it was (not brought up to date without its copy)."""
+    from alembic.script import ScriptDirectory
+    from flask_migrate import downgrade
+
+    from companion import database
+    from companion.web import MIGRATIONS
+    script = ScriptDirectory(str(MIGRATIONS))
+    before = script.get_revision(script.get_current_head()).down_revision
+    app = _app()
+    with app.app_context():
+        downgrade(directory=str(MIGRATIONS), revision=before)
+    _dispose(app)
+
+    def full(source, target):
+        raise sqlite3.OperationalError("database or disk is full")
+    monkeypatch.setattr(database, "copy", full)
+    assert main(["ratings"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot use the instance folder ") and err.count("\n") == 1
+    assert "no copy of the games could be kept before bringing them up to date" in err, err
+    with sqlite3.connect(instance / "companion.sqlite") as conn:
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == (before,)
+
+
 def test_what_cannot_be_backed_up_or_restored_is_said_in_one_line(instance, tmp_path, capsys,
                                                                 monkeypatch):
     assert main(["backup", str(tmp_path / "b.sqlite")]) == 2
