@@ -20,7 +20,15 @@
       const okP = !phase || el.dataset.phases.split(" ").includes(phase) || el.matches(":target");
       el.classList.toggle("hidden", searching ? el.parentNode !== found : !okP);
     });
-    document.querySelectorAll("main > h2").forEach(h => h.classList.toggle("hidden", !!searching));
+    // what it finds under a heading of its own (the sections' step aside), or that it
+    // found nothing
+    document.querySelectorAll("main > h2").forEach(h => h.classList.toggle("hidden", !!searching === (h.id !== "found-title")));
+    let none = document.getElementById("found-none");
+    if (searching && !hits.length && !none) {
+      none = document.createElement("p"); none.id = "found-none"; none.className = "muted";
+      none.textContent = T("Nothing matches."); found.after(none);
+    }
+    if (none) none.hidden = !(searching && !hits.length);
     // a search looks in every phase: their buttons step aside for what it finds
     document.querySelector(".phases").classList.toggle("hidden", !!q);
     document.querySelectorAll("[data-phase]").forEach(b => b.classList.toggle("sel", b.dataset.phase === phase));
@@ -30,7 +38,7 @@
       row.scrollLeft += sel.getBoundingClientRect().left - row.getBoundingClientRect().left - 8;
     }
     const ph = phases[phase];
-    document.getElementById("phase-note").innerHTML = ph && !q ? `<div class="rule"><h3>${esc(T("Now: {title}", {title: ph.title}))}</h3><p>${esc(ph.text)}</p></div>` : "";
+    document.getElementById("phase-note").innerHTML = ph && !q ? `<div class="rule"><h2>${esc(T("Now: {title}", {title: ph.title}))}</h2><p>${esc(ph.text)}</p></div>` : "";
     document.body.dataset.searched = searching ? q : q ? "…" : "";
   }
   let timer = null;

@@ -80,10 +80,16 @@ def test_a_german_rules_page_finds_in_every_language_and_names_the_phases(screen
         assert ids == page.locator("#found > .rule").evaluate_all("els => els.map(e => e.id)")
         heads = [h.strip() for h in page.locator("#found .rule h3 a").all_inner_texts()]
         assert heads[:len(first)] == [_heading("de", a) for a in first], q
-        assert page.locator("main > h2:visible").count() == 0
+        # the sections step aside; what it found stands under its own heading
+        assert page.locator("main > h2:visible").all_inner_texts() == ["Was die Suche fand"]
         shot(page, f"rules-page-de-1920-{q}")
+        assert audit(page) == []        # (its entries' headings came right after the h1)
+    page.fill("#q", "zzzzqqq")                      # nothing: said under the heading
+    page.wait_for_function("() => document.body.dataset.searched === 'zzzzqqq'")
+    assert page.locator("#found-none").inner_text() == "Nichts gefunden."
     page.fill("#q", "")
     page.wait_for_function("() => document.body.dataset.searched === ''")
+    assert page.locator("#found-none").is_hidden()
     assert page.locator("main .rule[id]:visible").count() == total
     assert page.locator("#found > *").count() == 0
     # every entry back in its place: the soldiers first, in rank order
@@ -92,6 +98,9 @@ def test_a_german_rules_page_finds_in_every_language_and_names_the_phases(screen
     assert page.locator('#R71 [data-phase-tag="capture_check"]').inner_text() == \
         "Eroberungsprüfung"
     shot(page, "rules-page-de-1920-phases")
+    page.locator('[data-phase="mission"]').click()
+    page.locator("#phase-note .rule").wait_for()
+    assert audit(page) == []        # the phase's note under the h1: a heading of its level
     # on a 360 px phone the search stays at the top in one short block (the phases one
     # row that scrolls sideways: four rows of German phases took half the screen), and
     # a question's answers follow it at once (a search looks in every phase)
