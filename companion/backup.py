@@ -118,28 +118,19 @@ def restore(args: argparse.Namespace) -> int:
             return 2
         kept = None
         try:
+            if target.exists():
+                stamp = time.strftime("%Y%m%d-%H%M%S")
+                kept = target.with_name(f"{target.name}.before-restore-{stamp}")
+                n = 1
+                while kept.exists():               # two restores in one second
+                    n += 1
+                    kept = target.with_name(f"{target.name}.before-restore-{stamp}-{n}")
+                database.copy(target, kept)
             src = sqlite3.connect(f"file:{backup_file}?mode=ro", uri=True)
             try:
-                if target.exists():
-                    stamp = time.strftime("%Y%m%d-%H%M%S")
-                    kept = target.with_name(f"{target.name}.before-restore-{stamp}")
-                    n = 1
-                    while kept.exists():           # two restores in one second
-                        n += 1
-                        kept = target.with_name(f"{target.name}.before-restore-{stamp}-{n}")
-                    now = sqlite3.connect(target)
-                    try:
-                        keep = sqlite3.connect(kept)
-                        try:
-                            now.backup(keep)
-                            keep.execute("PRAGMA journal_mode=DELETE")
-                        finally:
-                            keep.close()
-                    finally:
-                        now.close()
                 dst = sqlite3.connect(target)
                 try:
-                    src.backup(dst)            # through SQLite: its write-ahead log too
+                    src.backup(dst)                # through SQLite: its write-ahead log too
                     said = database.counts(dst)
                 finally:
                     dst.close()

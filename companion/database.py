@@ -20,6 +20,7 @@ import os
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 EXAMPLE = "postgresql://user@localhost/spies_lies"
 
@@ -82,6 +83,14 @@ def problem(environ: Mapping[str, str] | None = None) -> str | None:
 
 
 # --- the SQLite file as one copy (spies-lies backup, the keeper's download) ---------------
+
+def sqlite_path(engine_url: Any) -> Path | None:
+    """The SQLite file an engine's URL names (``None``: PostgreSQL, or in memory)."""
+    name = engine_url.database
+    if engine_url.get_backend_name() != "sqlite" or not name or name == ":memory:":
+        return None
+    return Path(name)
+
 
 def counts(conn: sqlite3.Connection) -> str:
     """"N finished games, M players" of a companion database."""

@@ -87,11 +87,9 @@ def _before_migrating() -> None:
     if unknown:
         raise NewerDatabase(unknown)
     head = script.get_current_head()
-    url = db.engine.url
-    if (not have or head in have or url.get_backend_name() != "sqlite" or not url.database
-            or url.database == ":memory:"):
+    path = database.sqlite_path(db.engine.url)
+    if not have or head in have or path is None:
         return             # nothing kept yet, up to date, or PostgreSQL (pg_dump's)
-    path = Path(url.database)
     kept = path.with_name(f"{path.name}.before-{head}")
     if not kept.exists():  # (a first attempt that failed kept it as it was before)
         try:

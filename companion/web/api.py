@@ -444,7 +444,7 @@ def keeper_check() -> Response:
     screen keeps it); 403 when it is not."""
     _body()
     _keeper_only()
-    return jsonify({"keeper": True, "backup": _games_file() is not None})
+    return jsonify({"keeper": True, "backup": database.sqlite_path(db.engine.url) is not None})
 
 
 def _keeper_only() -> None:
@@ -453,21 +453,13 @@ def _keeper_only() -> None:
                                 "link that spies-lies serve printed"), code="not_keeper")
 
 
-def _games_file() -> Path | None:
-    """The SQLite file of the games (``None`` on PostgreSQL: pg_dump keeps those)."""
-    url = db.engine.url
-    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
-        return None
-    return Path(url.database)
-
-
 @bp.post("/keeper/backup")
 def keeper_backup() -> Response:
     """The group's games as one SQLite file (``spies-lies restore`` puts it back): the
     keeper only. Made through SQLite's online backup, consistent while tables play."""
     _body()
     _keeper_only()
-    source = _games_file()
+    source = database.sqlite_path(db.engine.url)
     if source is None:
         raise ApiError(409, Msg("this server keeps the games in PostgreSQL: back them up with "
                                 "pg_dump"), code="not_sqlite")

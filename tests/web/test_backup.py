@@ -7,6 +7,7 @@ import json
 import pathlib
 import sqlite3
 import threading
+from contextlib import closing
 
 import pytest
 
@@ -41,7 +42,7 @@ def _play(client, name: str) -> None:
 
 
 def _games(path: pathlib.Path) -> int:
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn:
         return conn.execute("SELECT count(*) FROM game").fetchone()[0]
 
 
