@@ -332,26 +332,33 @@
     // (a table this screen opened, its answer lost: a second tap here is answered with it)
     const box = $("elsewhere"), to = !goOn.tried && v.went_on;
     const keyless = !SL.secret && presence.known && !v.rematch;
-    const hand = keyless && !connected.map(String).includes("host") && v.seats.some(x => x.status === "active" && !x.screen);
+    const phones = v.seats.some(x => x.status === "active" && !x.screen);
+    const hostHere = connected.map(String).includes("host");
+    const hand = keyless && !hostHere && phones;
     const copy = keyless && !!screenSeats(v).length && v.state.phase !== "over";
-    const on = !!to || hand || copy, shape = [v.version, hand, copy].join("|");
+    // the table's screen still open elsewhere (a laptop, the TV to be): how this one takes over
+    const move = keyless && hostHere && phones && !copy && v.state.phase !== "over";
+    const on = !!to || hand || copy || move, shape = [v.version, hand, copy, move].join("|");
     const shown = !box.classList.contains("hidden");
     box.classList.toggle("hidden", !on);
+    box.classList.toggle("quiet", move && !to);
     if (hand) handedHere(v);
     if (on && box.dataset.shape !== shape) {
       const open = !!box.querySelector("details[open]");     // opened: it stays open
       box.dataset.shape = shape;
-      box.innerHTML = elsewhereBox(v, to, hand, copy);
+      box.innerHTML = elsewhereBox(v, to, hand, copy, move);
       if (open && box.querySelector("details")) box.querySelector("details").open = true;
     } else if (shown === on) return;
     trimHistory();        // the box above "Today" took (or gave back) its room
   }
   // "No phone at hand?" opened or closed: the box's height changed under "Today"
   $("elsewhere").addEventListener("toggle", () => trimHistory(), true);
-  function elsewhereBox(v, to, hand, copy) {
+  function elsewhereBox(v, to, hand, copy, move) {
     if (to) return `<b>${esc(T("This game goes on at table {code}, on another screen.", {code: to}))}</b>
         ${SL.secret ? `<p class="muted">${esc(T("Anything entered here carries it on at this table instead."))}</p>` : ""}
         <a class="btn primary" href="/t/${to}" data-testid="went-on">${esc(T("Go to table {code}", {code: to}))}</a>`;
+    if (move) return `<details class="no-phone"><summary data-testid="move-here">${esc(T("Make this screen the table's screen?"))}</summary>
+      <p class="muted">${esc(T("Close the table on the screen that opened it (its page or its tab): a code then shows here for a seated player's phone to scan."))}</p></details>`;
     const button = `<button type="button" class="${hand ? "" : "primary"}" data-go-on data-testid="go-on">${esc(T("Go on with this game here"))}</button>`;
     return hand ? `<b>${esc(T("Is the screen that opened this table gone?"))}</b>
       <div class="hand"><img class="qr-hand" data-testid="hand-qr" src="/qr/${SL.code}/screen/${handKey().hash}.svg" alt="${esc(T("QR code to make this screen the table's screen"))}">

@@ -106,7 +106,8 @@
         <button type="button" class="primary big" id="do-join">${esc(T("Sit down"))}</button></div>
         ${me ? `<div class="card known" data-testid="known-player">${T("This phone remembers you as {name}: your games count in the group's statistics. Type another name above to rename yourself.", {name: `<b>${esc(me.name)}</b>`})}
           <div class="row"><a class="btn" href="/stats/players/${me.id}">${esc(T("My statistics"))}</a><button type="button" id="do-forget">${esc(T("Forget me on this phone"))}</button></div></div>` : ""}
-        <button type="button" class="big" id="do-watch" data-testid="watch">${esc(T("Just watch (no seat)"))}</button>`;
+        <button type="button" class="big" id="do-watch" data-testid="watch">${esc(T("Just watch (no seat)"))}</button>
+        <a class="btn board-here" href="/t/${SL.code}" data-testid="board-here">${esc(T("Show the board on this screen (a TV, a laptop)"))}</a>`;
     },
     // a watcher: the game as it goes, read only; it takes no seat and can tap nothing
     watch(v) {

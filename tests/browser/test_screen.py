@@ -597,18 +597,34 @@ def test_a_seated_phone_makes_another_screen_the_table_s_screen(screens, live):
     over a seat or start the rematch. It shows a QR code; a seated phone scans it and,
     with one tap more, makes that screen the table's screen: the same table, every seat
     kept, and a phone waiting for a seat is let in from it. A phone with no seat there
-    cannot."""
+    cannot.
+
+    The other screen comes to the table as a group brings a TV to it: the table's code on
+    its first page, then "Show the board on this screen" (only the address /t/CODE typed
+    in full led there); while the laptop is still open it says how to take over."""
     events = plan()
     table = Table(screens, live, WALL, tv_language="fr")
     red = table.join("red", "Ann", locale="fr")
     table.join("blue", "Bob")
     for d in events[:2]:                         # both exhausted soldiers
         table.play(d)
-    laptop = table.tv.context
-    table.tv.close()
-    host_gone(live, table.code)
     other = screens("tv", locale="fr", size=(1280, 720))
-    other.goto(f"{live.url}/t/{table.code}")
+    other.goto(f"{live.url}/")
+    other.fill("#join-code", table.code.lower())
+    other.press("#join-code", "Enter")
+    other.click('[data-testid="board-here"]')
+    move = other.get_by_test_id("move-here")       # the laptop is the table's screen still
+    move.click()
+    other.wait_for_selector('[data-testid="elsewhere"] details[open]')
+    assert other.url == f"{live.url}/t/{table.code}"
+    assert other.get_by_test_id("hand-qr").count() == 0
+    said = other.get_by_test_id("elsewhere").inner_text()
+    assert "Fermez la table sur l'écran qui l'a ouverte" in said
+    shot(other, "screen-move-here-fr")
+    assert audit(other) == []
+    laptop = table.tv.context
+    table.tv.close()                              # the laptop's page closed: the code shows
+    host_gone(live, table.code)
     qr = other.get_by_test_id("hand-qr")
     qr.wait_for()
     qr.evaluate("img => img.complete || new Promise(r => img.onload = r)")
@@ -650,9 +666,11 @@ def test_a_seated_phone_makes_another_screen_the_table_s_screen(screens, live):
     record = live.app.test_client().get(f"/api/tables/{table.code}/record").get_json()
     assert record["events"] == events[:3]
     # the old laptop back: its key is worth nothing, so it only shows the board (no undo,
-    # no QR code: the table's screen is there) and forgets that key
+    # no QR code: the table's screen is there, only how to take over from it) and forgets
+    # that key
     back = laptop.new_page()
     back.goto(f"{live.url}/t/{table.code}")
     back.wait_for_function(f"() => !localStorage.getItem('sl-host-{table.code}')")
     back.wait_for_selector("#undo[hidden]", state="attached")
-    assert back.get_by_test_id("elsewhere").is_hidden()
+    back.get_by_test_id("move-here").wait_for()
+    assert back.get_by_test_id("hand-qr").count() == 0
