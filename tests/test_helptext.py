@@ -72,7 +72,10 @@ def test_phases_and_glossary():
                      "play without phones", "language", "chance", "light and dark",
                      "keeper", "calculator", "first game", "sound", "screen gone",
                      # a player's phone that gave out (they found the big screen's word)
-                     "new phone"}
+                     "new phone",
+                     # how a game starts (they found the board's starting position, a
+                     # new phone and "Hüter")
+                     "new table"}
 
 
 def test_search_captain():
@@ -394,6 +397,12 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     # and moving a game to another screen on purpose (they found R80, R14, R70)
     ("how do I change the host screen?", "en", ["word-33"], 1),
     ("we want to use the TV instead of the laptop", "en", ["word-33"], 1),
+    ("how do we start a new game?", "en", ["word-35"], 1),
+    ("how do I open a table", "en", ["word-35"], 1),
+    ("neues Spiel starten", "de", ["word-35"], 1),
+    ("wie starten wir ein neues Spiel?", "de", ["word-35"], 1),
+    ("comment commencer une nouvelle partie ?", "fr", ["word-35"], 1),
+    ("nieuw spel beginnen", "nl", ["word-35"], 1),
     ("changer d'écran", "fr", ["word-33"], 1),
     ("Bildschirm wechseln", "de", ["word-33"], 1),
     ("de tv gebruiken", "nl", ["word-33"], 1),
