@@ -75,7 +75,9 @@ def test_phases_and_glossary():
                      "new phone",
                      # how a game starts (they found the board's starting position, a
                      # new phone and "Hüter")
-                     "new table"}
+                     "new table",
+                     # a phone or a screen out of touch (it found the win after day 3)
+                     "connection"}
 
 
 def test_search_captain():
@@ -403,6 +405,11 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("wie starten wir ein neues Spiel?", "de", ["word-35"], 1),
     ("comment commencer une nouvelle partie ?", "fr", ["word-35"], 1),
     ("nieuw spel beginnen", "nl", ["word-35"], 1),
+    ("my phone lost the connection", "en", ["word-36"], 1),
+    ("the wifi is down", "en", ["word-36"], 1),
+    ("Handy hat keine Verbindung", "de", ["word-36"], 1),
+    ("le téléphone n'a plus de connexion", "fr", ["word-36"], 1),
+    ("geen verbinding", "nl", ["word-36"], 1),
     ("changer d'écran", "fr", ["word-33"], 1),
     ("Bildschirm wechseln", "de", ["word-33"], 1),
     ("de tv gebruiken", "nl", ["word-33"], 1),
