@@ -410,6 +410,9 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("Handy hat keine Verbindung", "de", ["word-36"], 1),
     ("le téléphone n'a plus de connexion", "fr", ["word-36"], 1),
     ("geen verbinding", "nl", ["word-36"], 1),
+    ("how many days are there?", "en", ["word-10"], 2),   # after R12's "days 2 and 3"
+    ("combien de jours ?", "fr", ["word-10"], 2),
+    ("hoeveel dagen?", "nl", ["word-10"], 1),
     ("changer d'écran", "fr", ["word-33"], 1),
     ("Bildschirm wechseln", "de", ["word-33"], 1),
     ("de tv gebruiken", "nl", ["word-33"], 1),
