@@ -1,5 +1,6 @@
-/* Every confirmation on every screen: one in-page dialog (never the browser's confirm(),
-   which names the server's address and blocks the page). The safe answer is focused
+/* Every confirmation on every screen: one in-page dialog (not the browser's confirm(),
+   which names the server's address and blocks the page, but where there is no <dialog>
+   at all). The safe answer is focused
    first; resolves true for the first button ("yes"), false for the other, Escape or a
    tap outside. Ask({title, text, yes, no, danger, id}) → Promise<boolean>. */
 "use strict";
@@ -8,6 +9,11 @@ const Ask = (() => {
   let open = null;
   return function ask({title, text = "", yes, no = T("Cancel"), danger = false, id = ""}) {
     if (open) open.close("");
+    // a browser without <dialog> (Safari before 15.4, on iPads that cannot update): the
+    // browser's own question, so a confirmation is never a dead button
+    if (typeof HTMLDialogElement === "undefined" || !HTMLDialogElement.prototype.showModal) {
+      return Promise.resolve(window.confirm(text ? `${title}\n\n${text}` : title));
+    }
     const d = document.createElement("dialog");
     d.className = "ask"; d.dataset.testid = "ask"; if (id) d.dataset.ask = id;
     d.setAttribute("aria-labelledby", "ask-title");

@@ -11,11 +11,13 @@ const SL = (() => {
     if (secret) h.Authorization = "Bearer " + secret;
     return h;
   }
-  // the operations of a delta (companion/web/delta.py): set, del, add (append to a list)
+  // the operations of a delta (companion/web/delta.py): set, del, add (append to a list),
+  // on a copy (a view is JSON: copied as JSON, as the TV browsers of 2021-2023 and iOS
+  // before 15.4 can, which have no structuredClone; their screens stayed on the first view)
   function patch(v, ops) {
-    const out = structuredClone(v);
+    const out = JSON.parse(JSON.stringify(v));
     for (const [kind, path, value] of ops) {
-      if (!path.length) return structuredClone(value);
+      if (!path.length) return value;          // (parsed from this message: no one else's)
       let parent = out;
       for (const k of path.slice(0, -1)) parent = parent[k];
       const last = path[path.length - 1];

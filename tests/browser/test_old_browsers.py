@@ -1,0 +1,96 @@
+"""Screens whose browsers are years old: the big screen is often a smart TV's own browser
+(Samsung's of 2021-2023 are Chromium 85-94, LG's webOS 6 Chromium 79) or an iPad that
+cannot update past iOS 15, and a group has no other.
+
+Each page here runs without what such a browser lacks: the script functions newer than
+Chromium 79 and Safari 14, and ``<dialog>`` (Safari before 15.4). Without
+``structuredClone`` every change that came down the live stream was thrown away by the
+page (a TV stayed on the board it first loaded); without ``<dialog>`` every confirmation
+was a button that did nothing. The scripts' syntax is checked the same way: one
+expression newer than the browser and it runs none of the file."""
+
+import pathlib
+import re
+from typing import Any
+
+from .table import Table
+from .test_flag import WALL, plan
+
+# what Chromium 79 / Safari 14 lack and the pages might reach for, removed before any
+# script of the page runs (their CSS degrades by itself: a rule a browser cannot read is
+# dropped, and test_looks shows the screens without one)
+OLD_BROWSER = """(() => {
+  const gone = [[window, "structuredClone"], [Array.prototype, "at"], [Object, "hasOwn"],
+    [String.prototype, "replaceAll"], [Array.prototype, "findLast"],
+    [Array.prototype, "findLastIndex"], [Array.prototype, "toSorted"], [Object, "groupBy"],
+    [Promise, "any"], [window, "WeakRef"], [Element.prototype, "replaceChildren"],
+    [Element.prototype, "checkVisibility"], [window.crypto, "randomUUID"],
+    [AbortSignal, "timeout"], [window, "HTMLDialogElement"]];
+  for (const [where, name] of gone) { try { delete where[name]; } catch (e) { /* kept */ } }
+})()"""
+
+
+def test_a_game_on_an_old_tv_browser_and_old_phones(screens, live):
+    def aged(*args: Any, **kwargs: Any) -> Any:
+        page = screens(*args, **kwargs)
+        page.context.add_init_script(OLD_BROWSER)
+        return page
+
+    events = plan()
+    table = Table(aged, live, WALL, tv_size=(1280, 720))
+    tv = table.tv
+    assert tv.evaluate("() => typeof structuredClone + typeof HTMLDialogElement") == \
+        "undefinedundefined"
+    asked: list[str] = []
+
+    def answer(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.accept()
+
+    tv.on("dialog", answer)
+    red = table.join("red", "Ann")
+    blue = table.join("blue", "Bob")
+    for d in events[:8]:
+        table.play(d)
+        # every change reaches the TV down its live stream (it threw each one away)
+        table.sync(tv)
+    assert tv.evaluate("() => SL.streaming")
+    # red lays a deception token: the browser's own question, answered yes by the phone
+    table.sync(red)
+    before = table.seen(red)
+    table.tap(red, '#act [data-dec="ask"]')
+    red.wait_for_function("v => +document.body.dataset.version > v", arg=before)
+    table.version = table.seen(red)
+    table.play({**events[8], "deception": False})         # the guess and the card, as dealt
+    table.sync(tv)
+    assert "(deception token played)" in tv.locator("#narration").inner_text()
+    # the TV takes the last reveal back: its question is the browser's, and it is asked
+    table.sync(tv)
+    before = table.seen(tv)
+    tv.locator("#undo").click()
+    tv.wait_for_function("v => +document.body.dataset.version > v", arg=before)
+    table.version = table.seen(tv)
+    assert len(asked) == 1 and asked[0]
+    for page in (red, blue):              # the reveal is gone on every screen
+        table.sync(page)
+    assert tv.locator("#narration").inner_text().startswith("Red guessed Scout")
+    record = live.app.test_client().get(f"/api/tables/{table.code}/record").get_json()
+    assert len(record["events"]) == 8
+
+
+# syntax an old browser cannot read (it then runs nothing of the file): what the pages'
+# scripts must do without (a string that happens to hold one of these is said too)
+NEWER_SYNTAX = {
+    "optional chaining, a?.b (Chromium 80)": r"\?\.(?!\d)",
+    "nullish coalescing, a ?? b (Chromium 80)": r"\?\?",
+    "logical assignment, a ||= b (Chromium 85)": r"(\|\||&&)=",
+    "a regular expression's lookbehind (Safari 16.4)": r"\(\?<[=!]",
+}
+
+
+def test_the_scripts_use_no_syntax_newer_than_the_old_browsers():
+    static = pathlib.Path(__file__).resolve().parents[2] / "static"
+    found = [f"{js.name}:{n}: {what}" for js in sorted(static.glob("*.js"))
+             for n, line in enumerate(js.read_text(encoding="utf-8").splitlines(), 1)
+             for what, pattern in NEWER_SYNTAX.items() if re.search(pattern, line)]
+    assert found == []
