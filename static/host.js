@@ -18,8 +18,12 @@
     const root = document.documentElement.style, body = document.body;
     // a table entered here (issue 23): a tablet too gets the stage, shaped to its screen
     const entry = body.classList.contains("entry");
-    const staged = entry ? Math.min(innerWidth, innerHeight) >= 600 : innerWidth > 1000;
+    // (a TV whose browser counts its 1080 lines as 540, twice as big: staged too, or its
+    // codes to join were below the fold, a remote's scroll away)
+    const wide = innerWidth >= 900 && innerHeight >= 500 && innerWidth > innerHeight;
+    const staged = wide || (entry ? Math.min(innerWidth, innerHeight) >= 600 : innerWidth > 1000);
     body.classList.toggle("staged", staged);
+    document.documentElement.classList.toggle("host-staged", staged);     // (no :has() in old TVs)
     if (!staged) { ["--s", "--x", "--y", "--w", "--h"].forEach(k => root.removeProperty(k)); body.classList.remove("portrait"); return; }
     // the stage is as wide as the screen's shape, 1440 to 1920 for 1080 high: a 16:10
     // laptop, a 4:3 projector or a 5:4 monitor is filled, not banded above and below

@@ -13,12 +13,13 @@ import pathlib
 import re
 from typing import Any
 
+from .conftest import shot
 from .table import Table
 from .test_flag import WALL, plan
 
 # what Chromium 79 / Safari 14 lack and the pages might reach for, removed before any
-# script of the page runs (their CSS degrades by itself: a rule a browser cannot read is
-# dropped, and test_looks shows the screens without one)
+# script of the page runs; and the style rules such a browser cannot read (":has()",
+# "@container"), dropped as it drops them, once the page's styles are in
 OLD_BROWSER = """(() => {
   const gone = [[window, "structuredClone"], [Array.prototype, "at"], [Object, "hasOwn"],
     [String.prototype, "replaceAll"], [Array.prototype, "findLast"],
@@ -27,6 +28,14 @@ OLD_BROWSER = """(() => {
     [Element.prototype, "checkVisibility"], [window.crypto, "randomUUID"],
     [AbortSignal, "timeout"], [window, "HTMLDialogElement"]];
   for (const [where, name] of gone) { try { delete where[name]; } catch (e) { /* kept */ } }
+  const unread = list => { for (let i = list.length - 1; i >= 0; i--) {
+    const rule = list[i];
+    if ((rule.selectorText || "").includes(":has(") || rule.constructor.name === "CSSContainerRule")
+      (rule.parentRule || rule.parentStyleSheet).deleteRule(i);
+    else if (rule.cssRules) unread(rule.cssRules);
+  } };
+  const drop = () => { for (const sheet of document.styleSheets) unread(sheet.cssRules); };
+  document.addEventListener("DOMContentLoaded", drop);
 })()"""
 
 
@@ -37,10 +46,21 @@ def test_a_game_on_an_old_tv_browser_and_old_phones(screens, live):
         return page
 
     events = plan()
-    table = Table(aged, live, WALL, tv_size=(1280, 720))
+    # a 1080p TV whose browser counts 960 x 540 (each CSS pixel two of the screen's): the
+    # board is staged, the codes to join in view (it stacked like a phone's page, the
+    # codes below the fold, a remote's scroll away)
+    table = Table(aged, live, WALL, tv_size=(960, 540))
     tv = table.tv
     assert tv.evaluate("() => typeof structuredClone + typeof HTMLDialogElement") == \
         "undefinedundefined"
+    assert tv.evaluate("""() => [...document.styleSheets].every(s => [...s.cssRules].every(
+        r => !(r.selectorText || "").includes(":has(")))""")
+    assert tv.evaluate("() => document.body.classList.contains('staged')")
+    assert tv.evaluate("""() => { const page = document.documentElement;
+        const q = document.querySelector("img.qr").getBoundingClientRect();
+        return q.bottom <= innerHeight && q.right <= innerWidth && q.width >= 90
+               && page.scrollHeight <= innerHeight && page.scrollWidth <= innerWidth; }""")
+    shot(tv, "old-tv-960x540")
     asked: list[str] = []
 
     def answer(dialog: Any) -> None:
