@@ -546,7 +546,9 @@
   }
   function firstTime(v) {
     const box = $("first-time"), s = v.state, last = s.reveals[s.reveals.length - 1];
-    if (!v.first_game || !last) { box.classList.add("hidden"); return; }
+    // (the words above it are told it shows, for host.css: old TV browsers have no :has())
+    const show = on => { box.classList.toggle("hidden", !on); $("narration").classList.toggle("noted", on); };
+    if (!v.first_game || !last) { show(false); return; }
     if (!abilities) {
       if (!asked) {
         asked = true;
@@ -563,7 +565,7 @@
     // (lines of text in one box inside its padding: the side column may cut them to its
     // room, trimHistory)
     box.innerHTML = `<div class="lines">${fresh.map(r => `${esc(T("First time in this game:"))} <b>${esc(T("the {name} ({r})", {name: abilities[r].name, r}))}</b> — ${esc(abilities[r].ability)}.`).join("<br>")}</div>`;
-    box.classList.toggle("hidden", !fresh.length);
+    show(!!fresh.length);
   }
 
   function seats(v) {

@@ -182,6 +182,7 @@
     const t = v.taps, act = $("act");
     document.body.dataset.version = v.version;
     act.dataset.step = REVEAL.includes(t.step) ? "reveal-" + t.step : t.step;
+    document.body.dataset.act = act.dataset.step;    // (for phone.css: no :has() before iOS 15.4)
     if (seat && seat.status !== "pending" && v.version >= (seat.since || 0) && !v.seats.some(x => x.id === seat.id)) {
       localStorage.removeItem(store); seat = null; SL.secret = null;
       SL.toast(T("This phone no longer holds a seat: join again."));

@@ -203,13 +203,15 @@
   const ccY = p => CC.bot - p * (CC.bot - CC.top);
   function drawChances() {
     const c = story.chances, box = $("chance"), list = $("turning");
-    if (!c) { box.classList.add("hidden"); list.innerHTML = ""; return; }
+    // (the layout is told too, for its rows: old TV browsers have no :has())
+    const shown = on => { box.classList.toggle("hidden", !on); box.closest(".layout").classList.toggle("no-chance", !on); };
+    if (!c) { shown(false); list.innerHTML = ""; return; }
     if (c.pending) {
-      box.classList.add("hidden");
+      shown(false);
       list.innerHTML = `<p class="muted" data-testid="turning-pending">${esc(T("Working out each side's chance to win, step by step…"))}</p>`;
       return;
     }
-    box.classList.remove("hidden");
+    shown(true);
     const red = c.steps.map(x => x[0]), blue = c.steps.map(x => x[1]);
     const line = vals => vals.map((p, i) => `${i ? "L" : "M"}${cx(i)} ${ccY(p)}`).join("");
     let out = t(8, 12, T("Chance to win"), {size: 15, anchor: "start", fill: COL.dim, weight: 800});
