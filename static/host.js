@@ -470,6 +470,15 @@
     if (t.deceive && onScreen(v, t.deceive.side, t.part)) return {step: "deceive", side: t.deceive.side};
     return {step: "wait", side: null};
   }
+  // the entry panel's width, told to host.css (entry-wide, entry-narrow) as a container
+  // query would tell it: older iPads and TVs have none
+  if (window.ResizeObserver) {
+    new ResizeObserver(([seen]) => {
+      const w = seen.contentRect.width, on = document.body.classList.contains("entry") && w > 0;
+      document.body.classList.toggle("entry-wide", on && w >= 900);
+      document.body.classList.toggle("entry-narrow", on && w < 540);
+    }).observe($("entry"));
+  }
   function entry(v) {
     const box = $("entry"), on = !!screenSeats(v).length && !!SL.secret;
     box.classList.toggle("hidden", !on);

@@ -105,6 +105,33 @@ def test_a_game_on_an_old_tv_browser_and_old_phones(screens, live):
         assert sofa.evaluate("() => getComputedStyle(document.documentElement).zoom") == zoom
 
 
+# every button of the panel a side enters the step at, in sight (inside the panel and the
+# screen); the step and those out of it
+IN_SIGHT = """() => { const box = document.getElementById("entry"), r = box.getBoundingClientRect();
+  const out = [...box.querySelectorAll("button")].filter(b => b.offsetParent).filter(b => {
+    const q = b.getBoundingClientRect();
+    return q.bottom > Math.min(r.bottom, innerHeight) + 1
+      || q.right > Math.min(r.right, innerWidth) + 1; });
+  return [box.dataset.step, out.map(b => b.textContent.trim())]; }"""
+
+
+def test_an_old_ipad_upright_enters_a_game_with_every_button_in_sight(screens, live):
+    """An iPad that stays on iOS 15 (the Air 2, the mini 4), upright, as the one screen of a
+    table without phones: the panel's layout for its width was a container query, which
+    it has not, and the soldiers 9 and 10 and "Draw for me" were below the screen."""
+    def aged(*args: Any, **kwargs: Any) -> Any:
+        page = screens(*args, **kwargs)
+        page.context.add_init_script(OLD_BROWSER)
+        return page
+
+    table = Table(aged, live, WALL, tv_size=(768, 1024), enter="screen")
+    for d in plan()[:8]:
+        step, out = table.tv.evaluate(IN_SIGHT)
+        assert out == [], (step, out)
+        table.play(d)
+    shot(table.tv, "old-ipad-768x1024")
+
+
 # syntax an old browser cannot read (it then runs nothing of the file): what the pages'
 # scripts must do without (a string that happens to hold one of these is said too)
 NEWER_SYNTAX = {
@@ -120,6 +147,7 @@ NEWER_SYNTAX = {
 # drawn over nothing)
 NEWER_STYLE = {
     ":has() (Chromium 105, Safari 15.4)": r":has\(",
+    "a container query (Chromium 105, Safari 16)": r"@container|container-type",
     "inset (Chromium 87, Safari 14.1): top, right, bottom, left": r"(^|[;{\s])inset\s*:",
 }
 
