@@ -148,6 +148,8 @@ NEWER_SYNTAX = {
 NEWER_STYLE = {
     ":has() (Chromium 105, Safari 15.4)": r":has\(",
     "a container query (Chromium 105, Safari 16)": r"@container|container-type",
+    "overflow-wrap: anywhere alone (Chromium 80, Safari 15.4): break-word first":
+        r"(?<!overflow-wrap: break-word; )overflow-wrap: anywhere",
     "inset (Chromium 87, Safari 14.1): top, right, bottom, left": r"(^|[;{\s])inset\s*:",
 }
 
