@@ -12,11 +12,13 @@
   try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { /* none */ }
   if (zone) {                 // (what a zone's name may be is the server's to judge)
     document.cookie = `sl-tz=${zone}; path=/; max-age=31536000; samesite=lax`;
-    const shown = new Intl.DateTimeFormat(document.documentElement.lang || undefined,
-                                          {dateStyle: "medium", timeStyle: "short", timeZone: zone});
-    document.querySelectorAll("time[data-zone]").forEach(t => {
-      if (t.dataset.zone !== zone) { t.textContent = shown.format(new Date(t.dateTime)); t.dataset.zone = zone; }
-    });
+    try {                     // (a zone an old browser names but cannot format: as written)
+      const shown = new Intl.DateTimeFormat(document.documentElement.lang || undefined,
+                                            {dateStyle: "medium", timeStyle: "short", timeZone: zone});
+      document.querySelectorAll("time[data-zone]").forEach(t => {
+        if (t.dataset.zone !== zone) { t.textContent = shown.format(new Date(t.dateTime)); t.dataset.zone = zone; }
+      });
+    } catch (e) { /* the server's words stand */ }
   }
 
   const keeper = localStorage.getItem("sl-keeper");
