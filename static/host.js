@@ -615,6 +615,10 @@
     const s = v.state, w = v.words, box = $("end");
     // the rematch opened from this screen (it holds the new table's key): go on there
     if (v.rematch && localStorage.getItem("sl-host-" + v.rematch.code)) { leave("/t/" + v.rematch.code); return; }
+    // a second screen showing the board (no key) follows, as a watching phone does, when
+    // it was showing this game before the rematch (an old table's board opened later stays)
+    if (v.rematch && !SL.secret && end.before) { leave("/t/" + v.rematch.code); return; }
+    if (!v.rematch) end.before = true;
     if (s.phase !== "over") { box.classList.add("hidden"); return; }
     const rows = [[T("IP now"), x => s.ip[x]], [T("identifications"), x => s.stats[x].identified],
       [T("IP from identifying"), x => s.stats[x].ip_identified], [T("IP from abilities"), x => s.stats[x].ip_abilities],

@@ -50,6 +50,12 @@ def test_a_watcher_and_a_rematch_that_moves_four_phones(screens, live):
     watcher.unroute("**/api/**", cut)
     watcher.get_by_test_id("link-down").wait_for(state="hidden", timeout=15_000)
 
+    # a second screen shows the board too (no key: the table's code on its first page, then
+    # "Show the board on this screen")
+    board = screens("tv", size=(1280, 720))
+    board.goto(f"{live.url}/t/{table.code}")
+    board.get_by_test_id("move-here").wait_for()
+
     # the whole game, then Dirk's phone goes away (asleep, another page)
     table.enter_by_http(list(random_record(random.Random(5), wall_distance=WALL).events))
     table.sync(tv)
@@ -84,6 +90,12 @@ def test_a_watcher_and_a_rematch_that_moves_four_phones(screens, live):
         assert page.locator("#who .mark").first.get_attribute("class").endswith(swapped)
     watcher.wait_for_url(f"**/j/{new}")
     watcher.get_by_test_id("watching").wait_for()
+    # ... and the second screen shows the new table's board, still without its key (it
+    # stayed on the old game's end, the rematch a link away)
+    board.wait_for_url(f"**/t/{new}")
+    board.get_by_test_id("move-here").wait_for()
+    assert board.locator("#undo").is_hidden()
+    assert not board.evaluate(f"() => localStorage.getItem('sl-host-{new}')")
     # the TV shows four seats, all seated by the rematch, and is the new table's host
     tv.wait_for_selector("body[data-version]", state="attached")
     assert tv.get_by_test_id("code").inner_text() == new
