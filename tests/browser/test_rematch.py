@@ -96,6 +96,10 @@ def test_a_watcher_and_a_rematch_that_moves_four_phones(screens, live):
     board.get_by_test_id("move-here").wait_for()
     assert board.locator("#undo").is_hidden()
     assert not board.evaluate(f"() => localStorage.getItem('sl-host-{new}')")
+    # the old table's board opened now stays on its game: the rematch is a link there
+    board.goto(f"{live.url}/t/{old}")
+    board.get_by_test_id("rematch-at").wait_for()
+    assert board.url == f"{live.url}/t/{old}"
     # the TV shows four seats, all seated by the rematch, and is the new table's host
     tv.wait_for_selector("body[data-version]", state="attached")
     assert tv.get_by_test_id("code").inner_text() == new
