@@ -112,6 +112,22 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     table_tv.goto(live.url + "/")
     assert in_view(table_tv, "#create button[type=submit]")
     assert table_tv.locator("#setup summary").is_hidden()
+    # the row of four boxes stands level (their top borders, through their titles' middles)
+    # in every language at 1280 x 720 and 1920 x 1080, a title of two lines ("Wer trägt die
+    # Partie ein") among titles of one (its box stood lower than the others) — and "Open
+    # the table" stays above the fold
+    tops = """() => [...document.querySelectorAll("#create > fieldset > legend")].slice(1)
+        .map(t => { const r = t.getBoundingClientRect();
+                    return Math.round(r.top + r.height / 2); })"""
+    for lang in ("de", "en", "nl", "fr"):
+        table_tv.click(f'[data-testid="langs"] [data-lang="{lang}"]')
+        table_tv.wait_for_selector(f'html[lang="{lang}"]', state="attached")
+        for w, h in ((1280, 720), (1920, 1080)):
+            table_tv.set_viewport_size({"width": w, "height": h})
+            assert len(set(table_tv.evaluate(tops))) == 1, (lang, w, table_tv.evaluate(tops))
+            assert in_view(table_tv, "#create button[type=submit]"), (lang, w)
+    table_tv.click('[data-testid="langs"] [data-lang="en"]')
+    table_tv.wait_for_selector('html[lang="en"]', state="attached")
     radios = table_tv.locator('.wd [role="radio"]')
     assert radios.count() == 7
     assert table_tv.locator('[data-w="4"]').get_attribute("aria-checked") == "true"
