@@ -13,6 +13,8 @@ import pathlib
 import re
 from typing import Any
 
+import pytest
+
 from .conftest import shot
 from .table import Table
 from .test_flag import WALL, plan
@@ -40,6 +42,8 @@ OLD_BROWSER = """(() => {
 })()"""
 
 
+# (what old browsers do with the pages is the same on any database: once, on SQLite)
+@pytest.mark.looks
 def test_a_game_on_an_old_tv_browser_and_old_phones(screens, live):
     def aged(*args: Any, **kwargs: Any) -> Any:
         page = screens(*args, **kwargs)
@@ -127,6 +131,7 @@ IN_SIGHT = """() => { const box = document.getElementById("entry"), r = box.getB
   return [box.dataset.step, out.map(b => b.textContent.trim())]; }"""
 
 
+@pytest.mark.looks
 def test_an_old_ipad_upright_enters_a_game_with_every_button_in_sight(screens, live):
     """An iPad that stays on iOS 15 (the Air 2, the mini 4), upright, as the one screen of a
     table without phones: the panel's layout for its width was a container query, which
