@@ -354,7 +354,25 @@ _SAME = _same(
     (("nochmal", "nochmals", "erneut", "wieder"), ("revanche",)),
     (("rejouer", "rejoue", "rejouons"), ("revanche",)),
     (("opnieuw",), ("revanche",)),
-    (("verwijderen", "verwijder", "weghalen"), ("wissen",)))
+    (("verwijderen", "verwijder", "weghalen"), ("wissen",)),
+    # the group's pages, a watcher, the sound, a saved game opened again: the words a
+    # player asks with (each found nothing, or "infiltrating" for "rating")
+    (("leaderboard", "ranking", "rankings", "ladder", "standings", "scoreboard"),
+     ("rating", "statistics")),
+    (("rangliste", "bestenliste", "tabelle"), ("wertung", "statistik")),
+    (("palmares",), ("classement",)),
+    (("ranglijst", "klassement"), ("rating", "statistieken")),
+    (("spectator", "spectators", "viewer", "viewers", "audience"), ("watch", "watcher")),
+    (("spectateur", "spectateurs", "spectatrice"), ("regarder", "regarde")),
+    (("toeschouwer", "toeschouwers", "kijker", "kijkers"), ("kijken", "kijkt")),
+    (("mute", "unmute", "silent", "beep", "beeps"), ("sound",)),
+    (("stumm", "lautlos", "ausschalten"), ("piepton",)),          # ("ton": French, "your")
+    (("muet", "silencieux"), ("son",)),
+    (("stil", "dempen"), ("geluid",)),
+    (("load", "reload", "import", "upload"), ("file", "opens")),
+    (("laden", "hochladen", "importieren", "inladen", "importeren"),
+     ("datei", "offnet", "bestand", "opent")),
+    (("charger", "recharger", "importer"), ("fichier", "ouvre")))
 
 
 def _forms(word: str) -> tuple[dict[str, float], set[str]]:
@@ -445,7 +463,11 @@ def _found(query: Any) -> tuple[str, list[tuple[int, int, _Entry]]]:
              if len(needle) >= _INFIX and (t := _tier(e, needle, None)) is not None]
     words = _meaningful(needle)
     if typed and (len(words) < 2 or min(t for t, _, _ in typed) < 2):
-        return needle, sorted(typed, key=lambda h: (h[0], h[1]))
+        # (of those found in their text, the entries that have it as a word of their own
+        # first: "rating" the statistics' rating before the "infiltrating" of IP and a day)
+        whole = set(needle.split())
+        return needle, sorted(typed, key=lambda h: (
+            h[0], h[0] == 2 and not whole <= h[2].text_words, h[1]))
     # nothing as typed (never noise beside hits): a question's shaping words aside, each
     # word a typo away or in another form, the entries naming more of them, and rarer
     # ones, first; then what else the question names ("the colonel"). Words found as typed

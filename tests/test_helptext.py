@@ -413,6 +413,20 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("how many days are there?", "en", ["word-10"], 2),   # after R12's "days 2 and 3"
     ("combien de jours ?", "fr", ["word-10"], 2),
     ("hoeveel dagen?", "nl", ["word-10"], 1),
+    # the group's pages, a watcher, the sound, a saved game: a player's own words for them
+    ("is there a leaderboard?", "en", ["word-23"], 1),
+    ("rating", "en", ["word-23"], 1),                     # not "infiltrating" (IP, day)
+    ("Rangliste", "de", ["word-23"], 1),
+    ("ranglijst", "nl", ["word-23"], 1),
+    ("spectator", "en", ["word-19"], 1),
+    ("spectateur", "fr", ["word-19"], 1),
+    ("toeschouwer", "nl", ["word-19"], 1),
+    ("mute", "en", ["word-32"], 1),
+    ("Ton ausschalten", "de", ["word-32"], 1),
+    ("load a saved game", "en", ["word-17"], 1),
+    ("Spiel laden", "de", ["word-17"], 1),
+    ("charger une partie", "fr", ["word-17"], 1),
+    ("spel laden", "nl", ["word-17"], 1),
     ("changer d'écran", "fr", ["word-33"], 1),
     ("Bildschirm wechseln", "de", ["word-33"], 1),
     ("de tv gebruiken", "nl", ["word-33"], 1),
