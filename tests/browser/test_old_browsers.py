@@ -19,6 +19,7 @@ from .conftest import shot
 from .table import Table
 from .test_flag import WALL, plan
 from .test_memory_pages import fill
+from .test_screen import whole
 
 # what Chromium 79 / Safari 14 lack and the pages might reach for, removed before any
 # script of the page runs; and the style rules such a browser cannot read (":has()",
@@ -42,18 +43,23 @@ OLD_BROWSER = """(() => {
 })()"""
 
 
-# (what old browsers do with the pages is the same on any database: once, on SQLite)
-@pytest.mark.looks
-def test_a_game_on_an_old_tv_browser_and_old_phones(screens, live):
-    def aged(*args: Any, **kwargs: Any) -> Any:
+def old(screens: Any) -> Any:
+    """``screens`` whose pages each run as an old browser would (OLD_BROWSER)."""
+    def open_page(*args: Any, **kwargs: Any) -> Any:
         page = screens(*args, **kwargs)
         page.context.add_init_script(OLD_BROWSER)
         return page
+    return open_page
 
+
+# (what old browsers do with the pages is the same on any database: once, on SQLite)
+@pytest.mark.looks
+def test_a_game_on_an_old_tv_browser_and_old_phones(screens, live):
     events = plan()
     # a 1080p TV whose browser counts 960 x 540 (each CSS pixel two of the screen's): the
     # board is staged, the codes to join in view (it stacked like a phone's page, the
     # codes below the fold, a remote's scroll away)
+    aged = old(screens)
     table = Table(aged, live, WALL, tv_size=(960, 540))
     tv = table.tv
     assert tv.evaluate("() => typeof structuredClone + typeof HTMLDialogElement") == \
@@ -121,30 +127,14 @@ def test_a_game_on_an_old_tv_browser_and_old_phones(screens, live):
     # (a script error on any page fails the test as it closes: conftest's screens)
 
 
-# every button of the panel a side enters the step at, in sight (inside the panel and the
-# screen); the step and those out of it
-IN_SIGHT = """() => { const box = document.getElementById("entry"), r = box.getBoundingClientRect();
-  const out = [...box.querySelectorAll("button")].filter(b => b.offsetParent).filter(b => {
-    const q = b.getBoundingClientRect();
-    return q.bottom > Math.min(r.bottom, innerHeight) + 1
-      || q.right > Math.min(r.right, innerWidth) + 1; });
-  return [box.dataset.step, out.map(b => b.textContent.trim())]; }"""
-
-
 @pytest.mark.looks
 def test_an_old_ipad_upright_enters_a_game_with_every_button_in_sight(screens, live):
     """An iPad that stays on iOS 15 (the Air 2, the mini 4), upright, as the one screen of a
     table without phones: the panel's layout for its width was a container query, which
     it has not, and the soldiers 9 and 10 and "Draw for me" were below the screen."""
-    def aged(*args: Any, **kwargs: Any) -> Any:
-        page = screens(*args, **kwargs)
-        page.context.add_init_script(OLD_BROWSER)
-        return page
-
-    table = Table(aged, live, WALL, tv_size=(768, 1024), enter="screen")
+    table = Table(old(screens), live, WALL, tv_size=(768, 1024), enter="screen")
     for d in plan()[:8]:
-        step, out = table.tv.evaluate(IN_SIGHT)
-        assert out == [], (step, out)
+        assert whole(table.tv), table.step(table.tv)
         table.play(d)
     shot(table.tv, "old-ipad-768x1024")
 
