@@ -37,6 +37,20 @@ from .views import choice_label, choice_summary, effect_list, public_view, reque
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 
+#: the pages of one table (its code in the address, or typed on /j): a refusal there is
+#: about that table ("No table with this code", a way to type another)
+_TABLE_PAGES = frozenset(("pages.host", "pages.story", "pages.phone", "pages.watch",
+                          "pages.phone_enter", "pages.qr", "pages.qr_watch", "pages.qr_screen"))
+
+
+def _about() -> str:
+    """What a refused page was about, for its heading and its ways on: "table", "player"
+    (a player's statistics: forgotten, or a number mistyped) or any other "page"."""
+    if request.endpoint == "pages.player_page":
+        return "player"
+    return "table" if request.endpoint in _TABLE_PAGES else "page"
+
+
 def register_errors(app: Flask) -> None:
     """One place maps every refusal to JSON with a plain-words message."""
 
@@ -47,7 +61,7 @@ def register_errors(app: Flask) -> None:
         else:                      # a page: a page that says what happened, never a trace
             resp = Response(render_template("error_table.html", status=err.status,
                                             message=sentence(say(err.message, current())),
-                                            code=err.code),
+                                            code=err.code, about=_about()),
                             mimetype="text/html")
         resp.status_code = err.status
         if err.retry_after:

@@ -115,6 +115,23 @@ def test_unknown_code_pages_are_clear(client, path):
                      r"screen\.</p>", text), text
 
 
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_page_that_is_not_a_tables_does_not_say_no_table(client, lang):
+    """A player's page of someone forgotten (or a mistyped number) says that the player is
+    not known, and leads to the statistics and the games, not to "type another code"; a
+    page refused for a stranger's Host name is not called a table either."""
+    r = client.get("/stats/players/9999", headers={"Accept-Language": lang})
+    text = r.get_data(as_text=True)
+    assert r.status_code == 404 and r.mimetype == "text/html" and "Traceback" not in text
+    heading = re.search(r"<h1>(.*?)</h1>", text).group(1)
+    assert heading == {"en": "No such player", "fr": "Joueur inconnu"}[lang], heading
+    assert 'href="/stats"' in text and 'href="/history"' in text and 'href="/j"' not in text
+    assert re.search(r"<title>" + re.escape(heading) + " ·", text)
+    r = client.get("/history", headers={"Host": "rebind.evil.example:8000"})
+    text = r.get_data(as_text=True)
+    assert r.status_code == 421 and "table" not in re.search(r"<h1>(.*?)</h1>", text).group(1)
+
+
 def untouched_for(app, code: str, days: int) -> None:
     """Make the table look as if nobody had changed it for ``days`` days."""
     with app.app_context():
