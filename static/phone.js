@@ -71,7 +71,10 @@
   function header(v) {
     const s = v.state;
     $("who").innerHTML = seat ? `${mark(seat.side)} ${esc(seat.name)}${seat.part ? ` <span class="muted">${partName(seat.part)}</span>` : ""}` : esc(T("Table {code}", {code: SL.code}));
-    $("score").innerHTML = `${mark("red")} ${s.ip.red} · ${mark("blue")} ${s.ip.blue} · ${esc(T("DA {where}", {where: v.words.da_short}))} · ${esc(T("day {n}", {n: s.day}))}`;
+    // in pieces that keep their words together: a narrow phone breaks the line between them
+    $("score").innerHTML = [`${mark("red")} ${s.ip.red}`, `${mark("blue")} ${s.ip.blue}`,
+      esc(T("DA {where}", {where: v.words.da_short})), esc(T("day {n}", {n: s.day}))]
+      .map(x => `<span>${x}</span>`).join(" · ");
     // the live dot: a seat's own presence, or a watcher's stream bringing the changes
     $("live").classList.toggle("on", seat ? connected.includes(String(seat.id)) : watching && SL.streaming);
     $("notice").textContent = v.notice || "";

@@ -218,6 +218,15 @@ LOW_CONTRAST = """() => {
   return out; }"""
 
 
+def wider_than_screen(page: Any) -> int:
+    """How many pixels the page is wider than the screen it is shown on (0: not at all).
+    A phone's browser lays a page out as wide as its widest line and lets the user pan
+    sideways to it: ``innerWidth`` grows with the page, so the width is compared with the
+    screen's own (the viewport the test set), never with ``innerWidth``."""
+    width = page.evaluate("() => Math.max(document.documentElement.scrollWidth, innerWidth)")
+    return max(0, width - page.viewport_size["width"])
+
+
 def shot(page: Any, name: str, scale: str = "device") -> pathlib.Path:
     SCREENS.mkdir(parents=True, exist_ok=True)
     path = SCREENS / f"{name}.png"

@@ -24,7 +24,7 @@ import pytest
 from companion.engine import Options, Record, event_from_dict, replay, replay_output
 from companion.engine.simulate import random_record
 
-from .conftest import shot
+from .conftest import shot, wider_than_screen
 from .table import Table, expected_after
 from .test_game import plan
 
@@ -69,8 +69,8 @@ def nothing_clipped(page: Any, selector: str) -> list[str]:
     when it is wider than the window."""
     out = page.eval_on_selector_all(selector, """es => es.filter(e => e.offsetParent
         && e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)""")
-    if page.evaluate("() => document.documentElement.scrollWidth > innerWidth"):
-        out.append(f"page {page.evaluate('() => document.documentElement.scrollWidth')} px")
+    if wide := wider_than_screen(page):
+        out.append(f"page {wide} px wider than the screen")
     return out
 
 

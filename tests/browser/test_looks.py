@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import LOW_CONTRAST, ROOT, TAPS, WEIGHTS, audit, shot
+from .conftest import LOW_CONTRAST, ROOT, TAPS, WEIGHTS, audit, shot, wider_than_screen
 from .table import Table
 from .test_flag import WALL, plan
 
@@ -86,6 +86,7 @@ def sides_marked(page: Any) -> int:
 
 PHONE, TV = {"width": 390, "height": 844}, {"width": 1920, "height": 1080}
 SMALL = {"width": 360, "height": 640}
+FOLDED = {"width": 280, "height": 653}      # a folding phone's cover screen
 
 
 def other_size(page: Any, name: str, size: dict[str, int]) -> None:
@@ -93,7 +94,7 @@ def other_size(page: Any, name: str, size: dict[str, int]) -> None:
     back = page.viewport_size
     page.set_viewport_size(size)
     shot(page, name, scale="css")
-    wide = page.evaluate("() => document.scrollingElement.scrollWidth - innerWidth")
+    wide = wider_than_screen(page)
     # the end box's ways on (the story, the two rematches) at one size: on a phone the
     # rematches kept the TV's 28 px beside a 20 px story link and 18 px text
     ways = page.evaluate("() => [...document.querySelectorAll('#end .story-link, #end .rematch"
@@ -210,19 +211,22 @@ def test_the_table_looks_right_and_stays_light(screens, live, language):
         small_phone(page, name)
 
     def small_phone(page: Any, name: str) -> None:
-        """The same state on a small phone (360x640): nothing sideways, the name whole,
+        """The same state on a small phone (360x640) and on a folding phone's cover screen
+        (280x653, as narrow as a 360 phone with its text at 130 %): nothing sideways (the
+        score line "AD drapeau de Bleu" made the page 317 px wide there), the name whole,
         every target still a thumb's size."""
         back = page.viewport_size
-        page.set_viewport_size(SMALL)
-        shot(page, f"looks-{pre}phone-{name}-at-360", scale="css")
-        wide = page.evaluate("() => document.scrollingElement.scrollWidth - innerWidth")
-        cut = page.evaluate("() => { const w = document.getElementById('who');"
-                            " return w.scrollWidth > w.clientWidth + 1; }")
-        small = small_targets(page)
+        for size in (SMALL, FOLDED):
+            page.set_viewport_size(size)
+            shot(page, f"looks-{pre}phone-{name}-at-{size['width']}", scale="css")
+            wide = wider_than_screen(page)
+            cut = page.evaluate("() => { const w = document.getElementById('who');"
+                                " return w.scrollWidth > w.clientWidth + 1; }")
+            small = small_targets(page)
+            if wide > 0 or cut or small:
+                problems[f"phone {name} at {size['width']}x{size['height']}"] = {
+                    "sideways": wide, "name cut": cut, "small targets": small}
         page.set_viewport_size(back)
-        if wide > 0 or cut or small:
-            problems[f"phone {name} at 360x640"] = {"sideways": wide, "name cut": cut,
-                                                    "small targets": small}
         sides_marked(page)
 
     # the create page on the TV
