@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from .conftest import SMALLEST_WORD, audit, shot
+from .conftest import SMALLEST_WORD, audit, shot, wider_than_screen
 from .table import Table
 from .test_flag import WALL, plan
-from .test_looks import SMALL, fits_every_tv, sides_marked, small_targets
+from .test_looks import FOLDED, SMALL, fits_every_tv, sides_marked, small_targets
 
 # the two looks, the wake lock and the installed app: the pages' own work, whatever the
 # database: checked once, in the SQLite pass
@@ -169,6 +169,12 @@ def test_a_phone_installs_the_app_and_sees_reconnecting_offline(screens, live, t
     assert "Reconnecting" in phone.locator("h1").inner_text()
     shot(phone, "home-phone-offline")
     assert audit(phone) == []        # its words a status in the page's main landmark
+    # on a folding phone's cover screen (280 px) "Reconnecting…" fits: it made the page
+    # 29 px wider than the screen
+    phone.set_viewport_size(FOLDED)
+    assert wider_than_screen(phone) == 0
+    shot(phone, "home-phone-offline-280")
+    phone.set_viewport_size({"width": 390, "height": 844})
     # …and it goes back to the table by itself once the server answers again
     phone.context.set_offline(False)
     phone.wait_for_function("() => document.getElementById('who')"
