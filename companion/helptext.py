@@ -372,7 +372,8 @@ _SAME = _same(
     (("load", "reload", "import", "upload"), ("file", "opens")),
     (("laden", "hochladen", "importieren", "inladen", "importeren"),
      ("datei", "offnet", "bestand", "opent")),
-    (("charger", "recharger", "importer"), ("fichier", "ouvre")))
+    (("charger", "recharger", "importer"), ("fichier", "ouvre")),
+    (("asleep", "slept"), ("sleep",)))                      # a phone that went to sleep
 
 
 def _forms(word: str) -> tuple[dict[str, float], set[str]]:

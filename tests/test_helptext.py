@@ -409,6 +409,12 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("the wifi is down", "en", ["word-36"], 1),
     ("Handy hat keine Verbindung", "de", ["word-36"], 1),
     ("le téléphone n'a plus de connexion", "fr", ["word-36"], 1),
+    # a phone that went to sleep catches up (each found "identified", R23 or a new phone)
+    ("my phone went to sleep", "en", ["word-36"], 1),
+    ("my phone fell asleep", "en", ["word-36"], 1),
+    ("Handy ist eingeschlafen", "de", ["word-36"], 1),
+    ("mon téléphone s'est mis en veille", "fr", ["word-36"], 1),
+    ("telefoon in slaapstand", "nl", ["word-36"], 1),
     ("geen verbinding", "nl", ["word-36"], 1),
     ("how many days are there?", "en", ["word-10"], 2),   # after R12's "days 2 and 3"
     ("combien de jours ?", "fr", ["word-10"], 2),
