@@ -373,7 +373,12 @@ _SAME = _same(
     (("laden", "hochladen", "importieren", "inladen", "importeren"),
      ("datei", "offnet", "bestand", "opent")),
     (("charger", "recharger", "importer"), ("fichier", "ouvre")),
-    (("asleep", "slept"), ("sleep",)))                      # a phone that went to sleep
+    (("asleep", "slept"), ("sleep",)),                      # a phone that went to sleep
+    # the game told again, reveal by reveal (the story): how a player asks for it
+    (("recap", "review", "rewatch"), ("story",)),       # ("replay": played again, a rematch)
+    (("verlauf", "spielverlauf", "ruckblick", "nachspielen"), ("geschichte",)),
+    (("historique", "revoir", "resume", "recapitulatif"), ("recit",)),
+    (("verloop", "terugkijken", "terugblik", "samenvatting"), ("verhaal",)))
 
 
 def _forms(word: str) -> tuple[dict[str, float], set[str]]:

@@ -415,6 +415,13 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("Handy ist eingeschlafen", "de", ["word-36"], 1),
     ("mon téléphone s'est mis en veille", "fr", ["word-36"], 1),
     ("telefoon in slaapstand", "nl", ["word-36"], 1),
+    # the story, in a player's words (each found a lost page, a first game or nothing)
+    ("recap of the game", "en", ["word-21"], 1),
+    ("Verlauf", "de", ["word-21"], 1),
+    ("Spielverlauf ansehen", "de", ["word-21"], 2),
+    ("historique de la partie", "fr", ["word-21"], 1),
+    ("revoir la partie", "fr", ["word-21"], 1),
+    ("verloop van het spel", "nl", ["word-21"], 1),
     ("geen verbinding", "nl", ["word-36"], 1),
     ("how many days are there?", "en", ["word-10"], 2),   # after R12's "days 2 and 3"
     ("combien de jours ?", "fr", ["word-10"], 2),
