@@ -349,6 +349,11 @@ _SAME = _same(
      ("ruckgangig",)),
     (("trompe", "tromper", "trompee", "trompes", "oups"), ("annuler",)),
     (("vergist", "vergissing", "vergis", "misgetikt", "getikt"), ("herstel",)),
+    # ... entered wrong, to be put right ("I entered the wrong rank": not R60's order)
+    (("entered", "entry", "pressed", "fix"), ("undo",)),    # (not "change": a screen, a name)
+    (("eingegeben", "korrigieren", "korrektur", "gedruckt"), ("ruckgangig",)),
+    (("corriger", "correction", "saisi", "tape", "appuye"), ("annuler",)),
+    (("corrigeren", "ingevoerd", "ingetikt", "verbeteren"), ("herstel",)),
     # joining by the QR code, playing again (the rematch), deleting a game (the keeper)
     (("qr",), ("scan", "scannen", "scannez")),
     (("nochmal", "nochmals", "erneut", "wieder"), ("revanche",)),

@@ -415,6 +415,15 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("Handy ist eingeschlafen", "de", ["word-36"], 1),
     ("mon téléphone s'est mis en veille", "fr", ["word-36"], 1),
     ("telefoon in slaapstand", "nl", ["word-36"], 1),
+    # a wrong entry put right is an undo, not R60's incorrect order (each found R60 first)
+    ("I entered the wrong rank", "en", ["word-16"], 1),
+    ("I pressed the wrong card", "en", ["word-16"], 1),
+    ("how to correct an entry", "en", ["word-16"], 1),
+    ("falschen Rang eingegeben", "de", ["word-16"], 1),
+    ("Tipp korrigieren", "de", ["word-16"], 1),
+    ("j'ai tapé le mauvais rang", "fr", ["word-16"], 1),
+    ("corriger une erreur", "fr", ["word-16"], 1),
+    ("fout corrigeren", "nl", ["word-16"], 1),
     # the story, in a player's words (each found a lost page, a first game or nothing)
     ("recap of the game", "en", ["word-21"], 1),
     ("Verlauf", "de", ["word-21"], 1),
