@@ -4,6 +4,7 @@
 const SL = (() => {
   const code = document.body.dataset.code;
   let view = null, me = null, secret = null, onView = [], onPresence = [], es = null, pollT = null;
+  let heard = false;         // the open stream has said who is connected
 
   const key = Keys.request, newSecret = Keys.secret;
   function headers() {
@@ -82,7 +83,10 @@ const SL = (() => {
       if (r.status === 401 && secret) { secret = null; me = null; return refresh(); }
       if (r.data.view) setView(r.data.view);
       if (r.data.me) me = r.data.me;
-      if (r.data.connected) onPresence.forEach(f => f(r.data.connected, r.data.watching || 0));
+      // who is connected, unless the open stream has said it: its word is the newer one (an
+      // answer made before a screen came back, arriving after the stream said it had, put
+      // that screen back to "gone" until the next change of who is there)
+      if (r.data.connected && !(heard && es && es.readyState === 1)) onPresence.forEach(f => f(r.data.connected, r.data.watching || 0));
       link(true);
       return r;
     } catch (e) { link(false); return null; }
@@ -136,6 +140,7 @@ const SL = (() => {
       if (me && me.proof) extra = `&proof=${me.proof}`;
     }
     if (es) es.close();
+    heard = false;           // (a new stream says who is connected first thing)
     es = new EventSource(`/api/tables/${code}/stream?since=${view ? view.version : 0}&seat=${who}${extra}`);
     es.addEventListener("state", e => { clearTimeout(pollT); setView(JSON.parse(e.data)); });
     // what changed since the view this screen shows (issue 15): applied to a copy of it;
@@ -146,9 +151,9 @@ const SL = (() => {
       if (view && view.version === d.from) setView(patch(view, d.ops));
       else if (!view || view.version < d.to) refresh();
     });
-    es.addEventListener("presence", e => { const d = JSON.parse(e.data); onPresence.forEach(f => f(d.connected, d.watching || 0)); });
+    es.addEventListener("presence", e => { heard = true; const d = JSON.parse(e.data); onPresence.forEach(f => f(d.connected, d.watching || 0)); });
     es.onopen = () => { clearTimeout(pollT); link(true); refresh(); };
-    es.onerror = () => poll();      // the browser retries the stream; poll meanwhile
+    es.onerror = () => { heard = false; poll(); };  // the browser retries the stream; poll meanwhile
   }
   document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });
   window.addEventListener("online", () => refresh());

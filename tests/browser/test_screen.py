@@ -674,3 +674,42 @@ def test_a_seated_phone_makes_another_screen_the_table_s_screen(screens, live):
     back.wait_for_selector("#undo[hidden]", state="attached")
     back.get_by_test_id("move-here").wait_for()
     assert back.get_by_test_id("hand-qr").count() == 0
+
+
+def test_an_answer_older_than_the_stream_does_not_undo_who_is_there(screens, live):
+    """Who is connected comes with the live stream and with each answer to a look at the
+    table (/state). An answer made before the table's screen came back, and arriving
+    after the stream said it had, put the other screen back to "Is the screen that opened
+    this table gone?" and its hand-over code, for good: nothing more changed to correct
+    it (a second screen after a rematch showed it ~1 time in 4, while the TV opening the
+    new table was there all along)."""
+    table = Table(screens, live, WALL)
+    table.join("red", "Ann")
+    table.join("blue", "Bob")
+    other = screens("tv", size=(1280, 720))
+    other.goto(f"{live.url}/t/{table.code}")
+    other.get_by_test_id("move-here").wait_for()
+    laptop = table.tv.context
+    table.tv.close()                              # the table's screen goes for a moment
+    host_gone(live, table.code)
+    other.get_by_test_id("hand-qr").wait_for()
+    # a look at the table is answered while the screen is still away, the answer held
+    held: list[Any] = []
+    other.route(f"**/api/tables/{table.code}/state*",
+                lambda route: held.append((route, route.fetch())))
+    other.evaluate("() => { window.looked = SL.refresh(); }")
+    end = time.monotonic() + 10
+    while not held:
+        assert time.monotonic() < end, "the look at the table was not sent"
+        other.wait_for_timeout(50)
+    # the table's screen is back: the stream says so at once
+    back = laptop.new_page()
+    back.goto(f"{live.url}/t/{table.code}")
+    other.get_by_test_id("move-here").wait_for()
+    # ... and the older answer arrives after it
+    route, answer = held[0]
+    route.fulfill(response=answer)
+    other.evaluate("() => window.looked")
+    other.unroute(f"**/api/tables/{table.code}/state*")
+    assert other.get_by_test_id("hand-qr").count() == 0
+    assert other.get_by_test_id("move-here").is_visible()
