@@ -332,13 +332,22 @@
   // here: this table's own screen, back, may carry the game on here after all). At a
   // table with phones, one of them makes this screen the table's screen instead (a QR
   // code with the hash of a key this screen made): the same table goes on, seats and all
+  const AWAY_MS = 4000;
+  let awaySince = 0;                   // since when the table's screen is not connected
   function elsewhere(v) {
     // (a table this screen opened, its answer lost: a second tap here is answered with it)
     const box = $("elsewhere"), to = !goOn.tried && v.went_on;
     const keyless = !SL.secret && presence.known && !v.rematch;
     const phones = v.seats.some(x => x.status === "active" && !x.screen);
     const hostHere = connected.map(String).includes("host");
-    const hand = keyless && !hostHere && phones;
+    // the table's screen away for a moment (opening the new table after a rematch, a
+    // reload) is not gone: the hand-over is offered once it has been away a while
+    if (hostHere || !keyless) awaySince = 0;
+    else if (!awaySince) {
+      awaySince = Date.now();
+      setTimeout(() => { if (SL.view) elsewhere(SL.view); }, AWAY_MS + 50);
+    }
+    const hand = keyless && !hostHere && phones && Date.now() - awaySince >= AWAY_MS;
     const copy = keyless && !!screenSeats(v).length && v.state.phase !== "over";
     // the table's screen still open elsewhere (a laptop, the TV to be): how this one takes over
     const move = keyless && hostHere && phones && !copy && v.state.phase !== "over";
