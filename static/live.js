@@ -4,7 +4,7 @@
 const SL = (() => {
   const code = document.body.dataset.code;
   let view = null, me = null, secret = null, onView = [], onPresence = [], es = null, pollT = null;
-  let heard = false;         // the open stream has said who is connected
+  let heard = false;         // the open stream has said who is connected (reset when it breaks)
 
   const key = Keys.request, newSecret = Keys.secret;
   function headers() {
@@ -86,7 +86,7 @@ const SL = (() => {
       // who is connected, unless the open stream has said it: its word is the newer one (an
       // answer made before a screen came back, arriving after the stream said it had, put
       // that screen back to "gone" until the next change of who is there)
-      if (r.data.connected && !(heard && es && es.readyState === 1)) onPresence.forEach(f => f(r.data.connected, r.data.watching || 0));
+      if (r.data.connected && !heard) onPresence.forEach(f => f(r.data.connected, r.data.watching || 0));
       link(true);
       return r;
     } catch (e) { link(false); return null; }
@@ -127,6 +127,7 @@ const SL = (() => {
   }
   async function connect(who) {
     if (es) es.close();
+    heard = false;           // (the next stream says who is connected first thing)
     if (!window.EventSource) { poll(); return; }
     who = who || "viewer";
     let extra = "";
@@ -140,7 +141,6 @@ const SL = (() => {
       if (me && me.proof) extra = `&proof=${me.proof}`;
     }
     if (es) es.close();
-    heard = false;           // (a new stream says who is connected first thing)
     es = new EventSource(`/api/tables/${code}/stream?since=${view ? view.version : 0}&seat=${who}${extra}`);
     es.addEventListener("state", e => { clearTimeout(pollT); setView(JSON.parse(e.data)); });
     // what changed since the view this screen shows (issue 15): applied to a copy of it;
