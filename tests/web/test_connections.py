@@ -81,6 +81,7 @@ def test_ten_thousand_idle_sockets_from_one_client_delay_no_phone(app):
 def test_at_the_global_cap_a_waiting_connection_makes_room_never_a_stream(app):
     server = Server(app, threads=4, connections=50).start()
     idle: list[socket.socket] = []
+    stream = None
     try:
         code = table(server.port)
         stream = open_stream(server.port, code)
@@ -88,7 +89,10 @@ def test_at_the_global_cap_a_waiting_connection_makes_room_never_a_stream(app):
         for i in range(1, 61):               # 60 idle sockets from 60 addresses
             idle.append(socket.create_connection(("127.0.0.1", server.port), timeout=10,
                                                  source_address=(f"127.0.4.{i}", 0)))
-        time.sleep(0.5)
+        # the loop accepts the backlog at its own pace (a busy CI machine: over 0.5 s)
+        deadline = time.monotonic() + 30
+        while server.guard.evicted < 10 and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert server.guard.open <= 50 and server.guard.evicted >= 10
         # a phone still gets in (an idle connection made room) ...
         st, _, _ = post(server.port, f"/api/tables/{code}/seats",
@@ -97,8 +101,9 @@ def test_at_the_global_cap_a_waiting_connection_makes_room_never_a_stream(app):
         assert st == 201
         # ... and the open stream was never the one closed: it sees the change
         assert b"Ann sits down" in read_until(stream, b'"to": 2', got)
-        stream.close()
     finally:
+        if stream is not None:               # closed even when a check fails: a socket
+            stream.close()                   # left to the collector warns in a later test
         for s in idle:
             s.close()
         server.stop()
