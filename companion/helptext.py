@@ -383,7 +383,12 @@ _SAME = _same(
     (("recap", "review", "rewatch"), ("story",)),       # ("replay": played again, a rematch)
     (("verlauf", "spielverlauf", "ruckblick", "nachspielen"), ("geschichte",)),
     (("historique", "revoir", "resume", "recapitulatif"), ("recit",)),
-    (("verloop", "terugkijken", "terugblik", "samenvatting"), ("verhaal",)))
+    (("verloop", "terugkijken", "terugblik", "samenvatting"), ("verhaal",)),
+    # a game of another evening: the group's finished games, with their dates
+    (("week", "weeks", "yesterday", "month", "weekend", "tonight"), ("dates",)),
+    (("semaine", "hier", "mois", "soir"), ("date",)),
+    (("woche", "wochen", "gestern", "monat", "wochenende"), ("datum",)),
+    (("week", "weken", "gisteren", "maand", "weekend", "vanavond"), ("datum",)))
 
 
 def _forms(word: str) -> tuple[dict[str, float], set[str]]:

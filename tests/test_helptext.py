@@ -497,6 +497,16 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("ich habe mich vertippt", "de", ["word-16"], 1),
     ("je me suis trompé", "fr", ["word-16"], 1),
     ("ik heb me vergist", "nl", ["word-16"], 1),
+    # a guess to change is an undo; who won another evening is in the group's games
+    # (each found R80, R24 or R15, or "undo" for the "last" of "last week", first)
+    ("can I change my guess", "en", ["word-16"], 1),
+    ("kann ich meinen Tipp ändern?", "de", ["word-16"], 1),
+    ("puis-je changer ma devinette ?", "fr", ["word-16"], 1),
+    ("kan ik mijn gok veranderen?", "nl", ["word-16"], 1),
+    ("who won last week?", "en", ["word-23"], 1),
+    ("qui a gagné la semaine dernière ?", "fr", ["word-23"], 1),
+    ("wer hat letzte Woche gewonnen?", "de", ["word-23"], 1),
+    ("wie heeft gisteren gewonnen?", "nl", ["word-23"], 1),
     ("QR-Code geht nicht", "de", ["word-20"], 2),
     ("le code QR ne marche pas", "fr", ["word-20"], 2),
     ("QR-code werkt niet", "nl", ["word-20"], 2),
