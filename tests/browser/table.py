@@ -91,6 +91,7 @@ class Table:
         if tv_language:                 # the TV's language is chosen on the create page
             tv.click(f'[data-testid="langs"] [data-lang="{tv_language}"]')
             tv.wait_for_selector(f'html[lang="{tv_language}"]', state="attached")
+            tv.wait_for_load_state()
         if shots:
             shot(tv, f"{shots}-tv-create")
         tv.click(f'[data-w="{wall}"]')

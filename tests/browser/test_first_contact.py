@@ -122,12 +122,15 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     for lang in ("de", "en", "nl", "fr"):
         table_tv.click(f'[data-testid="langs"] [data-lang="{lang}"]')
         table_tv.wait_for_selector(f'html[lang="{lang}"]', state="attached")
+        table_tv.wait_for_load_state()  # the page whole (its <html> comes first: a busy CI
+        #                                 machine measured a page with no boxes yet)
         for w, h in ((1280, 720), (1920, 1080)):
             table_tv.set_viewport_size({"width": w, "height": h})
             assert len(set(table_tv.evaluate(tops))) == 1, (lang, w, table_tv.evaluate(tops))
             assert in_view(table_tv, "#create button[type=submit]"), (lang, w)
     table_tv.click('[data-testid="langs"] [data-lang="en"]')
     table_tv.wait_for_selector('html[lang="en"]', state="attached")
+    table_tv.wait_for_load_state()
     radios = table_tv.locator('.wd [role="radio"]')
     assert radios.count() == 7
     assert table_tv.locator('[data-w="4"]').get_attribute("aria-checked") == "true"
