@@ -388,7 +388,14 @@ _SAME = _same(
     (("week", "weeks", "yesterday", "month", "weekend", "tonight"), ("dates",)),
     (("semaine", "hier", "mois", "soir"), ("date",)),
     (("woche", "wochen", "gestern", "monat", "wochenende"), ("datum",)),
-    (("week", "weken", "gisteren", "maand", "weekend", "vanavond"), ("datum",)))
+    (("week", "weken", "gisteren", "maand", "weekend", "vanavond"), ("datum",)),
+    # a game lasts three days; what happened is told by the story
+    (("long", "duration", "lasts"), ("days",)),
+    (("duree", "dure", "durent"), ("jours",)),
+    (("dauer", "dauert", "lange"), ("tage",)),
+    (("duur", "duurt"), ("dagen",)),
+    (("happened",), ("story",)),
+    (("gebeurd",), ("verhaal",)))
 
 
 def _forms(word: str) -> tuple[dict[str, float], set[str]]:
