@@ -379,6 +379,12 @@ _SAME = _same(
      ("datei", "offnet", "bestand", "opent")),
     (("charger", "recharger", "importer"), ("fichier", "ouvre")),
     (("asleep", "slept"), ("sleep",)),                      # a phone that went to sleep
+    # a phone or screen cut off from the companion ("offline" in every language)
+    (("offline", "disconnected", "disconnect", "disconnects"), ("connection", "verbindung",
+                                                                "connexion", "verbinding")),
+    (("deconnecte", "deconnectee", "deconnexion", "ligne"), ("connexion",)),
+    (("getrennt", "abgebrochen", "unterbrochen"), ("verbindung",)),
+    (("verbroken", "weggevallen"), ("verbinding",)),
     # the game told again, reveal by reveal (the story): how a player asks for it
     (("recap", "review", "rewatch"), ("story",)),       # ("replay": played again, a rematch)
     (("verlauf", "spielverlauf", "ruckblick", "nachspielen"), ("geschichte",)),

@@ -515,6 +515,11 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("wie lang ist die Mauer?", "de", ["R1"], 1),
     ("what happened last game?", "en", ["word-21"], 1),
     ("wat is er gebeurd?", "nl", ["word-21"], 1),
+    # a phone cut off is the connection's (each found "new phone" or "play without phones")
+    ("my phone is disconnected", "en", ["word-36"], 1),
+    ("mon téléphone est déconnecté", "fr", ["word-36"], 1),
+    ("Handy ist offline", "de", ["word-36"], 1),
+    ("telefoon is offline", "nl", ["word-36"], 1),
     ("QR-Code geht nicht", "de", ["word-20"], 2),
     ("le code QR ne marche pas", "fr", ["word-20"], 2),
     ("QR-code werkt niet", "nl", ["word-20"], 2),
