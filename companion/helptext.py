@@ -392,7 +392,7 @@ _SAME = _same(
     (("verloop", "terugkijken", "terugblik", "samenvatting"), ("verhaal",)),
     # a game of another evening: the group's finished games, with their dates
     (("week", "weeks", "yesterday", "month", "weekend", "tonight"), ("dates",)),
-    (("semaine", "hier", "mois", "soir"), ("date",)),
+    (("semaine", "mois", "soir"), ("date",)),         # (not "hier": "here" in de and nl)
     (("woche", "wochen", "gestern", "monat", "wochenende"), ("datum",)),
     (("week", "weken", "gisteren", "maand", "weekend", "vanavond"), ("datum",)),
     # a game lasts three days; what happened is told by the story

@@ -564,3 +564,12 @@ def test_a_question_keeps_the_answers_as_typed_first():
     assert _where(search("captian"))[:2] == ["R45", "rank-6"]
     assert _where(search("who"))[:1] == _where(search("who "))[:1]
     assert search("zzzz qqqq") == []
+
+
+def test_a_word_of_one_language_sends_no_other_language_astray():
+    """A question's word is looked up whatever the screen's language, so a word that means
+    one thing in one language and another in the next maps to neither: "hier" (yesterday in
+    French, here in German and Dutch) sent "was steht hier?" to the group's games."""
+    assert _where(search("was steht hier?", "de"))[:1] != ["word-23"]
+    assert _where(search("wat moet ik hier doen?", "nl"))[:1] != ["word-23"]
+    assert _where(search("qui a gagné hier soir ?", "fr"))[:1] == ["word-23"]
