@@ -159,8 +159,10 @@ def phone_enter() -> str:
 
 @bp.get("/rules")
 def rules() -> str:
-    """Every rank and every rule by id, searchable."""
-    return render_template("rules.html", help=_helptext())
+    """Every rank and every rule by id, searchable; a word about one of the companion's
+    own pages opens it (``en_terms``: each word's English term, which says which)."""
+    return render_template("rules.html", help=_helptext(),
+                           en_terms=[g["term"] for g in helptext.texts("en")["glossary"]])
 
 
 @bp.get("/rules/search")

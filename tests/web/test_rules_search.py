@@ -55,3 +55,23 @@ def test_the_rules_page_names_the_phases_in_its_language_and_anchors_every_entry
     de = client.get("/rules", query_string={"lang": "de"}).get_data(as_text=True)
     assert 'data-phase-tag="capture_check">Eroberungsprüfung</span>' in de
     assert ">capture_check</span>" not in de
+
+
+def test_a_word_about_one_of_the_companion_s_pages_opens_it(client):
+    """Who won last week finds "our games": its entry on /rules opens the group's games and
+    their statistics, in the screen's language (it only said where the first page links
+    to them); the story, a new table and joining link to theirs. The words of the game
+    link nowhere."""
+    opens = {"our games": ["/history", "/stats"], "story": ["/history"], "new table": ["/"],
+             "join": ["/j"]}
+    en = [g["term"] for g in helptext.texts("en")["glossary"]]
+    labels = {"en": "Our games", "de": "Unsere Spiele", "fr": "Nos parties", "nl": "Onze spellen"}
+    for code in helptext.LOCALES:
+        html = client.get("/rules", headers={"Accept-Language": code}).get_data(as_text=True)
+        entries = dict(re.findall(r'<div class="rule" id="(word-\d+)"[^>]*>(.*?)</div>', html))
+        for i, term in enumerate(en):
+            links = re.findall(r'<a class="btn" href="([^"]*)">([^<]*)</a>', entries[f"word-{i}"])
+            assert [href for href, _ in links] == opens.get(term, []), (code, term)
+        ours = re.findall(r'<a class="btn" href="/history">([^<]*)</a>',
+                          entries[f"word-{en.index('our games')}"])
+        assert ours == [labels[code]], code
