@@ -401,6 +401,9 @@ _SAME = _same(
     (("dauer", "dauert", "lange"), ("tage",)),
     (("duur", "duurt"), ("dagen",)),
     (("happened",), ("story",)),
+    # the game saved to a file ("save record"), one more game (the rematch)
+    (("opslaan", "sla", "opgeslagen", "downloaden"), ("verslag", "bestand")),
+    (("potje", "potjes"), ("revanche",)),
     (("gebeurd",), ("verhaal",)))
 
 

@@ -520,6 +520,11 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("mon téléphone est déconnecté", "fr", ["word-36"], 1),
     ("Handy ist offline", "de", ["word-36"], 1),
     ("telefoon is offline", "nl", ["word-36"], 1),
+    # the game to a file, one more game (each found the connection, the keeper or R10)
+    ("hoe sla ik het spel op?", "nl", ["word-17"], 1),
+    ("spel opslaan", "nl", ["word-17"], 1),
+    ("télécharger la partie", "fr", ["word-17"], 1),
+    ("nog een potje?", "nl", ["word-18"], 1),
     ("QR-Code geht nicht", "de", ["word-20"], 2),
     ("le code QR ne marche pas", "fr", ["word-20"], 2),
     ("QR-code werkt niet", "nl", ["word-20"], 2),
