@@ -401,10 +401,10 @@ _SAME = _same(
     (("dauer", "dauert", "lange"), ("tage",)),
     (("duur", "duurt"), ("dagen",)),
     (("happened",), ("story",)),
+    (("gebeurd",), ("verhaal",)),
     # the game saved to a file ("save record"), one more game (the rematch)
     (("opslaan", "sla", "opgeslagen", "downloaden"), ("verslag", "bestand")),
-    (("potje", "potjes"), ("revanche",)),
-    (("gebeurd",), ("verhaal",)))
+    (("potje", "potjes"), ("revanche",)))
 
 
 def _forms(word: str) -> tuple[dict[str, float], set[str]]:
