@@ -128,6 +128,7 @@ class _Entry:
         self.names = " | ".join(fold(v[k]) for v in versions for k in _NAME_KEYS if k in v)
         self.text = " | ".join(fold(v[k]) for v in versions for k in _SEARCH_KEYS if k in v)
         self.name_words = _words(self.names)
+        self.terms = {fold(v["term"]) for v in versions if "term" in v}   # a word's own
         self.text_words = _words(self.text)
 
 
@@ -513,8 +514,11 @@ def _found(query: Any) -> tuple[str, list[tuple[int, int, _Entry]]]:
     # (as much: rules, soldiers, words in the page's order, and of two of a kind the one
     # naming a word as typed first: "beginnt" R12's "Wer beginnt" before R2's "Beginstand")
     kind = {"rank-": 1, "word-": 2}
+    # (a question that is a word of the glossary and nothing else, "what is IP?", asks
+    # what that word means: its entry first, before the rules with it in their titles)
+    asked = " ".join(words)
     order = sorted(range(len(index)), key=lambda i: (
-        weight[i] or 0.0, kind.get(index[i].key[:5], 0),
+        asked not in index[i].terms, weight[i] or 0.0, kind.get(index[i].key[:5], 0),
         -len(index[i].name_words.intersection(words)), i))
     hits = named + [(t, i, index[i]) for i in order if index[i].ids.isdisjoint(words)
                     and (t := _tier(index[i], needle, near)) is not None]

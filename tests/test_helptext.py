@@ -213,7 +213,7 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("how do I win?", "en", ["R72", "R70"], 3),
     ("hoe win je?", "nl", ["R72", "R70"], 3),
     ("can I guess the bomb?", "en", ["rank-7", "R46"], 2),
-    ("what happens at the wall?", "en", ["R1"], 1),
+    ("what happens at the wall?", "en", ["R1", "word-11"], 2),  # (the word: the move stops)
     ("how many deception tokens can I play?", "en", ["R14", "R51"], 6),
     ("combien de jetons de tromperie ?", "fr", ["R14", "R51"], 2),
     ("wie viele Täuschungsmarker?", "de", ["R14", "R51"], 3),     # the word is "-plättchen"
@@ -525,6 +525,12 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("spel opslaan", "nl", ["word-17"], 1),
     ("télécharger la partie", "fr", ["word-17"], 1),
     ("nog een potje?", "nl", ["word-18"], 1),
+    # a question that is one word of the glossary asks what it means: that word first
+    # (R31 and R33, with IP in their titles, came before it)
+    ("what is IP?", "en", ["word-7"], 1),
+    ("c'est quoi les IP ?", "fr", ["word-7"], 1),
+    ("was sind IP?", "de", ["word-7"], 1),
+    ("wat is IP?", "nl", ["word-7"], 1),
     ("QR-Code geht nicht", "de", ["word-20"], 2),
     ("le code QR ne marche pas", "fr", ["word-20"], 2),
     ("QR-code werkt niet", "nl", ["word-20"], 2),
