@@ -120,3 +120,15 @@ def test_a_german_rules_page_finds_in_every_language_and_names_the_phases(screen
     page.wait_for_selector(".phases .sel", state="attached")
     assert page.evaluate("""() => { const r = document.querySelector('.phases .sel')
         .getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth; }""")
+    # who won last week: the group's games one tap away from what the search found, on
+    # that phone (the entry only said where the first page links to them)
+    page.fill("#q", "wer hat letzte Woche gewonnen?")
+    page.wait_for_function("q => document.body.dataset.searched === q",
+                           arg="wer hat letzte Woche gewonnen?")
+    assert page.locator("#found > .rule").first.get_attribute("id") == "word-23"
+    stats = page.locator("#found .opens a", has_text="Statistik")
+    stats.scroll_into_view_if_needed()
+    assert stats.bounding_box()["height"] >= 44
+    shot(page, "rules-page-de-360-our-games")
+    stats.click()
+    page.wait_for_url("**/stats")
