@@ -320,7 +320,9 @@
     panel(T("Rules"), `<input type="search" id="q" placeholder="${esc(T("Search: captain, R45, deception…"))}" aria-label="${esc(T("search the rules"))}"><div id="rl"></div>`);
     const rule = r => `<div class="rule"><h3><a href="/rules#${r.id}" target="_blank">${r.id} ${esc(r.title)}</a>${(r.phases || []).includes(phase) ? `<span class="tag">${esc(T("now"))}</span>` : ""}</h3><p>${esc(r.text)}</p></div>`;
     const soldier = r => `<div class="rule"><h3><a href="/rules#${r.rule}" target="_blank">${r.rank} ${esc(r.name)}</a><span class="tag">${r.rule}</span></h3><p>${esc(r.ability)}</p></div>`;
-    const word = (g, id) => `<div class="rule"><h3><a href="/rules#${id}" target="_blank">${esc(g.term)}</a></h3><p>${esc(g.text)}</p></div>`;
+    // (a word about one of the companion's pages opens it, beside the game's tab)
+    const opens = id => (help.opens || {})[id] ? `<p class="opens">${help.opens[id].map(([to, label]) => `<a class="btn" href="${esc(to)}" target="_blank">${esc(label)}</a>`).join("")}</p>` : "";
+    const word = (g, id) => `<div class="rule"><h3><a href="/rules#${id}" target="_blank">${esc(g.term)}</a></h3><p>${esc(g.text)}</p>${opens(id)}</div>`;
     // by the anchors of the /rules page: "R45", "rank-6", "word-7"
     const entry = id => id.startsWith("rank-") ? soldier(help.ranks[+id.slice(5) - 1])
       : id.startsWith("word-") ? word(help.glossary[+id.slice(5)], id) : rule(help.rules.find(r => r.id === id));

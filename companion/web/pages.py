@@ -22,6 +22,7 @@ from werkzeug.exceptions import NotFound
 
 from .. import helptext
 from ..address import base_url
+from ..engine import Msg
 from ..engine import rank as rank_word
 from . import assets, chances, history, lang, when
 from .api import history_filter
@@ -93,9 +94,30 @@ def join_url(code: str) -> str:
     return f"{public_url()}/j/{code}"
 
 
-def _helptext() -> dict[str, Any]:
+def _help_language() -> str:
     asked = request.args.get("lang")         # the page's own language (cached per language)
-    return helptext.texts(asked if asked in lang.LOCALES else lang.current())
+    return asked if asked in lang.LOCALES else lang.current()
+
+
+def _helptext() -> dict[str, Any]:
+    return helptext.texts(_help_language())
+
+
+#: the companion's own pages a glossary word is about, by the word's English term: its
+#: entry opens them, on /rules and in a phone's rules panel ("who won last week?" finds
+#: "our games": the games one tap away, not only words saying where they are)
+_WORD_PAGES = {"join": (("/j", Msg("Join a table")),),
+               "story": (("/history", Msg("Our games")),),
+               "our games": (("/history", Msg("Our games")), ("/stats", Msg("Statistics"))),
+               "new table": (("/", Msg("Open a new table")),)}
+
+
+def _opens(locale: str) -> dict[str, list[list[str]]]:
+    """The pages each glossary word opens, by its /rules anchor ("word-23"): each an
+    address and its label in ``locale``."""
+    terms = [g["term"] for g in helptext.texts("en")["glossary"]]
+    return {f"word-{i}": [[href, lang.say(label, locale)] for href, label in _WORD_PAGES[t]]
+            for i, t in enumerate(terms) if t in _WORD_PAGES}
 
 
 @bp.get("/")
@@ -160,9 +182,8 @@ def phone_enter() -> str:
 @bp.get("/rules")
 def rules() -> str:
     """Every rank and every rule by id, searchable; a word about one of the companion's
-    own pages opens it (``en_terms``: each word's English term, which says which)."""
-    return render_template("rules.html", help=_helptext(),
-                           en_terms=[g["term"] for g in helptext.texts("en")["glossary"]])
+    own pages opens it."""
+    return render_template("rules.html", help=_helptext(), opens=_opens(lang.current()))
 
 
 @bp.get("/rules/search")
@@ -178,8 +199,8 @@ def rules_search() -> Response:
 
 @bp.get("/rules.json")
 def rules_json() -> Response:
-    """The rules as data, for the phone's rules panel."""
-    resp = jsonify(_helptext())
+    """The rules as data, for the phone's rules panel (``opens``: the pages a word opens)."""
+    resp = jsonify({**_helptext(), "opens": _opens(_help_language())})
     resp.headers["Cache-Control"] = "private, max-age=300"
     resp.headers["Vary"] = "Cookie, Accept-Language"
     return resp

@@ -50,6 +50,21 @@ def test_a_french_phone_finds_the_marshal_and_deception_in_any_language(screens,
         want = [_heading("fr", a) for a in first]
         assert heads[:len(want)] == want, (q, heads[:4])
         shot(phone, f"rules-phone-fr-360-{q}")
+    # who won last week: the group's games one tap away, in a tab beside the game's
+    q = "qui a gagné la semaine dernière ?"
+    phone.fill("#q", q)
+    phone.wait_for_function("q => document.getElementById('rl').dataset.searched === q", arg=q)
+    found = phone.locator("#rl .rule").first
+    assert found.locator("h3 a").inner_text().strip() == "nos parties"
+    pages = found.locator(".opens a")
+    assert pages.all_inner_texts() == ["Nos parties", "Statistiques"]
+    assert pages.nth(1).bounding_box()["height"] >= 44
+    shot(phone, "rules-phone-fr-360-our-games")
+    with phone.context.expect_page() as opened:
+        pages.nth(1).click()
+    opened.value.wait_for_url("**/stats")
+    opened.value.close()
+    assert phone.url.startswith(f"{live.url}/j/")             # the seat's page stays open
     phone.fill("#q", "")
     phone.wait_for_function("() => document.getElementById('rl').dataset.searched === ''")
     assert phone.locator("#rl .rule").count() > 40            # everything back

@@ -75,3 +75,15 @@ def test_a_word_about_one_of_the_companion_s_pages_opens_it(client):
         ours = re.findall(r'<a class="btn" href="/history">([^<]*)</a>',
                           entries[f"word-{en.index('our games')}"])
         assert ours == [labels[code]], code
+
+
+def test_a_phone_s_rules_panel_gets_the_same_pages_in_its_language(client):
+    """The phone's rules panel reads /rules.json: it carries each word's pages, by the
+    word's anchor, labelled in the language the panel asks for."""
+    en = [g["term"] for g in helptext.texts("en")["glossary"]]
+    ours = f"word-{en.index('our games')}"
+    for code, label in (("de", "Unsere Spiele"), ("fr", "Nos parties"), ("en", "Our games")):
+        opens = client.get("/rules.json", query_string={"lang": code}).get_json()["opens"]
+        assert opens[ours] == [["/history", label], ["/stats", opens[ours][1][1]]], code
+        assert sorted(opens) == sorted(f"word-{en.index(t)}" for t in
+                                       ("join", "story", "our games", "new table")), code
