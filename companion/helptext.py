@@ -128,7 +128,7 @@ class _Entry:
         self.names = " | ".join(fold(v[k]) for v in versions for k in _NAME_KEYS if k in v)
         self.text = " | ".join(fold(v[k]) for v in versions for k in _SEARCH_KEYS if k in v)
         self.name_words = _words(self.names)
-        self.terms = {fold(v["term"]) for v in versions if "term" in v}   # a word's own
+        self.terms = {fold(v["term"]) for v in versions if "term" in v}   # a glossary word's
         self.text_words = _words(self.text)
 
 

@@ -11,6 +11,7 @@ import os
 import re
 from collections.abc import Callable
 from datetime import datetime
+from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -112,9 +113,10 @@ _WORD_PAGES = {"join": (("/j", Msg("Join a table")),),
                "new table": (("/", Msg("Open a new table")),)}
 
 
+@cache
 def _opens(locale: str) -> dict[str, list[list[str]]]:
     """The pages each glossary word opens, by its /rules anchor ("word-23"): each an
-    address and its label in ``locale``."""
+    address and its label in ``locale`` (made once per language, not per request)."""
     terms = [g["term"] for g in helptext.texts("en")["glossary"]]
     return {f"word-{i}": [[href, lang.say(label, locale)] for href, label in _WORD_PAGES[t]]
             for i, t in enumerate(terms) if t in _WORD_PAGES}
