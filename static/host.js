@@ -573,7 +573,9 @@
         fetch("/rules.json?lang=" + Words.lang).then(r => r.json()).then(d => {
           abilities = {};
           for (const x of d.ranks) abilities[x.rank] = x;
-          if (SL.view) firstTime(SL.view);
+          // (the note comes after the reveal was drawn: the side column makes room again,
+          // or on a busy 4:3 laptop it pushed the tools off the screen)
+          if (SL.view) { firstTime(SL.view); trimHistory(); }
         }).catch(() => { asked = false; });
       }
       return;

@@ -494,6 +494,10 @@ def test_a_first_game_on_a_laptop_never_shows_today_over_nothing(screens, live):
     table.join("red", "Anne-Sophie Delacroix")
     table.join("blue", "Bartholomäus Schwarzenberger")
     tv, seen = table.tv, []
+    # the abilities' words come after the first reveal is drawn (a busy laptop): the note
+    # they make pushed the tools off the 4:3 screen until the next change (CI, event 6)
+    held: list[Any] = []
+    tv.route("**/rules.json*", lambda route: held.append(route))
     for i, e in enumerate(events[:20]):
         table.enter_by_http([event_from_dict(e)])
         table.version = max(table.version, want_version(table))
@@ -511,6 +515,11 @@ def test_a_first_game_on_a_laptop_never_shows_today_over_nothing(screens, live):
             seen.append(shown)
             if i == 9:
                 shot(tv, f"first-tv-de-{w}-today")
+        if i == 6:                       # the first reveal, drawn at 1024x768
+            held.pop().continue_()
+            tv.get_by_test_id("first-explain").wait_for()
+            tv.evaluate(FRAMES)
+            assert in_view(tv, ".host-tools"), "the note came late"
     # (the game's note and the reveals did take the whole list for a while)
     assert any(not title and lines == 0 for title, lines in seen[14:]), seen
     # a third phone asks for red's seat: its card and the tools on the 4:3 screen, and its
