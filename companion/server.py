@@ -135,7 +135,8 @@ class Guard:
       new connection makes room by closing the oldest one that is only *waiting*
       (connected, or between two requests, without a whole request line yet). A live
       stream or a request being answered is never closed for it, so seated phones and
-      the big screen always get in;
+      the big screen always get in. (The evicted one is counted until its greenlet has
+      closed it, a moment later: the count passes the cap by those only; RESERVE has room);
     - a waiting connection has ``line`` seconds to send its request line and ``head``
       for its headers (a body as long again), then it is closed without a word.
     """

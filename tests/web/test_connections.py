@@ -89,9 +89,12 @@ def test_at_the_global_cap_a_waiting_connection_makes_room_never_a_stream(app):
         for i in range(1, 61):               # 60 idle sockets from 60 addresses
             idle.append(socket.create_connection(("127.0.0.1", server.port), timeout=10,
                                                  source_address=(f"127.0.4.{i}", 0)))
-        # the loop accepts the backlog at its own pace (a busy CI machine: over 0.5 s)
+        # the loop accepts the backlog at its own pace (a busy CI machine: over 0.5 s), and
+        # an evicted connection is closed by its own greenlet a moment after the newcomer is
+        # counted (CI saw 51 open then): the cap is checked once that has happened
         deadline = time.monotonic() + 30
-        while server.guard.evicted < 10 and time.monotonic() < deadline:
+        while ((server.guard.evicted < 10 or server.guard.open > 50)
+               and time.monotonic() < deadline):
             time.sleep(0.1)
         assert server.guard.open <= 50 and server.guard.evicted >= 10
         # a phone still gets in (an idle connection made room) ...
