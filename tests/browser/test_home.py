@@ -205,7 +205,17 @@ def test_a_phone_installs_the_app_and_sees_reconnecting_offline(screens, live, t
       if (!window.poked) { window.poked = true;
         setTimeout(() => document.dispatchEvent(new Event("visibilitychange")), 0); }
       return false; }""", timeout=15_000, polling=300)
-    lan.wait_for_selector("body[data-version]", state="attached")
+    # (CI once waited 10 s in vain here: what the page was doing is said if it happens again)
+    try:
+        lan.wait_for_selector("body[data-version]", state="attached", timeout=20_000)
+    except Exception as e:
+        raise AssertionError(lan.evaluate("""() => { const on = typeof SL === "object";
+            return {url: location.href, ready: document.readyState, upgraded: window.SL_UPGRADED,
+              link: document.body.dataset.link,
+              view: on && !!SL.view, streaming: on && SL.streaming,
+              page: document.querySelector('meta[name="sl-assets"]').content,
+              noted: sessionStorage.getItem("sl-assets-reload")}; }"""),
+            lan.wire.errors) from e
 
 
 def upgrade(live, files, mark: str) -> None:
