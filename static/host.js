@@ -930,9 +930,10 @@
   SL.watchChance(() => { if (SL.view) draw(SL.view); });
   SL.onPresence((c, watching) => {
     connected = c; presence.known = true;
-    if (SL.view) { seats(SL.view); elsewhere(SL.view); }
+    // (first: its line is in the side column until every seat is taken, which seats() fits)
     $("watchers").textContent = watching ? TN("{n} watching", "{n} watching", watching) : "";
     $("watchers").dataset.count = watching;
+    if (SL.view) { seats(SL.view); elsewhere(SL.view); }
   });
   lookForRequests();
   SL.refresh().then(() => SL.connect("host"));
