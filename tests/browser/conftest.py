@@ -8,7 +8,11 @@
   watched by a :class:`Wire` that fails the test if any request leaves the
   server's origin, the Content-Security-Policy blocks anything or a script
   throws, and counts the bytes each page transfers.
-- ``shot(page, name)``: a screenshot into ``test-output/screens`` (git-ignored).
+- ``shot(page, name)``: a screenshot into ``test-output/screens`` (git-ignored), to
+  look at; ``SL_SHOTS=0`` takes none (CI: nobody looks there, and they were a third of
+  the suite's time). A screenshot waits for the page's next frame; without one ``shot``
+  waits for it all the same, and a page's ``set_viewport_size`` waits for the frame in
+  which the page has handled its resize, so no check leans on a picture being taken.
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ from ..report import TAPS, WEIGHTS  # noqa: F401  (the tests import them from he
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCREENS = ROOT / "test-output" / "screens"
+SHOTS = os.environ.get("SL_SHOTS", "1") != "0"
+# two animation frames: the page has run its resize handlers and drawn what they changed
+FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 NO_LOOKUPS = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost"
 
@@ -146,6 +153,12 @@ def screens(browser, live) -> Iterator[Callable[..., Any]]:
         contexts.append(ctx)
         page = ctx.new_page()
         page.set_default_timeout(10_000)
+        resize = page.set_viewport_size
+
+        def resized(size: dict[str, int]) -> None:     # (the frame its resize is handled in)
+            resize(size)
+            page.evaluate(FRAMES)
+        page.set_viewport_size = resized
         page.wire = Wire(page, live.url)
         wires.append(page.wire)
         return page
@@ -230,7 +243,10 @@ def wider_than_screen(page: Any) -> int:
 def shot(page: Any, name: str, scale: str = "device") -> pathlib.Path:
     SCREENS.mkdir(parents=True, exist_ok=True)
     path = SCREENS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=False, scale=scale)
+    if SHOTS:
+        page.screenshot(path=str(path), full_page=False, scale=scale)
+    else:
+        page.evaluate(FRAMES)
     return path
 
 
@@ -255,7 +271,11 @@ def audit(page: Any) -> list[dict[str, Any]]:
     """axe-core in the page: its violations from moderate up (a page with no level-one
     heading, content outside the landmarks a screen reader jumps between, included);
     the minor ones are best practice a page may answer otherwise."""
-    from axe_playwright_python.sync_playwright import Axe
-    results = Axe().run(page)
-    return [v for v in results.response["violations"]
+    from axe_playwright_python.base import AXE_SCRIPT
+    # (axe-core is put in the page once, not at each audit: its 500 KB made again and
+    # again were a sixth of a looks game's time)
+    if not page.evaluate("() => typeof axe === 'object' && typeof axe.run === 'function'"):
+        page.evaluate(AXE_SCRIPT)
+    found = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
+    return [v for v in found["violations"]
             if v.get("impact") in ("moderate", "serious", "critical")]

@@ -24,7 +24,7 @@ import pytest
 from companion.engine import Options, Record, event_from_dict, replay, replay_output
 from companion.engine.simulate import random_record
 
-from .conftest import shot, wider_than_screen
+from .conftest import FRAMES, shot, wider_than_screen
 from .table import Table, expected_after
 from .test_game import plan
 
@@ -61,9 +61,6 @@ BROKEN_WORDS = """sel => [...document.querySelectorAll(sel)].flatMap(el => {
 
 
 # two frames: the page has handled a resize (its names refitted on the next frame)
-FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
-
-
 def nothing_clipped(page: Any, selector: str) -> list[str]:
     """The texts of the elements that are wider than their box, and the page's own width
     when it is wider than the window."""
