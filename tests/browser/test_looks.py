@@ -314,6 +314,7 @@ DT_AND_CHECK = """() => [...document.querySelectorAll('[data-testid="dt-on"]')].
   return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; })"""
 
 
+@pytest.mark.looks
 def test_every_word_reads_in_both_looks(screens, live):
     """Every word on the big screen, a player's phone and a watcher's board stands out
     from what is behind it (WCAG AA), in the dark look and the light one: in the light look a

@@ -3,6 +3,10 @@
 Each game is a legal game from the referee's simulator, entered by taps (and keys) on
 the host page; at every day's end the board must show what the referee's replay of
 the same events says, and at the end its winner. The taps are counted as on phones.
+
+What the server does with a screen's entries (the same record, a mixed table, a team's
+part, a screen handed over) is in tests/web/test_screen.py and test_hand_over.py, run on
+SQLite and PostgreSQL; these games check what the pages do with it: once, on SQLite.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from .conftest import SMALLEST_WORD, TAPS, audit, read_qr, shot
 from .table import Places, Table, expected_after, normalise
 from .test_first_contact import in_view
 from .test_game import WALL, plan, played_before
+
+pytestmark = pytest.mark.looks
 
 
 def numbers(table: Table, want: dict[str, Any]) -> None:
@@ -250,7 +256,6 @@ def extras(events: list[dict]) -> list[int]:
 
 
 # (shapes and layout: the game on one screen is played on PostgreSQL by the others)
-@pytest.mark.looks
 def test_a_whole_game_on_a_tablet_in_german_and_its_other_shapes(screens, live):
     events = plan()
     table = Table(screens, live, WALL, shots="tablet", enter="screen", tv_size=(1024, 768),
@@ -391,7 +396,6 @@ def test_a_team_game_with_one_part_on_the_screen(screens, live):
 
 
 # (layout: a team's entry on one screen is played on PostgreSQL by the game beside it)
-@pytest.mark.looks
 def test_a_team_game_of_four_on_one_screen_in_french(screens, live):
     """Four players, one screen, no phone: each part's steps on a 4:3 tablet, then on a
     laptop (1366 x 768). Every step's panel whole (the four seats' two rows hid the
