@@ -68,6 +68,8 @@ def _work() -> None:
     while True:
         _first, _n, app, kind, table_id, events, payload = _jobs.get()
         try:
+            if app.extensions.get(CLOSED):
+                continue        # the app was dropped (a test's): no seconds of work for it
             if kind == "live":
                 p, n = timed_estimate(payload, 100_000, random.Random(events),
                                       seconds=LIVE_SECONDS)
@@ -121,7 +123,7 @@ def _store_series(app: Flask, table_id: int, events: int, payload: Any) -> None:
     steps, said = series_of(options, rows, table_id)
     turning = [{**t, "text": _kept(said[t["step"]])} for t in turning_points(steps)]
     if app.extensions.get(CLOSED):
-        return              # the app is being dropped (a test's): its database with it
+        return              # dropped meanwhile: its database with it
     with app.app_context():
         try:
             db.session.execute(update(TABLE).where(TABLE.c.id == table_id,

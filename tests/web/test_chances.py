@@ -82,3 +82,43 @@ def test_a_finished_game_tells_its_chances_turning_points_and_decisive_moment(cl
     assert f'/t/{code}/story#step={top["step"]}' in page
     fr = client.get(f"/api/tables/{code}/story", headers={"Accept-Language": "fr"}).get_json()
     assert fr["chances"]["turning"][0]["text"] == fr["steps"][steps[0]]["text"]
+
+
+def test_a_dropped_app_s_stories_are_not_worked_out(app, tmp_path, monkeypatch):
+    """An app dropped (a test's, or a server stopping) leaves its finished games' chances
+    unworked: the background worker skipped nothing before and spent seconds of a core
+    on each, long after, while the next tests ran (16 series in tests/web/test_memory.py
+    alone, 35 s of CPU)."""
+    from companion.web import chances, create_app, live
+    from companion.web.models import db
+
+    worked: list[int] = []
+    real = chances.series_of
+
+    def counted(options: Any, events: Any, seed: int) -> Any:
+        worked.append(len(events))
+        return real(options, events, seed)
+    monkeypatch.setattr(chances, "series_of", counted)
+    record = json.loads((RECORDS / "random-flag-1.json").read_text())
+
+    def finished(a: Any) -> str:
+        client = a.test_client()
+        code = client.post("/api/tables/import", json={"record": record},
+                           headers={"Origin": ORIGIN}).get_json()["code"]
+        return str(code)
+
+    gone = create_app({"TESTING": True, "SECRET_KEY": "test", "SQLALCHEMY_DATABASE_URI":
+                       f"sqlite:///{tmp_path / 'gone.sqlite'}"}, instance_path=str(tmp_path))
+    code = finished(gone)
+    live.close(gone)                # dropped, with its game's story asked for: queued
+    gone.test_client().get(f"/api/tables/{code}/story")
+    with gone.app_context():
+        db.session.remove()
+        db.engine.dispose()
+    # then a game of an app still here: its story comes, after the other in the queue
+    mine = finished(app)
+    client = app.test_client()
+    story = _until(lambda: client.get(f"/api/tables/{mine}/story").get_json(),
+                   lambda s: not s["chances"].get("pending"), 120)
+    assert not story["chances"].get("pending")
+    assert worked == [len(record["events"])]       # its own, not the dropped app's
