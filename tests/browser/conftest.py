@@ -9,8 +9,8 @@
   server's origin, the Content-Security-Policy blocks anything or a script
   throws, and counts the bytes each page transfers.
 - ``shot(page, name)``: a screenshot into ``test-output/screens`` (git-ignored), to
-  look at; ``SL_SHOTS=0`` takes none (CI: nobody looks there, and they were a third of
-  the suite's time). A screenshot waits for the page's next frame; without one ``shot``
+  look at; ``SL_SHOTS=0`` takes none (CI: nobody looks there, and they were a fifth of
+  a looks game's CPU). A screenshot waits for the page's next frame; without one ``shot``
   waits for it all the same, and a page's ``set_viewport_size`` waits for the frame in
   which the page has handled its resize, so no check leans on a picture being taken.
 """

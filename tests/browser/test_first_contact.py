@@ -60,7 +60,6 @@ BROKEN_WORDS = """sel => [...document.querySelectorAll(sel)].flatMap(el => {
     return out; })"""
 
 
-# two frames: the page has handled a resize (its names refitted on the next frame)
 def nothing_clipped(page: Any, selector: str) -> list[str]:
     """The texts of the elements that are wider than their box, and the page's own width
     when it is wider than the window."""
@@ -513,6 +512,7 @@ def test_a_first_game_on_a_laptop_never_shows_today_over_nothing(screens, live):
             if i == 9:
                 shot(tv, f"first-tv-de-{w}-today")
         if i == 6:                       # the first reveal, drawn at 1024x768
+            assert held, "the abilities' words were not asked for at the first reveal"
             held.pop().continue_()
             tv.get_by_test_id("first-explain").wait_for()
             tv.evaluate(FRAMES)

@@ -255,7 +255,7 @@ def extras(events: list[dict]) -> list[int]:
     return out
 
 
-# (shapes and layout: the game on one screen is played on PostgreSQL by the others)
+# (shapes and layout; the same events entered on one screen: tests/web/test_screen.py)
 def test_a_whole_game_on_a_tablet_in_german_and_its_other_shapes(screens, live):
     events = plan()
     table = Table(screens, live, WALL, shots="tablet", enter="screen", tv_size=(1024, 768),
@@ -395,7 +395,7 @@ def test_a_team_game_with_one_part_on_the_screen(screens, live):
     assert out["days"]
 
 
-# (layout: a team's entry on one screen is played on PostgreSQL by the game beside it)
+# (layout; a team's part entered on a screen: tests/web/test_screen.py)
 def test_a_team_game_of_four_on_one_screen_in_french(screens, live):
     """Four players, one screen, no phone: each part's steps on a 4:3 tablet, then on a
     laptop (1366 x 768). Every step's panel whole (the four seats' two rows hid the
