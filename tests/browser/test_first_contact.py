@@ -222,7 +222,6 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     red.reload()
     red.wait_for_selector('#act [data-pick="10"]')
     red.set_viewport_size({"width": 360, "height": 640})
-    red.evaluate(FRAMES)
     assert nothing_clipped(red, "#act button") == []
     # a message (news, a refusal) over the bar, not over the choices: at the foot of a
     # small phone it hid two rows of ranks for 4.5 s
@@ -276,7 +275,6 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     # on a shorter phone (640 x 360) the second row was 13 px under the tabs
     for w, h in ((844, 390), (667, 375), (640, 360)):
         blue.set_viewport_size({"width": w, "height": h})
-        blue.evaluate(FRAMES)
         assert blue.evaluate("""() => { const tabs = document.querySelector('.tabs')
             .getBoundingClientRect().top; return [...document.querySelectorAll('#act [data-guess]')]
             .every(b => b.getBoundingClientRect().bottom <= tabs); }"""), (w, h)
@@ -285,7 +283,6 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     # the smallest phone sideways (568 x 320): the guess's first row of ranks in view (the
     # heading's three lines kept for a reveal put it under the tabs)
     blue.set_viewport_size({"width": 568, "height": 320})
-    blue.evaluate(FRAMES)
     assert blue.evaluate("""() => document.querySelector('#act [data-guess]')
         .getBoundingClientRect().bottom
         <= document.querySelector('.tabs').getBoundingClientRect().top""")
@@ -500,7 +497,6 @@ def test_a_first_game_on_a_laptop_never_shows_today_over_nothing(screens, live):
         table.sync(tv)
         for w, h in ((1366, 768), (1024, 768)):
             tv.set_viewport_size({"width": w, "height": h})
-            tv.evaluate(FRAMES)
             shown = tv.evaluate("""() => { const t = document.getElementById('today'),
                 h = document.getElementById('history').getBoundingClientRect();
                 return [t.offsetParent !== null, [...document.querySelectorAll('#history li')]
