@@ -26,6 +26,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--block", type=float, default=5.0,
                    help="server: seconds of each block; floor, durable floor and ours "
                         "take turns (default 5)")
+    b.add_argument("--chances", action="store_true",
+                   help="server: every table opted in to the live chance to win, its host "
+                        "screen asking for it; with --against PATH, that checkout's server "
+                        "and this one's side by side")
     b.add_argument("--idle", type=int, default=0,
                    help="server: connections held open idle or half-sent throughout")
     b.add_argument("--soak", type=float, default=None, metavar="SECONDS",
@@ -33,8 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--database-url", default=None,
                    help="server, post: run on this database (e.g. PostgreSQL) instead of SQLite")
     b.add_argument("--against", default=None, metavar="PATH",
-                   help="engine, post: also time the checkout at PATH (A B A B…) and print "
-                        "the ratio")
+                   help="engine, post, server --chances: also time the checkout at PATH "
+                        "(A B A B…) and print the ratio")
     b.add_argument("--rounds", type=int, default=None,
                    help="engine --against, post: timings of each checkout (default 7, 5)")
     b.add_argument("--sizes", default="100,1000,10000",

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import bisect
+import contextlib
 import itertools
 import json
 import os
@@ -323,6 +324,7 @@ class TableDriver(Driver):
     """One physical table: a host screen and four phones, playing random games."""
 
     opened = "tables seated"
+    options: dict[str, Any] = {}     # more of the table's options (e.g. the live chance)
 
     def __init__(self, port: int, run: Run, seed: int, kind: str = "ours",
                  source: str = "127.0.0.1") -> None:
@@ -336,7 +338,7 @@ class TableDriver(Driver):
         self.rec = random_record(self.rng)
         st, data = await self.conn.request("POST", "/api/tables",
                                            {"wall_distance": self.rec.options.wall_distance,
-                                            "teams": True})
+                                            "teams": True, **self.options})
         assert st == 201, data
         made = json.loads(data)
         self.code, self.view = made["code"], made["view"]
@@ -603,13 +605,15 @@ async def _bench(port: int, procs: list[Proc], tables: int, seconds: float,
 
 async def _play(drivers: list[Driver], run: Run, procs: dict[str, list[Proc]],
                 seconds: float, burst: float, block: float) -> list[Phase]:
-    """The drivers (their screens open) play the human phase, then the burst, each kind
-    in turn by blocks."""
+    """The drivers (their screens open) play the human phase, then the burst (none when
+    ``burst`` is 0), each kind in turn by blocks."""
     tasks = [asyncio.ensure_future(d.play()) for d in drivers]
     await asyncio.sleep(1.0)
     out: list[Phase] = []
     try:
         for name, length in (("human", seconds), ("burst", burst)):
+            if not length:
+                continue
             print(f"  {name}: {length:.0f} s for each, in blocks of {block:g} s taken in turn",
                   flush=True)
             got = await alternate(procs, run, name, length, block)
@@ -719,6 +723,9 @@ def main(args: argparse.Namespace) -> int:
           f"{'PostgreSQL' if database_url else 'SQLite'}; "
           f"{os.cpu_count()} cores; load average before: {load}", flush=True)
     print(f"  database: {durability(database_url)}", flush=True)
+    if getattr(args, "chances", False):
+        return chance_load(database_url, getattr(args, "against", None), tables, threads,
+                           seconds, pace, block)
     workers = getattr(args, "workers", None) or 1
     if workers > 1:
         if not (database_url or "").startswith("postgresql"):
@@ -833,4 +840,143 @@ def scale_out(database_url: str, workers: int, tables: int, threads: int, second
           f"p95 {pct(by[(many, 'human')].latencies, 95) * 1000:.2f} vs "
           f"{pct(by[(one, 'human')].latencies, 95) * 1000:.2f} ms; {os.cpu_count()} cores; "
           f"load average after: {load}")
+    return 0
+
+
+# --- the chance to win worked out beside the tables (issues 24 and 25) ----------------
+
+class Family(Proc):
+    """A server process and its children (the chances' helper process): CPU summed."""
+
+    def cpu_ticks(self) -> int:
+        from harness.server import children
+        total = super().cpu_ticks()
+        for kid in children(self.pid):
+            try:
+                total += Proc(kid).cpu_ticks()
+            except OSError:         # ended meanwhile
+                pass
+        return total
+
+
+@dataclass
+class Figures:
+    """The live figures one kind's screens were shown: how long after its game state
+    each came, and its playouts; how many states there were."""
+
+    states: int = 0
+    delays: list[float] = field(default_factory=list)
+    playouts: list[int] = field(default_factory=list)
+
+
+class ChanceTable(TableDriver):
+    """A table that opted in to the live chance to win: its host screen asks for the
+    figure as static/live.js does (every 0.7 s while the figure shown is older than
+    the game, every 2 s when it is not), while its kind takes its turn."""
+
+    options = {"chances": True}
+
+    def __init__(self, port: int, run: Run, seed: int, kind: str, source: str,
+                 figures: Figures) -> None:
+        super().__init__(port, run, seed, kind, source)
+        self.figures = figures
+        self.reached: dict[tuple[str, int], float] = {}   # (table, events) -> when
+
+    async def _post(self, secret: str | None, path: str, body: dict[str, Any],
+                    phase: str | None) -> tuple[int, dict[str, Any]]:
+        got = await super()._post(secret, path, body, phase)
+        key = (self.code, self.view["state"]["events"])
+        if phase is not None and key not in self.reached:
+            self.reached[key] = time.perf_counter()
+            self.figures.states += 1
+        return got
+
+    async def play(self) -> None:
+        watcher = asyncio.ensure_future(self.watch())
+        try:
+            await super().play()
+        finally:
+            watcher.cancel()
+
+    async def watch(self) -> None:
+        conn = Conn(self.port, self.source)
+        shown: tuple[str, int] | None = None
+        try:
+            while True:
+                await self.run.active[self.kind].wait()
+                now = (self.code, self.view["state"]["events"])
+                if shown != now:
+                    st, data = await conn.request("GET", f"/api/tables/{self.code}/chances")
+                    live = json.loads(data)["live"] if st == 200 else None
+                    got = None if live is None else (self.code, live["events"])
+                    if live is not None and got is not None and got != shown:
+                        shown = got
+                        at = self.reached.pop(got, None)
+                        if at is not None:
+                            self.figures.delays.append(time.perf_counter() - at)
+                            self.figures.playouts.append(live["playouts"])
+                await asyncio.sleep(2.0 if shown == now else 0.7)
+        finally:
+            conn.close()
+
+
+def chance_load(database_url: str | None, against: str | None, tables: int, threads: int,
+                seconds: float, pace: tuple[float, float], block: float) -> int:
+    """Tables that opted in to the live chance to win, their host screens asking for it:
+    the server at ``against`` (another checkout) and this one's, side by side (or this
+    one alone), their tables taking turns in blocks at a human pace. The figure: a
+    post's latency while the chances are worked out beside it."""
+    from harness.server import COMPANION
+    sides = [("this", None)] if against is None else [("before", against), ("this", None)]
+    print(f"chance load: {tables} tables on each server, every one opted in to the live "
+          f"chance to win (its host asking for the figure as live.js does); "
+          f"{'PostgreSQL' if database_url else 'SQLite'}; human pace {seconds:.0f} s for "
+          f"each, in blocks of {block:g} s taken in turn; "
+          + "; ".join(f"{name}: {path or 'this checkout'}" for name, path in sides),
+          flush=True)
+    with open("/proc/loadavg") as f:
+        print(f"  {os.cpu_count()} cores; load average before: "
+              f"{' '.join(f.read().split()[:3])}", flush=True)
+    with contextlib.ExitStack() as stack:
+        servers = {}
+        for i, (name, path) in enumerate(sides):
+            env = {} if path is None else {"PYTHONPATH": str(Path(path).resolve())}
+            url = database_url
+            if url is None:
+                tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="sl-bench-"))
+                url = f"sqlite:///{tmp}/bench.sqlite"
+            srv = Server(url, Path(tempfile.mkdtemp(prefix="sl-bench-log-"), "server.log"),
+                         threads, COMPANION, env=env,
+                         cwd=Path(path).resolve() if path else Path.cwd())
+            srv.start()
+            stack.callback(srv.stop)
+            servers[name] = (srv, i)
+        figures = {name: Figures() for name, _ in sides}
+
+        async def run_all() -> list[Phase]:
+            run = Run(every=pace, kinds=tuple(name for name, _ in sides))
+            drivers: list[Driver] = [
+                ChanceTable(srv.port, run, 100 * i + seed, name,
+                            _address(i * tables + seed), figures[name])
+                for name, (srv, i) in servers.items() for seed in range(tables)]
+            await _open(drivers)
+            procs: dict[str, list[Proc]] = {name: [Family(srv.pid)]
+                                            for name, (srv, _i) in servers.items()}
+            return await _play(drivers, run, procs, seconds, 0, block)
+        results = asyncio.run(run_all())
+    by = {p.kind: p for p in results}
+    with open("/proc/loadavg") as f:
+        load = " ".join(f.read().split()[:3])
+    for name, _ in sides:
+        fg, ph = figures[name], by[name]
+        print(f"result {name}: post -> every screen p50 {pct(ph.latencies, 50) * 1000:.2f}, "
+              f"p95 {pct(ph.latencies, 95) * 1000:.2f}, p99 {pct(ph.latencies, 99) * 1000:.2f}"
+              f" ms; the answer p95 {pct(ph.answers, 95) * 1000:.2f} ms; CPU per post "
+              f"{ph.cpu_ms:.2f} ms (the server and its helper); live figures: "
+              f"{len(fg.delays)} of {fg.states} game states shown, "
+              f"{pct(fg.delays, 50) * 1000:.0f} ms after the state (p50), "
+              f"playouts p50 {pct([float(x) for x in fg.playouts], 50):.0f}")
+    if against is not None:
+        ratio = pct(by["before"].latencies, 95) / pct(by["this"].latencies, 95)
+        print(f"result: p95 before / this = {ratio:.2f} x; load average after: {load}")
     return 0

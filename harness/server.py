@@ -35,9 +35,16 @@ UNLIMITED = json.dumps({name: "1000000 per second" for name in LIMITS})
 
 
 def children(pid: int) -> list[int]:
-    """The child processes of ``pid`` (the workers of ``serve --workers N``)."""
-    with open(f"/proc/{pid}/task/{pid}/children") as f:
-        return sorted(int(p) for p in f.read().split())
+    """The child processes of ``pid`` (the workers of ``serve --workers N``, the chances'
+    helper), whichever of its threads started them."""
+    kids: set[int] = set()
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                kids.update(int(p) for p in f.read().split())
+        except OSError:         # a thread that ended meanwhile
+            pass
+    return sorted(kids)
 
 
 def free_port() -> int:

@@ -38,8 +38,8 @@ import time
 from typing import Any
 
 from .deduce import SERGEANT, consistent_lineups
-from .events import SIDES, Record, Side
-from .referee import advance
+from .events import SIDES, Options, Record, Side, event_from_dict
+from .referee import advance, new_game
 from .simulate import play_on
 from .state import Phase, State
 
@@ -124,6 +124,21 @@ def standard_error(playouts: int) -> float:
     """The largest standard error of a share of ``playouts`` games (at a chance of 1/2);
     0 for a finished game (no playout: the result is known)."""
     return 0.5 / math.sqrt(playouts) if playouts else 0.0
+
+
+def step_chances(options: Options, events: list[dict[str, Any]], seed: int, playouts: int
+                 ) -> list[list[float]]:
+    """Red's, blue's and the draw's chance at every step of a game given as its events'
+    dicts (step 0: before any event), ``playouts`` each, seeded by ``seed`` and the step:
+    the same game and seed give the same numbers. A finished game's story (issue 25)."""
+    s = new_game(options)
+    out = []
+    for i in range(len(events) + 1):
+        if i:
+            advance(s, event_from_dict(events[i - 1]))
+        p, _n = timed_estimate(s, playouts, random.Random(f"{seed}:{i}"))
+        out.append([round(p["red"], 3), round(p["blue"], 3), round(p["draw"], 3)])
+    return out
 
 
 def chances_output(record: Record, playouts: int = PLAYOUTS, seed: int = 0,

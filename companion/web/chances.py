@@ -1,7 +1,7 @@
 """The chance to win at the table (issue 25), worked out off the request path.
 
 - **Live** (a table that opted in): the chance as the game stands, 300 ms of playouts
-  (at least 100) by one background thread per process, kept in memory per table; the
+  (at least 100) asked for by one background thread per process, kept in memory per table; the
   big screen and the watchers ask ``GET /api/tables/CODE/chances`` while the figure
   they show is older than the game. A post never waits for it.
 - **The story** (every finished game): the chance after every event, 200 playouts
@@ -9,7 +9,9 @@
   (``chance_series``); the story draws it and names its three biggest swings, the
   history its biggest one.
 
-The numbers come from :mod:`companion.engine.chances` (docs/CHANCES.md).
+The numbers come from :mod:`companion.engine.chances` (docs/CHANCES.md), worked out in
+a helper process (:mod:`companion.offload`): seconds of Python that would otherwise hold
+this process's GIL while every table's posts wait for it (issue 24).
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ from sqlalchemy import Table as SATable
 from sqlalchemy import select, update
 
 from ..engine import Msg, Options, event_from_dict, new_game, reveal_words
-from ..engine.chances import standard_error, timed_estimate
+from ..engine.chances import standard_error
 from ..engine.referee import advance
+from ..offload import helper
 from .models import CLOSED, Table, db
 from .states import Recent, derive, event_rows
 from .views import event_text, stored_words
@@ -71,8 +74,8 @@ def _work() -> None:
             if app.extensions.get(CLOSED):
                 continue        # the app was dropped (a test's): no seconds of work for it
             if kind == "live":
-                p, n = timed_estimate(payload, 100_000, random.Random(events),
-                                      seconds=LIVE_SECONDS)
+                p, n = helper.call("timed_estimate", payload, 100_000,
+                                   random.Random(events), LIVE_SECONDS)
                 _live.keep((id(app), table_id), {"events": events, "playouts": n,
                                       "standard_error": round(standard_error(n), 4),
                                       **{k: round(v, 4) for k, v in p.items()}})
@@ -102,19 +105,15 @@ def series_of(options: Options, events: list[dict[str, Any]], seed: int
               ) -> tuple[list[list[float]], list[Msg | str]]:
     """Red's, blue's and the draw's chance at every step of a game (step 0: before any
     event), :data:`SERIES_PLAYOUTS` playouts each (the same seed, the same numbers), and
-    each step's words (a reveal's narration, another event's entry)."""
+    each step's words (a reveal's narration, another event's entry). The numbers are
+    worked out in the helper process; the words here (a replay: well under a millisecond)."""
+    out = helper.call("step_chances", options, events, seed, SERIES_PLAYOUTS)
     s = new_game(options)
-    out, said = [], []
-    for i in range(len(events) + 1):
-        if i:
-            e = event_from_dict(events[i - 1])
-            advance(s, e)
-            said.append(reveal_words(s.reveals[-1]) if e.type == "reveal"
-                        else event_text(events[i - 1]))
-        else:
-            said.append("")
-        p, _n = timed_estimate(s, SERIES_PLAYOUTS, random.Random(f"{seed}:{i}"))
-        out.append([round(p["red"], 3), round(p["blue"], 3), round(p["draw"], 3)])
+    said: list[Msg | str] = [""]
+    for d in events:
+        e = event_from_dict(d)
+        advance(s, e)
+        said.append(reveal_words(s.reveals[-1]) if e.type == "reveal" else event_text(d))
     return out, said
 
 
