@@ -41,6 +41,9 @@ TABLE = cast(SATable, Table.__table__)
 
 _live: Recent[dict[str, Any]] = Recent(1024)     # (app, table id) -> its latest live figure
 _asked: set[tuple[int, str, int, int]] = set()   # jobs waiting or running (by app)
+# (app, table id) -> the game (its events) of the newest live figure asked for: an older
+# one still waiting is of a game the table has left, and never worked out
+_newest: dict[tuple[int, int], int] = {}
 # live figures first: a story's series (seconds of work) never holds up the table's bar
 _jobs: queue.PriorityQueue[tuple[int, int, Flask, str, int, int, Any]] = queue.PriorityQueue()
 _order = itertools.count()
@@ -60,6 +63,8 @@ def _ask(kind: str, table_id: int, events: int, payload: Any) -> None:
     app = current_app._get_current_object()    # type: ignore[attr-defined]
     key = (id(app), kind, table_id, events)
     with _lock:
+        if kind == "live":
+            _newest[(id(app), table_id)] = events
         if key in _asked:
             return
         _asked.add(key)
@@ -73,6 +78,8 @@ def _work() -> None:
         try:
             if app.extensions.get(CLOSED):
                 continue        # the app was dropped (a test's): no seconds of work for it
+            if kind == "live" and _newest.get((id(app), table_id)) != events:
+                continue        # the game moved on (a busy server): its newest state next
             if kind == "live":
                 p, n = helper.call("timed_estimate", payload, 100_000,
                                    random.Random(events), LIVE_SECONDS)
@@ -86,6 +93,8 @@ def _work() -> None:
         finally:
             with _lock:
                 _asked.discard((id(app), kind, table_id, events))
+                if kind == "live" and _newest.get((id(app), table_id)) == events:
+                    del _newest[(id(app), table_id)]
 
 
 def live(table: Table) -> dict[str, Any] | None:

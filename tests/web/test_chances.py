@@ -5,6 +5,7 @@ turning points, and the history's decisive moment."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,39 @@ def test_a_table_that_opted_in_gets_a_live_figure_for_each_state(client):
     assert got["events"] == events == 2
     # strangers read it as they read the board (public information only)
     assert client.get(url, environ_base={"REMOTE_ADDR": "127.0.3.2"}).status_code == 200
+
+
+def test_a_figure_of_a_game_the_table_has_left_is_not_worked_out(client, monkeypatch):
+    """On a busy server the figures asked for queue up; one whose game moved on before its
+    turn came is skipped, not worked out (0.3 s of a core each) while the table waits for
+    the figure of the game as it is."""
+    from companion.web import chances
+    gate, worked = threading.Event(), []
+    real = chances.helper.call
+
+    def held(job: str, state: Any, *args: Any) -> Any:
+        worked.append(state.event_count)
+        gate.wait(60)            # the first figure holds the worker while the game goes on
+        return real(job, state, *args)
+    monkeypatch.setattr(chances.helper, "call", held)
+    d = client.post("/api/tables", json={"wall_distance": 3, "chances": True},
+                    headers={"Origin": ORIGIN}).get_json()
+    host = Player(client, d["code"], d["host_secret"])
+    red, blue = sit(host, "red", "Ann"), sit(host, "blue", "Bo")
+    url = f"/api/tables/{host.code}/chances"
+
+    def live() -> Any:
+        return client.get(url).get_json()["live"]
+    live()
+    assert _until(lambda: worked, lambda w: w == [0], 30) == [0]
+    red.event({"type": "exhaust", "side": "red", "ranks": [3]})
+    live()                                      # asked for the game after 1 event ...
+    blue.event({"type": "exhaust", "side": "blue", "ranks": [5]})
+    live()                                      # ... and after 2, while the first is held
+    gate.set()
+    got = _until(live, lambda x: x is not None and x["events"] == 2)
+    assert got["events"] == 2
+    assert worked == [0, 2]
 
 
 def test_a_table_without_it_asks_for_nothing(client, table):
