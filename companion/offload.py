@@ -9,10 +9,11 @@ the tables come first when the cores are busy; the thread that asks waits on a p
 without the GIL.
 
 The helper reads pickled ``(job, args)`` from its stdin and writes pickled
-``(ok, result)`` to its stdout, one at a time. It runs only :data:`JOBS` (plain
-functions of the rules engine). When the server's process ends, the helper is stopped
-(and if the server is killed, the helper ends at the end of its pipe). A helper that
-dies is started again at the next job; the job it was doing is tried once more.
+``(ok, result)`` to its stdout, one at a time. It runs only the jobs it names (plain
+functions of the rules engine: ``timed_estimate``, ``step_chances``). When the server's
+process ends, the helper is stopped (and if the server is killed, the helper ends at
+the end of its pipe). A helper that dies is started again at the next job; the job it
+was doing is tried once more.
 """
 
 from __future__ import annotations
@@ -56,15 +57,15 @@ class Helper:
 
     def call(self, job: str, *args: Any) -> Any:
         """``JOBS[job](*args)`` worked out in the helper process."""
+        data = pickle.dumps((job, args), pickle.HIGHEST_PROTOCOL)   # (a bad job fails here)
         with self._lock:
             for attempt in (1, 2):
                 proc = self._running()
                 try:
-                    pickle.dump((job, args), cast(IO[bytes], proc.stdin),
-                                pickle.HIGHEST_PROTOCOL)
+                    cast(IO[bytes], proc.stdin).write(data)
                     cast(IO[bytes], proc.stdin).flush()
                     ok, value = pickle.load(cast(IO[bytes], proc.stdout))
-                except (OSError, EOFError, pickle.UnpicklingError):
+                except Exception:       # the pipe broke, whichever way
                     self._stop()        # dead (or killed): a new one for the next try
                     if attempt == 2:
                         raise HelperFailed(f"the helper process died twice on {job}") from None
@@ -89,13 +90,18 @@ class Helper:
             env["PYTHONPATH"] = os.pathsep.join(
                 [root] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "companion.offload", str(
-                    self.nice if self.nice is not None
-                    else int(os.environ.get(NICE_VARIABLE, NICE)))],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, env=env, close_fds=True)
+                [sys.executable, "-m", "companion.offload", str(self._nice())],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True)
             self.started += 1
         return self._proc
+
+    def _nice(self) -> int:
+        if self.nice is not None:
+            return self.nice
+        try:
+            return int(os.environ.get(NICE_VARIABLE, NICE))
+        except ValueError:
+            return NICE
 
     def _stop(self) -> None:
         proc, self._proc = self._proc, None
@@ -129,7 +135,7 @@ def main(nice: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl-C is the server's to handle
     try:
         os.nice(nice)
-    except OSError:
+    except (OSError, AttributeError):     # not allowed, or no such call on this system
         pass
     inp, out = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr           # a stray print never corrupts the pipe
