@@ -52,7 +52,7 @@ class Helper:
         self.nice = nice            # None: $SPIES_LIES_HELPER_NICE when it starts, else NICE
         self._proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
-        self._ended = False         # the server's process is ending: no new helper
+        self.ending = False         # the server's process is ending: no new helper
         self.started = 0            # how many helpers were started (a dead one is replaced)
 
     def call(self, job: str, *args: Any) -> Any:
@@ -81,7 +81,7 @@ class Helper:
         return proc.pid if proc is not None and proc.poll() is None else None
 
     def _running(self) -> subprocess.Popen[bytes]:
-        if self._ended:
+        if self.ending:
             raise HelperFailed("the process is ending")
         if self._proc is None or self._proc.poll() is not None:
             # the same companion as this process's, wherever it was imported from
@@ -120,7 +120,7 @@ class Helper:
     def kill_now(self) -> None:
         """End the helper at once, even mid-job, and start none again (at exit: not
         waiting for its job)."""
-        self._ended = True
+        self.ending = True
         proc = self._proc
         if proc is not None:
             proc.kill()

@@ -89,7 +89,8 @@ def _work() -> None:
             else:
                 _store_series(app, table_id, events, payload)
         except Exception:           # a figure is never worth a dead worker
-            app.logger.exception("chances: %s for table %s failed", kind, table_id)
+            if not helper.ending:   # (a server stopping mid-job: nothing went wrong)
+                app.logger.exception("chances: %s for table %s failed", kind, table_id)
         finally:
             with _lock:
                 _asked.discard((id(app), kind, table_id, events))

@@ -120,3 +120,15 @@ def _state(pid: int) -> str:
             return f.read().rsplit(")", 1)[1].split()[0]
     except OSError:
         return "gone"
+
+
+def test_a_process_that_is_ending_starts_no_helper(helper):
+    """At exit the helper is killed, even mid-job, and none is started again for the job
+    the chances' thread was waiting on (its failure is not logged as one)."""
+    helper.call("step_chances", OPTIONS, [], 1, 10)
+    pid = helper.pid()
+    helper.kill_now()
+    with pytest.raises(HelperFailed, match="ending"):
+        helper.call("step_chances", OPTIONS, [], 1, 10)
+    assert helper.ending and helper.started == 1
+    assert _until(lambda: _state(pid) in ("Z", "gone"), 10)
