@@ -716,6 +716,11 @@ def main(args: argparse.Namespace) -> int:
     raise_file_limit(tables * 18 + idle + 1024)     # this client's sockets too
     burst = getattr(args, "burst", None) or max(5.0, seconds / 3)
     block = getattr(args, "block", None) or 5.0
+    if getattr(args, "chances", False) and getattr(args, "against", None) and database_url:
+        print("error: --chances --against runs each checkout's server on a SQLite file of its "
+              "own (two checkouts on one database would share its schema and its NOTIFY): "
+              "leave out --database-url", file=sys.stderr)
+        return 2
     with open("/proc/loadavg") as f:
         load = " ".join(f.read().split()[:3])
     print(f"server benchmark: {tables} tables x (4 phones + 1 host screen) = {tables * 5} "

@@ -13,13 +13,13 @@ pytest_plugins = ["harness.fixtures"]
 # CI replays the same examples every run (a red CI must mean a real change);
 # local runs explore new random games each time.
 settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 # the chances' helper process at the tests' own priority: niced (as in a server), it gets a
 # few percent of a core beside a dozen busy browser processes, and a test waiting for a
 # figure waits minutes (tests/web/test_offload.py checks the server's default)
 os.environ.setdefault("SPIES_LIES_HELPER_NICE", "0")
-if os.environ.get("CI"):
-    settings.load_profile("ci")
 
 
 def pytest_configure(config: pytest.Config) -> None:
