@@ -48,7 +48,7 @@ from typing import Any
 
 from companion.engine.simulate import random_record
 from companion.web.delta import patch
-from harness.server import Server
+from harness.server import Server, children
 from harness.steps import steps
 
 # every screen of the benchmark is on this machine: no cap on one address's connections
@@ -99,12 +99,16 @@ class Proc:
 
 @contextmanager
 def running_server(threads: int, database_url: str | None,
-           command: Sequence[str] = FLOOR_SERVER) -> Iterator[tuple[Server, Proc]]:
+           command: Sequence[str] = FLOOR_SERVER,
+           checkout: str | None = None) -> Iterator[tuple[Server, Proc]]:
     """A server process on a fresh SQLite file (or ``database_url``) in a temporary
-    folder that also holds its log and instance folder; stopped and removed after."""
+    folder that also holds its log and instance folder; stopped and removed after.
+    ``checkout``: another checkout's companion (run from there), not this one's."""
+    where = {} if checkout is None else {
+        "env": {"PYTHONPATH": str(Path(checkout).resolve())}, "cwd": Path(checkout).resolve()}
     with tempfile.TemporaryDirectory(prefix="spies-lies-bench-") as tmp:
         srv = Server(database_url or f"sqlite:///{tmp}/bench.sqlite", Path(tmp, "server.log"),
-                     threads, command)
+                     threads, command, **where)
         srv.start()
         try:
             yield srv, Proc(srv.pid)
@@ -806,7 +810,7 @@ def scale_out(database_url: str, workers: int, tables: int, threads: int, second
     """``spies-lies serve`` (one process) and ``spies-lies serve --workers N`` on the same
     PostgreSQL database, ``tables`` tables on each, taking turns in blocks: what the
     second process buys in posts per second, CPU counted over each server's processes."""
-    from harness.server import COMPANION, children
+    from harness.server import COMPANION
     one, many = "1 proc", f"{workers} procs"
     print(f"scale-out: {tables} tables on one process and {tables} on {workers} workers, "
           f"the same database; human pace {seconds:.0f} s and burst {burst:.0f} s for each, "
@@ -854,7 +858,6 @@ class Family(Proc):
     """A server process and its children (the chances' helper process): CPU summed."""
 
     def cpu_ticks(self) -> int:
-        from harness.server import children
         total = super().cpu_ticks()
         for kid in children(self.pid):
             try:
@@ -945,16 +948,8 @@ def chance_load(database_url: str | None, against: str | None, tables: int, thre
     with contextlib.ExitStack() as stack:
         servers = {}
         for i, (name, path) in enumerate(sides):
-            env = {} if path is None else {"PYTHONPATH": str(Path(path).resolve())}
-            url = database_url
-            if url is None:
-                tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="sl-bench-"))
-                url = f"sqlite:///{tmp}/bench.sqlite"
-            srv = Server(url, Path(tempfile.mkdtemp(prefix="sl-bench-log-"), "server.log"),
-                         threads, COMPANION, env=env,
-                         cwd=Path(path).resolve() if path else Path.cwd())
-            srv.start()
-            stack.callback(srv.stop)
+            srv, _proc = stack.enter_context(running_server(threads, database_url, COMPANION,
+                                                            path))
             servers[name] = (srv, i)
         figures = {name: Figures() for name, _ in sides}
 

@@ -78,9 +78,9 @@ def _work() -> None:
         try:
             if app.extensions.get(CLOSED):
                 continue        # the app was dropped (a test's): no seconds of work for it
-            if kind == "live" and _newest.get((id(app), table_id)) != events:
-                continue        # the game moved on (a busy server): its newest state next
             if kind == "live":
+                if _newest.get((id(app), table_id)) != events:
+                    continue    # the game moved on (a busy server): its newest state next
                 p, n = helper.call("timed_estimate", payload, 100_000,
                                    random.Random(events), LIVE_SECONDS)
                 _live.keep((id(app), table_id), {"events": events, "playouts": n,
