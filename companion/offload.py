@@ -119,11 +119,22 @@ class Helper:
 
     def kill_now(self) -> None:
         """End the helper at once, even mid-job, and start none again (at exit: not
-        waiting for its job)."""
+        waiting for its job; the process reaped and its pipes closed, so the
+        interpreter's exit warns of no running subprocess or open file)."""
         self.ending = True
-        proc = self._proc
+        if self._lock.acquire(blocking=False):      # no job under way: ended cleanly
+            try:
+                self._stop()
+            finally:
+                self._lock.release()
+            return
+        proc = self._proc         # mid-job: its thread sees the pipe end and gives up
         if proc is not None:
             proc.kill()
+            try:
+                proc.wait(1)      # reaped, not left for the interpreter's exit to warn of
+            except subprocess.TimeoutExpired:
+                pass
 
 
 helper = Helper()

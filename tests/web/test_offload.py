@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -146,3 +148,27 @@ def test_a_process_that_is_ending_starts_no_helper(helper):
         helper.call("step_chances", OPTIONS, [], 1, 10)
     assert helper.ending and helper.started == 1
     assert _until(lambda: _state(pid) in ("Z", "gone"), 10)
+
+
+@pytest.mark.parametrize("mid_job", [False, True])
+def test_a_process_that_ends_leaves_no_helper_to_warn_of(mid_job):
+    """A process that used the helper ends without the interpreter warning of a
+    subprocess still running or of its pipes left open (the suite's workers printed
+    both at their end), whether the helper was idle or mid-job on a daemon thread."""
+    events = RECORD["events"] if mid_job else []      # a long job, or none under way
+    script = (
+        "import threading, time\n"
+        "from companion.engine import Options\n"
+        "from companion.offload import helper\n"
+        f"OPTIONS = Options({OPTIONS.wall_distance})\n"
+        "helper.call('step_chances', OPTIONS, [], 1, 10)\n"
+        f"job = lambda: helper.call('step_chances', OPTIONS, {events!r}, 3, 2000)\n"
+        f"{'threading.Thread(target=job, daemon=True).start()' if mid_job else ''}\n"
+        "time.sleep(0.5)\n"
+        "print(helper.pid(), flush=True)\n")
+    done = subprocess.run([sys.executable, "-W", "default", "-c", script],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "SPIES_LIES_HELPER_NICE": "0"})
+    assert done.returncode == 0, done.stderr
+    assert "Warning" not in done.stderr, done.stderr
+    assert _until(lambda: _state(int(done.stdout)) in ("Z", "gone"), 10)
