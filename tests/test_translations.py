@@ -165,3 +165,47 @@ def test_french_punctuation_keeps_to_its_word():
     a plain one, before : ; ? ! % and » and after «."""
     loose = [t for t in _french_texts() if LOOSE.search(t)]
     assert loose == [], loose[:5]
+
+
+class _Words(dict):
+    """Any placeholder's value: a word of its own name, in small letters."""
+
+    def __missing__(self, key: str) -> str:
+        return f"é{key}-word"
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_message_renders_as_the_full_formatter_renders_it(locale):
+    """A message's template is read once and filled by ``str.format_map`` (issue 24:
+    ``string.Formatter`` parsed it in Python at every render); every key and every
+    translation of it in this language come out as the full formatter makes them,
+    ``{side!c}`` with its capital."""
+    from companion.engine import words
+    from companion.engine.words import Msg
+
+    class One:                  # a catalog that answers with one template
+        def __init__(self, template: str) -> None:
+            self.template = template
+
+        def gettext(self, s: str) -> str:
+            return self.template
+
+        def ngettext(self, s: str, p: str, n: int) -> str:
+            return self.template
+
+    checked = capitals = 0
+    for m in _catalog(locale, "messages"):
+        if not m.id:
+            continue
+        for template in (m.id if isinstance(m.id, tuple) else (m.id,)) + (
+                m.string if isinstance(m.string, tuple) else (m.string,)):
+            names = _names(template)
+            msg = Msg("k", **{n: f"é{n}-word" for n in names})
+            want = words._FORMAT.vformat(template, (), _Words())
+            assert msg.render(One(template)) == want, template
+            assert words._compiled(template) is not None, template     # the fast path
+            checked += 1
+            capitals += "!c}" in template
+    assert checked > 500 and capitals > 30
+    # a template the fast path leaves to the formatter renders as before
+    assert Msg("{a!r} {{b}} {c!c}", a="x", c="y").render() == "'x' {b} Y"
