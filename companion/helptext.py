@@ -485,8 +485,27 @@ def _needle(query: Any) -> str:
 _QUERY_MAX = 200
 
 
+#: whole questions said with words that each only shape a question, in the four languages,
+#: folded: what they ask for (the game told again; the score, on the IP markers). Only a
+#: question that is all of one of these ("what is the score of a Spy?" asks for the Spy)
+_IDIOMS = tuple((re.compile(phrase), means) for phrase, means in (
+    (r"(?:qu est ce qu il|qu est ce qui|que) s est (?:il )?passe|il s est passe quoi", "recit"),
+    (r"was (?:ist|war) (?:denn )?(?:passiert|los)|was passiert ist", "geschichte"),
+    (r"(?:what s|whats|what is) the score(?: now)?|who s winning|who is (?:winning|ahead)", "ip"),
+    (r"(?:quel est|c est quoi) le score|qui (?:mene|est devant)", "ip"),
+    (r"wie (?:ist|steht) (?:der spielstand|es)|wer (?:fuhrt|liegt vorn|liegt vorne)", "ip"),
+    (r"hoe staat het(?: ervoor)?|wat is de stand|wie staat (?:er )?voor", "ip")))
+
+
+def _idiom(needle: str) -> str:
+    """``needle``, or what it asks for if it is a whole question of :data:`_IDIOMS`
+    ("qu'est-ce qui s'est passé ?" is "récit", "what's the score?" "IP")."""
+    words = " ".join(re.findall(r"[^\W_]+", needle))
+    return next((means for phrase, means in _IDIOMS if phrase.fullmatch(words)), needle)
+
+
 def _found(query: Any) -> tuple[str, list[tuple[int, int, _Entry]]]:
-    needle = _needle(query)
+    needle = _idiom(_needle(query))
     if not needle:
         return needle, []
     index = _index()

@@ -555,6 +555,19 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("Namen ändern", "de", ["word-20"], 1),
     ("changer mon nom", "fr", ["word-20"], 1),
     ("naam veranderen", "nl", ["word-20"], 1),
+    # a whole question of shaping words: what happened is the story, the score is the IP
+    # (they found "screen gone", R70 or nothing; R60, the Captain, "our games" or R1)
+    ("qu'est-ce qui s'est passé ?", "fr", ["word-21"], 1),
+    ("Que s'est-il passé ?", "fr", ["word-21"], 1),
+    ("was ist passiert?", "de", ["word-21"], 1),
+    ("what's the score?", "en", ["word-7"], 1),
+    ("quel est le score ?", "fr", ["word-7"], 1),
+    ("wie ist der Spielstand?", "de", ["word-7"], 1),
+    ("hoe staat het?", "nl", ["word-7"], 1),
+    ("who is winning?", "en", ["word-7"], 1),
+    # (a question that only begins so asks for what it names: the Spy, what happens if)
+    ("what is the score of a spy?", "en", ["R40", "rank-1"], 2),
+    ("was passiert wenn die Bombe aufgedeckt wird?", "de", ["R46", "rank-7"], 3),
 ]
 
 
