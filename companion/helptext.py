@@ -210,7 +210,7 @@ le la les l un une des du de d au aux que qu quoi qui quand ou comment pourquoi 
 cet cette ces c je j me m mon ma mes tu te ton ta tes il elle on nous vous ils elles se s
 leur leurs et en dans sur pour par avec sans ne n pas plus fait faire fais font peut peux
 puis doit dois y t si passe regle regles quel quelle quels quelles combien beaucoup avoir ai
-veut veux dire signifie contre
+veut veux dire signifie contre sert servent servir vont va vais aller
 avons avez ont son sa ses notre nos votre vos
 der die das den dem des ein eine einer eines einem einen was wer wie wann wo warum welche
 welcher welches ist sind bin bist kann kannst konnen darf muss macht machen tut tun ich
@@ -306,7 +306,8 @@ _SAME = _same(
     # the game's end: its flag taken (R70 "stops"; not R72's "winning": "the end of the
     # day" is R15's, which day 3's "winning" outweighed, in every language)
     (("end", "ends", "ending", "finish", "finished", "over"), ("end", "stops")),
-    (("termine", "terminer", "finit", "finir", "fin"), ("fin", "arrete")),
+    (("termine", "terminee", "terminer", "finit", "finir", "fin", "fini", "finie"),
+     ("fin", "arrete")),
     (("endet", "enden", "ende", "vorbei"), ("ende", "endet")),
     (("eindigt", "einde", "eindigen", "afgelopen", "voorbij"), ("einde", "stopt")),
     # a day by its number, as the texts write it ("who starts the second day": R12)
@@ -380,6 +381,11 @@ _SAME = _same(
      ("datei", "offnet", "bestand", "opent")),
     (("charger", "recharger", "importer"), ("fichier", "ouvre")),
     (("asleep", "slept"), ("sleep",)),                      # a phone that went to sleep
+    (("eteint", "eteinte", "decharge", "dechargee"), ("mort", "batterie")),   # a dead phone
+    # points are the rules' IP ("was passiert bei 10 Punkten?": R31, not R60's "punkten")
+    (("points", "point"), ("ip",)),
+    (("punkte", "punkten", "punkt"), ("ip",)),
+    (("punten", "punt"), ("ip",)),
     # a phone or screen cut off from the companion ("offline" in every language)
     (("offline", "disconnected", "disconnect", "disconnects"), ("connection", "verbindung",
                                                                 "connexion", "verbinding")),

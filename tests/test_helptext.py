@@ -568,6 +568,15 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     # (a question that only begins so asks for what it names: the Spy, what happens if)
     ("what is the score of a spy?", "en", ["R40", "rank-1"], 2),
     ("was passiert wenn die Bombe aufgedeckt wird?", "de", ["R46", "rank-7"], 3),
+    # French "sert" (what is it for) and "vont" (go) only shape a question (they were "set"
+    # a typo away, R2 first); points are the rules' IP (R60's verb "punkten" came first); a
+    # game "finie", a phone "éteint" (the game's own pages, the connection came first)
+    ("à quoi sert le jeton de tromperie ?", "fr", ["R14"], 1),
+    ("où vont les soldats épuisés ?", "fr", ["R15"], 2),
+    ("was passiert bei 10 Punkten?", "de", ["R31"], 1),
+    ("wat gebeurt er bij 10 punten?", "nl", ["R31"], 1),
+    ("quand la partie est-elle finie ?", "fr", ["R70"], 1),
+    ("mon téléphone s'est éteint", "fr", ["word-34"], 1),
 ]
 
 
