@@ -39,14 +39,25 @@ def screen_language() -> Locale:
     """This screen's language: the one it chose (a cookie, per browser: each phone and
     the TV its own), else the best of its browser's (Accept-Language), else English.
     As a Babel locale made once per language (Babel would parse the code again, and
-    look for its data file, at every request: issue 24)."""
-    chosen = request.cookies.get(lang.COOKIE)
-    if chosen not in lang.LOCALES:
-        chosen = lang.best([tag for tag, _ in request.accept_languages])
-    return _LOCALES.get(chosen) or _LOCALES.setdefault(chosen, Locale.parse(chosen))
+    look for its data file, at every request: issue 24), and known by the two headers it
+    comes from as they were sent (parsing them cost 25-60 µs of every request)."""
+    env = request.environ
+    sent = (env.get("HTTP_COOKIE"), env.get("HTTP_ACCEPT_LANGUAGE"))
+    found = _BY_HEADERS.get(sent)
+    if found is None:
+        chosen = request.cookies.get(lang.COOKIE)
+        if chosen not in lang.LOCALES:
+            chosen = lang.best([tag for tag, _ in request.accept_languages])
+        found = _LOCALES.get(chosen) or _LOCALES.setdefault(chosen, Locale.parse(chosen))
+        if len(_BY_HEADERS) >= _HEADERS_KEPT:     # a stranger's endless made-up headers
+            _BY_HEADERS.clear()
+        _BY_HEADERS[sent] = found
+    return found
 
 
 _LOCALES: dict[str, Locale] = {}
+_BY_HEADERS: dict[tuple[str | None, str | None], Locale] = {}
+_HEADERS_KEPT = 1024
 
 
 @bp.app_context_processor

@@ -70,6 +70,34 @@ def test_html_lang_is_right_on_every_page(client, table):
             assert re.search(f'<html lang="{code}"[ >]'.encode(), r.data), (path, tag)
 
 
+def test_each_request_s_own_headers_give_its_language_however_many_were_seen(client):
+    """The language is known by the two headers it comes from (issue 24: parsed once per
+    pair); each request still gets the one its own headers say, a cookie before the
+    browser's list, after a flood of made-up headers has filled what is kept."""
+    from companion.web import pages
+
+    def spoken(headers):
+        for name in ("sl-lang", "other"):
+            client.delete_cookie(name)
+        for pair in filter(None, headers.get("Cookie", "").split("; ")):
+            client.set_cookie(*pair.split("="))
+        page = client.get("/j", headers={k: v for k, v in headers.items()
+                                         if k != "Cookie"}).data
+        return re.search(rb'<html lang="(\w+)"', page).group(1).decode()
+
+    asked = [({"Accept-Language": "fr-CA,fr"}, "fr"), ({"Accept-Language": "de"}, "de"),
+             ({"Accept-Language": "fr-CA,fr", "Cookie": "sl-lang=nl"}, "nl"),
+             ({"Accept-Language": "fr-CA,fr", "Cookie": "sl-lang=xx"}, "fr"),
+             ({"Cookie": "sl-lang=de; other=1"}, "de"), ({}, "en")]
+    for _ in range(2):
+        assert [spoken(h) for h, _ in asked] == [code for _, code in asked]
+    pages._BY_HEADERS.clear()
+    for i in range(pages._HEADERS_KEPT):       # a stranger's flood of made-up headers
+        pages._BY_HEADERS[(f"x={i}", None)] = pages._LOCALES["de"]
+    assert [spoken(h) for h, _ in asked] == [code for _, code in asked]
+    assert len(pages._BY_HEADERS) <= len(asked)          # the flood was let go
+
+
 def test_the_rules_help_in_each_language(client):
     for code, name in (("de", "Feldmarschall"), ("fr", "Maréchal"), ("nl", "Maarschalk"),
                        ("en", "Marshal")):
