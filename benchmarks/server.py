@@ -735,6 +735,18 @@ def main(args: argparse.Namespace) -> int:
     if getattr(args, "chances", False):
         return chance_load(database_url, getattr(args, "against", None), tables, threads,
                            seconds, pace, block)
+    if getattr(args, "against", None):
+        if (getattr(args, "workers", None) or 1) > 1:
+            print("error: server --against compares two checkouts' single servers; "
+                  "--workers compares one process with several: one at a time",
+                  file=sys.stderr)
+            return 2
+        if database_url:
+            print("error: server --against runs each checkout's server on a SQLite file of "
+                  "its own (two checkouts on one database would share its schema and its "
+                  "NOTIFY): leave out --database-url", file=sys.stderr)
+            return 2
+        return against_load(args.against, tables, threads, seconds, burst, pace, block)
     workers = getattr(args, "workers", None) or 1
     if workers > 1:
         if not (database_url or "").startswith("postgresql"):
@@ -824,20 +836,8 @@ def scale_out(database_url: str, workers: int, tables: int, threads: int, second
         procs = {one: [pa], many: [pb, *(Proc(k) for k in children(pb.pid))]}
         print(f"  one process: pid {pa.pid}; {workers} workers: pids "
               f"{', '.join(str(p.pid) for p in procs[many][1:])} (parent {pb.pid})", flush=True)
-
-        async def run_both() -> list[Phase]:
-            run = Run(every=pace, kinds=(one, many))
-            # each table from its own loopback address, as each group's devices would
-            # come from their own: the real server caps one client's streams (64)
-            drivers: list[Driver] = [*(TableDriver(a.port, run, seed, one, _address(seed))
-                                       for seed in range(tables)),
-                                     *(TableDriver(b.port, run, 1000 + seed, many,
-                                                   _address(tables + seed))
-                                       for seed in range(tables))]
-            await _open(drivers)
-            return await _play(drivers, run, procs, seconds, burst, block)
-        results = asyncio.run(run_both())
-    by = {(p.kind, p.name): p for p in results}
+        by = side_by_side({one: (a.port, procs[one]), many: (b.port, procs[many])}, tables,
+                          seconds, burst, pace, block)
 
     def rate(kind: str) -> float:
         return len(by[(kind, "burst")].latencies) / by[(kind, "burst")].seconds
@@ -849,6 +849,54 @@ def scale_out(database_url: str, workers: int, tables: int, threads: int, second
           f"p95 {pct(by[(many, 'human')].latencies, 95) * 1000:.2f} vs "
           f"{pct(by[(one, 'human')].latencies, 95) * 1000:.2f} ms; {os.cpu_count()} cores; "
           f"load average after: {load}")
+    return 0
+
+
+def side_by_side(servers: dict[str, tuple[int, list[Proc]]], tables: int, seconds: float,
+                 burst: float, pace: tuple[float, float], block: float
+                 ) -> dict[tuple[str, str], Phase]:
+    """``tables`` tables on each of ``servers`` (a kind → its port and processes), taking
+    turns in blocks at a human pace, then in a burst: each kind's phases by (kind, phase)."""
+    async def run_all() -> list[Phase]:
+        run = Run(every=pace, kinds=tuple(servers))
+        # each table from its own loopback address, as each group's devices would come
+        # from their own: the real server caps one client's streams (64)
+        drivers: list[Driver] = [
+            TableDriver(port, run, 1000 * i + seed, kind, _address(i * tables + seed))
+            for i, (kind, (port, _procs)) in enumerate(servers.items())
+            for seed in range(tables)]
+        await _open(drivers)
+        return await _play(drivers, run, {k: procs for k, (_port, procs) in servers.items()},
+                           seconds, burst, block)
+    return {(p.kind, p.name): p for p in asyncio.run(run_all())}
+
+
+def against_load(against: str, tables: int, threads: int, seconds: float, burst: float,
+                 pace: tuple[float, float], block: float) -> int:
+    """The server of the checkout at ``against`` and this one's, each on a fresh SQLite
+    file, ``tables`` tables on each taking turns in blocks: what a change of the post
+    path buys, both sides under the same minutes of the machine's load."""
+    from harness.server import COMPANION
+    print(f"against: {tables} tables on the server of {against} (before) and {tables} on "
+          f"this checkout's (this), each on its own SQLite file; human pace {seconds:.0f} s "
+          f"and burst {burst:.0f} s for each, in blocks of {block:g} s taken in turn",
+          flush=True)
+    with running_server(threads, None, COMPANION, against) as (a, pa), \
+            running_server(threads, None, COMPANION) as (b, pb):
+        by = side_by_side({"before": (a.port, [pa]), "this": (b.port, [pb])}, tables,
+                          seconds, burst, pace, block)
+    with open("/proc/loadavg") as f:
+        load = " ".join(f.read().split()[:3])
+
+    def fig(kind: str) -> tuple[float, float, float, float]:
+        human, fast = by[(kind, "human")], by[(kind, "burst")]
+        return (pct(human.latencies, 95) * 1000, pct(human.latencies, 99) * 1000,
+                len(fast.latencies) / fast.seconds, fast.cpu_ms)
+    (b95, b99, brate, bcpu), (t95, t99, trate, tcpu) = fig("before"), fig("this")
+    print(f"result: human p95 {b95:.2f} -> {t95:.2f} ms ({b95 / t95:.2f} x), p99 {b99:.2f} -> "
+          f"{t99:.2f} ms; burst {brate:.0f} -> {trate:.0f} posts/s ({trate / brate:.2f} x); "
+          f"server CPU per post in the burst {bcpu:.2f} -> {tcpu:.2f} ms ({bcpu / tcpu:.2f} x); "
+          f"{os.cpu_count()} cores; load average after: {load}")
     return 0
 
 
