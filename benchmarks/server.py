@@ -720,10 +720,15 @@ def main(args: argparse.Namespace) -> int:
     raise_file_limit(tables * 18 + idle + 1024)     # this client's sockets too
     burst = getattr(args, "burst", None) or max(5.0, seconds / 3)
     block = getattr(args, "block", None) or 5.0
-    if getattr(args, "chances", False) and getattr(args, "against", None) and database_url:
-        print("error: --chances --against runs each checkout's server on a SQLite file of its "
-              "own (two checkouts on one database would share its schema and its NOTIFY): "
-              "leave out --database-url", file=sys.stderr)
+    against = getattr(args, "against", None)
+    if against and database_url:
+        print("error: --against runs each checkout's server on a SQLite file of its own (two "
+              "checkouts on one database would share its schema and its NOTIFY): leave out "
+              "--database-url", file=sys.stderr)
+        return 2
+    if against and (getattr(args, "workers", None) or 1) > 1:
+        print("error: server --against compares two checkouts' single servers; --workers "
+              "compares one process with several: one at a time", file=sys.stderr)
         return 2
     with open("/proc/loadavg") as f:
         load = " ".join(f.read().split()[:3])
@@ -733,20 +738,9 @@ def main(args: argparse.Namespace) -> int:
           f"{os.cpu_count()} cores; load average before: {load}", flush=True)
     print(f"  database: {durability(database_url)}", flush=True)
     if getattr(args, "chances", False):
-        return chance_load(database_url, getattr(args, "against", None), tables, threads,
-                           seconds, pace, block)
-    if getattr(args, "against", None):
-        if (getattr(args, "workers", None) or 1) > 1:
-            print("error: server --against compares two checkouts' single servers; "
-                  "--workers compares one process with several: one at a time",
-                  file=sys.stderr)
-            return 2
-        if database_url:
-            print("error: server --against runs each checkout's server on a SQLite file of "
-                  "its own (two checkouts on one database would share its schema and its "
-                  "NOTIFY): leave out --database-url", file=sys.stderr)
-            return 2
-        return against_load(args.against, tables, threads, seconds, burst, pace, block)
+        return chance_load(database_url, against, tables, threads, seconds, pace, block)
+    if against:
+        return against_load(against, tables, threads, seconds, burst, pace, block)
     workers = getattr(args, "workers", None) or 1
     if workers > 1:
         if not (database_url or "").startswith("postgresql"):
