@@ -135,6 +135,16 @@ def test_a_german_rules_page_finds_in_every_language_and_names_the_phases(screen
     page.wait_for_selector(".phases .sel", state="attached")
     assert page.evaluate("""() => { const r = document.querySelector('.phases .sel')
         .getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth; }""")
+    # with its whole ring (3 px outside it, 1 px apart), which the row clipped at its top
+    # and at its end
+    for phase in ("capture_check", ""):
+        page.goto(live.url + f"/rules?phase={phase}")
+        page.wait_for_selector(".phases .sel", state="attached")
+        assert page.evaluate("""() => { const sel = document.querySelector('.phases .sel');
+            const r = sel.getBoundingClientRect(), row = sel.parentNode;
+            const box = row.getBoundingClientRect(), ring = 4;
+            return r.top - ring >= box.top && r.bottom + ring <= box.bottom
+                && r.left - ring >= box.left && r.right + ring <= box.right; }"""), phase
     # who won last week: the group's games one tap away from what the search found, on
     # that phone (the entry only said where the first page links to them)
     page.fill("#q", "wer hat letzte Woche gewonnen?")
