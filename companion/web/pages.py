@@ -49,15 +49,18 @@ def screen_language() -> Locale:
         if chosen not in lang.LOCALES:
             chosen = lang.best([tag for tag, _ in request.accept_languages])
         found = _LOCALES.get(chosen) or _LOCALES.setdefault(chosen, Locale.parse(chosen))
-        if len(_BY_HEADERS) >= _HEADERS_KEPT:     # a stranger's endless made-up headers
-            _BY_HEADERS.clear()
-        _BY_HEADERS[sent] = found
+        # kept for a browser's headers, not a stranger's (lines of up to 64 KiB, made up
+        # anew each time): at most 1,024 pairs of at most 512 characters (~1 MB)
+        if sum(len(h or "") for h in sent) <= _HEADERS_LONGEST:
+            if len(_BY_HEADERS) >= _HEADERS_KEPT:
+                _BY_HEADERS.clear()
+            _BY_HEADERS[sent] = found
     return found
 
 
 _LOCALES: dict[str, Locale] = {}
 _BY_HEADERS: dict[tuple[str | None, str | None], Locale] = {}
-_HEADERS_KEPT = 1024
+_HEADERS_KEPT, _HEADERS_LONGEST = 1024, 512
 
 
 @bp.app_context_processor

@@ -96,6 +96,11 @@ def test_each_request_s_own_headers_give_its_language_however_many_were_seen(cli
         pages._BY_HEADERS[(f"x={i}", None)] = pages._LOCALES["de"]
     assert [spoken(h) for h, _ in asked] == [code for _, code in asked]
     assert len(pages._BY_HEADERS) <= len(asked)          # the flood was let go
+    # a header as long as a request may carry is read, never kept (1,024 of them held
+    # 64 MB)
+    long = {"Accept-Language": "de," + "x" * 60_000}
+    assert spoken(long) == "de" and spoken(long) == "de"
+    assert all(len(a or "") + len(b or "") <= 512 for a, b in pages._BY_HEADERS)
 
 
 def test_the_rules_help_in_each_language(client):
