@@ -497,9 +497,10 @@ _QUERY_MAX = 200
 _IDIOMS = tuple((re.compile(phrase), means) for phrase, means in (
     (r"(?:qu est ce qu il|qu est ce qui|que) s est (?:il )?passe|il s est passe quoi", "recit"),
     (r"was (?:ist|war) (?:denn )?(?:passiert|los)|was passiert ist", "geschichte"),
-    (r"(?:what s|whats|what is) the score(?: now)?|who s winning|who is (?:winning|ahead)", "ip"),
-    (r"(?:quel est|c est quoi) le score|qui (?:mene|est devant)", "ip"),
-    (r"wie (?:ist|steht) (?:der spielstand|es)|wer (?:fuhrt|liegt vorn|liegt vorne)", "ip"),
+    (r"(?:what s|whats|what is) the score(?: now)?|who (?:s|is) (?:winning|ahead)", "ip"),
+    (r"(?:quel est|c est quoi) le score|qui (?:mene|est devant)|on en est ou", "ip"),
+    (r"wie (?:ist|steht) (?:der spielstand|es)|wie steht s|wer (?:fuhrt|liegt vorn|liegt vorne)",
+     "ip"),
     (r"hoe staat het(?: ervoor)?|wat is de stand|wie staat (?:er )?voor", "ip")))
 
 

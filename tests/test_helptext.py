@@ -565,6 +565,9 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("wie ist der Spielstand?", "de", ["word-7"], 1),
     ("hoe staat het?", "nl", ["word-7"], 1),
     ("who is winning?", "en", ["word-7"], 1),
+    ("who's ahead?", "en", ["word-7"], 1),
+    ("Wie steht's?", "de", ["word-7"], 1),
+    ("on en est où ?", "fr", ["word-7"], 1),
     # (a question that only begins so asks for what it names: the Spy, what happens if)
     ("what is the score of a spy?", "en", ["R40", "rank-1"], 2),
     ("was passiert wenn die Bombe aufgedeckt wird?", "de", ["R46", "rank-7"], 3),
