@@ -721,10 +721,11 @@ def main(args: argparse.Namespace) -> int:
     burst = getattr(args, "burst", None) or max(5.0, seconds / 3)
     block = getattr(args, "block", None) or 5.0
     against = getattr(args, "against", None)
-    if against and database_url:
-        print("error: --against runs each checkout's server on a SQLite file of its own (two "
-              "checkouts on one database would share its schema and its NOTIFY): leave out "
-              "--database-url", file=sys.stderr)
+    if against and database_url and (getattr(args, "chances", False)
+                                     or not database_url.startswith("postgresql")):
+        print("error: --chances --against runs each checkout's server on a SQLite file of its "
+              "own, and server --against on SQLite or on a PostgreSQL cluster (a database of "
+              "each side's own): leave out --database-url", file=sys.stderr)
         return 2
     if against and (getattr(args, "workers", None) or 1) > 1:
         print("error: server --against compares two checkouts' single servers; --workers "
@@ -740,7 +741,8 @@ def main(args: argparse.Namespace) -> int:
     if getattr(args, "chances", False):
         return chance_load(database_url, against, tables, threads, seconds, pace, block)
     if against:
-        return against_load(against, tables, threads, seconds, burst, pace, block)
+        return against_load(against, tables, threads, seconds, burst, pace, block,
+                            database_url)
     workers = getattr(args, "workers", None) or 1
     if workers > 1:
         if not (database_url or "").startswith("postgresql"):
@@ -866,17 +868,23 @@ def side_by_side(servers: dict[str, tuple[int, list[Proc]]], tables: int, second
 
 
 def against_load(against: str, tables: int, threads: int, seconds: float, burst: float,
-                 pace: tuple[float, float], block: float) -> int:
+                 pace: tuple[float, float], block: float, database_url: str | None = None
+                 ) -> int:
     """The server of the checkout at ``against`` and this one's, each on a fresh SQLite
-    file, ``tables`` tables on each taking turns in blocks: what a change of the post
+    file (or, with a PostgreSQL ``database_url``, a fresh database of its own in that
+    cluster), ``tables`` tables on each taking turns in blocks: what a change of the post
     path buys, both sides under the same minutes of the machine's load."""
     from harness.server import COMPANION
     print(f"against: {tables} tables on the server of {against} (before) and {tables} on "
-          f"this checkout's (this), each on its own SQLite file; human pace {seconds:.0f} s "
-          f"and burst {burst:.0f} s for each, in blocks of {block:g} s taken in turn",
-          flush=True)
-    with running_server(threads, None, COMPANION, against) as (a, pa), \
-            running_server(threads, None, COMPANION) as (b, pb):
+          f"this checkout's (this), each on its own "
+          f"{'PostgreSQL database' if database_url else 'SQLite file'}; human pace "
+          f"{seconds:.0f} s and burst {burst:.0f} s for each, in blocks of {block:g} s taken "
+          f"in turn", flush=True)
+    with contextlib.ExitStack() as stack:
+        urls = ([stack.enter_context(_scratch_database(database_url, side))
+                 for side in ("before", "this")] if database_url else [None, None])
+        a, pa = stack.enter_context(running_server(threads, urls[0], COMPANION, against))
+        b, pb = stack.enter_context(running_server(threads, urls[1], COMPANION))
         by = side_by_side({"before": (a.port, [pa]), "this": (b.port, [pb])}, tables,
                           seconds, burst, pace, block)
     with open("/proc/loadavg") as f:
@@ -892,6 +900,26 @@ def against_load(against: str, tables: int, threads: int, seconds: float, burst:
           f"server CPU per post in the burst {bcpu:.2f} -> {tcpu:.2f} ms ({bcpu / tcpu:.2f} x); "
           f"{os.cpu_count()} cores; load average after: {load}")
     return 0
+
+
+@contextmanager
+def _scratch_database(database_url: str, side: str) -> Iterator[str]:
+    """A fresh database beside ``database_url``'s in its cluster (``<name>_<side>``),
+    dropped after: each checkout's server its own schema and its own NOTIFY."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+    url = make_url(database_url)
+    name = f"{url.database}_{side}"
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with engine.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        engine.dispose()
 
 
 # --- the chance to win worked out beside the tables (issues 24 and 25) ----------------
