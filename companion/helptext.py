@@ -221,7 +221,8 @@ bekomme bekommt bekommen kriege kriegt kriegen gegen
 meiner meines deinen deinem deiner deines sein seine seinen seinem seiner unser unsere
 wat het een wie hoe wanneer waar waarom welke welk zijn kan kun kunnen mag moet doet doen ik
 mij mijn je jij jouw u hij zij ze we wij of maar niet geen met van voor naar op aan bij uit doe
-over gebeurt betekent als er dat dit deze hoeveel veel hebben heb heeft beide ons onze jullie
+over gebeurt betekent als er dat dit deze hoeveel veel hebben heb heeft beide ons onze jullie dient
+dienen
 krijg krijgt krijgen tegen
 geht gehen funktioniert klappt werkt werken marche marchent fonctionne
 """.split())
@@ -344,6 +345,7 @@ _SAME = _same(
     (("trete", "tritt", "treten", "mitspielen", "mitmachen"), ("beitreten",)),
     (("ongedaan",), ("herstel",)),
     (("mee", "meespelen"), ("meedoen",)),
+    (("speel", "speelt", "speelde", "speelden"), ("spelen", "speel")),   # "hoe speel je …"
     # a wrong tap is undone (not R60's incorrect order: "I tapped the wrong card")
     (("mistake", "mistakes", "typo", "misclick", "misclicked", "mistapped", "tapped", "oops"),
      ("undo",)),
