@@ -345,7 +345,6 @@ _SAME = _same(
     (("trete", "tritt", "treten", "mitspielen", "mitmachen"), ("beitreten",)),
     (("ongedaan",), ("herstel",)),
     (("mee", "meespelen"), ("meedoen",)),
-    (("speel", "speelt", "speelde", "speelden"), ("spelen", "speel")),   # "hoe speel je …"
     # a wrong tap is undone (not R60's incorrect order: "I tapped the wrong card")
     (("mistake", "mistakes", "typo", "misclick", "misclicked", "mistapped", "tapped", "oops"),
      ("undo",)),
