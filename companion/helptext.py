@@ -205,7 +205,7 @@ a an the what whats which who whom whose when where why how do does did is are w
 been can could may might must shall should will would i me my we our you your he she it its
 they them their this that these those of to in on at by for from with about as if or and
 not than then there here happen happens happening mean means rule rules work works get
-many much have has had both go goes going his her hers mine yours against
+many much have has had both go goes going his her hers mine yours against give gives
 le la les l un une des du de d au aux que qu quoi qui quand ou comment pourquoi est sont ce
 cet cette ces c je j me m mon ma mes tu te ton ta tes il elle on nous vous ils elles se s
 leur leurs et en dans sur pour par avec sans ne n pas plus fait faire fais font peut peux
@@ -217,13 +217,13 @@ welcher welches ist sind bin bist kann kannst konnen darf muss macht machen tut 
 mich mir mein meine du dich dir dein er sie es wir ihr man und oder aber nicht kein keine
 mit von zu zum zur im am auf fur bei aus nach uber passiert gilt bedeutet regel regeln wenn
 dann viele viel wieviel wieviele haben habe hat beide beiden heisst heißt meinen meinem
-bekomme bekommt bekommen kriege kriegt kriegen gegen
+bekomme bekommt bekommen kriege kriegt kriegen gegen bringt bringen
 meiner meines deinen deinem deiner deines sein seine seinen seinem seiner unser unsere
 wat het een wie hoe wanneer waar waarom welke welk zijn kan kun kunnen mag moet doet doen ik
 mij mijn je jij jouw u hij zij ze we wij of maar niet geen met van voor naar op aan bij uit doe
 over gebeurt betekent als er dat dit deze hoeveel veel hebben heb heeft beide ons onze jullie dient
 dienen
-krijg krijgt krijgen tegen
+krijg krijgt krijgen tegen geeft geven
 geht gehen funktioniert klappt werkt werken marche marchent fonctionne
 """.split())
 

@@ -583,6 +583,11 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     # Dutch "dient" (what it is for) only shapes a question ("diens" a typo away: the
     # Captain's R45 came first)
     ("waar dient het misleidingsfiche voor?", "nl", ["R14"], 1),
+    # what a soldier "gives" is its ability: the verb only shapes the question (the
+    # Captain's R45 or the Sergeant came first, the Colonel's R48 not among three)
+    ("how many points does the colonel give?", "en", ["R48"], 1),
+    ("wie viele Punkte bringt der Oberst?", "de", ["R48"], 1),
+    ("hoeveel punten geeft de kolonel?", "nl", ["R48"], 1),
 ]
 
 
