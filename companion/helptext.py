@@ -289,6 +289,9 @@ _SAME = _same(
     (("doppelagent", "doppelagenten"), ("doppelagent", "da")),
     (("dubbelagent",), ("dubbelagent", "da")),
     (("middle", "center"), ("centre",)),                      # R72's centre space
+    # the DA "reaches" a wall: its step lands there, its move stops there (R32, R1; not the
+    # Colonel's "+3 reaches 10")
+    (("reach", "reaches", "reached", "reaching", "arrives", "arrive"), ("lands", "stops")),
     (("milieu",), ("centrale",)),
     (("mitte",), ("mittelfeld",)),
     (("midden",), ("middelste",)),

@@ -588,6 +588,8 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("how many points does the colonel give?", "en", ["R48"], 1),
     ("wie viele Punkte bringt der Oberst?", "de", ["R48"], 1),
     ("hoeveel punten geeft de kolonel?", "nl", ["R48"], 1),
+    # the DA "reaches" the wall: its step lands there (the Colonel's "+3 reaches 10" first)
+    ("what happens when the DA reaches the wall?", "en", ["R32", "R1"], 3),
 ]
 
 
