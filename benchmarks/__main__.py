@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--database-url", default=None,
                    help="server, post: run on this database (e.g. PostgreSQL) instead of SQLite")
     b.add_argument("--against", default=None, metavar="PATH",
-                   help="engine, post, server (SQLite), server --chances: also time the "
+                   help="engine, post, server, server --chances: also time the "
                         "checkout at PATH (A B A B…) and print the ratio")
     b.add_argument("--rounds", type=int, default=None,
                    help="engine --against, post: timings of each checkout (default 7, 5)")
