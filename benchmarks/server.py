@@ -40,7 +40,7 @@ import resource
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -849,16 +849,21 @@ def scale_out(database_url: str, workers: int, tables: int, threads: int, second
 
 
 def side_by_side(servers: dict[str, tuple[int, list[Proc]]], tables: int, seconds: float,
-                 burst: float, pace: tuple[float, float], block: float
+                 burst: float, pace: tuple[float, float], block: float,
+                 table: Callable[[int, Run, int, str, str], Driver] | None = None
                  ) -> dict[tuple[str, str], Phase]:
     """``tables`` tables on each of ``servers`` (a kind → its port and processes), taking
-    turns in blocks at a human pace, then in a burst: each kind's phases by (kind, phase)."""
+    turns in blocks at a human pace, then in a burst (none when ``burst`` is 0): each
+    kind's phases by (kind, phase). ``table(port, run, i, kind, source)``: the driver of
+    a table (``i``: its number; default a :class:`TableDriver` seeded by it)."""
+    make = table or (lambda port, run, i, kind, source: TableDriver(port, run, i, kind, source))
+
     async def run_all() -> list[Phase]:
         run = Run(every=pace, kinds=tuple(servers))
         # each table from its own loopback address, as each group's devices would come
         # from their own: the real server caps one client's streams (64)
         drivers: list[Driver] = [
-            TableDriver(port, run, 1000 * i + seed, kind, _address(i * tables + seed))
+            make(port, run, 1000 * i + seed, kind, _address(i * tables + seed))
             for i, (kind, (port, _procs)) in enumerate(servers.items())
             for seed in range(tables)]
         await _open(drivers)
@@ -1016,25 +1021,16 @@ def chance_load(database_url: str | None, against: str | None, tables: int, thre
         print(f"  {os.cpu_count()} cores; load average before: "
               f"{' '.join(f.read().split()[:3])}", flush=True)
     with contextlib.ExitStack() as stack:
-        servers = {}
-        for i, (name, path) in enumerate(sides):
-            srv, _proc = stack.enter_context(running_server(threads, database_url, COMPANION,
-                                                            path))
-            servers[name] = (srv, i)
+        servers = {name: stack.enter_context(running_server(threads, database_url, COMPANION,
+                                                            path))[0]
+                   for name, path in sides}
         figures = {name: Figures() for name, _ in sides}
-
-        async def run_all() -> list[Phase]:
-            run = Run(every=pace, kinds=tuple(name for name, _ in sides))
-            drivers: list[Driver] = [
-                ChanceTable(srv.port, run, 100 * i + seed, name,
-                            _address(i * tables + seed), figures[name])
-                for name, (srv, i) in servers.items() for seed in range(tables)]
-            await _open(drivers)
-            procs: dict[str, list[Proc]] = {name: [Family(srv.pid)]
-                                            for name, (srv, _i) in servers.items()}
-            return await _play(drivers, run, procs, seconds, 0, block)
-        results = asyncio.run(run_all())
-    by = {p.kind: p for p in results}
+        # (a server's CPU counts its helper's: Family)
+        played = side_by_side({name: (srv.port, [Family(srv.pid)])
+                               for name, srv in servers.items()}, tables, seconds, 0, pace,
+                              block, lambda port, run, i, kind, source: ChanceTable(
+                                  port, run, i, kind, source, figures[kind]))
+    by = {kind: ph for (kind, _phase), ph in played.items()}
     with open("/proc/loadavg") as f:
         load = " ".join(f.read().split()[:3])
     for name, _ in sides:
