@@ -38,7 +38,7 @@ import re
 import string
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 
 class Translator(Protocol):
@@ -83,17 +83,18 @@ def _compiled(template: str) -> tuple[str, tuple[str, ...]] | None:
     full :class:`_Formatter`.
     Made once per template: ``string.Formatter`` parses it in Python on every call, and
     rendering messages was ~5 % of a post's CPU (issue 24)."""
-    got = _TEMPLATES.get(template)
-    if got is None and template not in _TEMPLATES:
+    got = _TEMPLATES.get(template, _UNSEEN)
+    if got is _UNSEEN:
         names = tuple(_CAPITAL.findall(template))
         plain = _CAPITAL.sub(r"{\1-c}", template)
         got = None if _OTHER.search(plain) or "{{" in template else (plain, names)
         if len(_TEMPLATES) < 10_000:        # (keys and translations: a few thousand)
             _TEMPLATES[template] = got
-    return got
+    return cast("tuple[str, tuple[str, ...]] | None", got)
 
 
 _TEMPLATES: dict[str, tuple[str, tuple[str, ...]] | None] = {}
+_UNSEEN = object()
 
 
 @dataclass(frozen=True, slots=True, eq=True)
