@@ -508,11 +508,35 @@ _IDIOMS = tuple((re.compile(phrase), means) for phrase, means in (
     (r"hoe staat het(?: ervoor)?|wat is de stand|wie staat (?:er )?voor", "ip")))
 
 
+#: points (IP) won, earned, scored, got, in the four languages, folded: R30's scoring, not
+#: R72's winning the game ("comment on gagne des points ?", "how do you win points?", "wie
+#: gewinnt man Punkte?", "hoe verdien je punten?"), when the question asks nothing else
+#: ("does the bomb get points?" asks for the Bomb). Between the verb and the points only a
+#: pronoun, an article or a "more" ("qui gagne aux points ?" is R72's); the points before
+#: the verb only for verbs that never mean winning the game ("Punkte bekommen", "punten
+#: scoren": "the side with more points wins" is R72's)
+_GET = r"""(?:earn|earns|gain|gains|get|gets|score|scores|collect|obten(?:ir|ez)|obtient
+  |obtiens|obtenus|marque(?:s|r|nt|z)?|bekomm(?:e|en|t|st)|krieg(?:e|en|t|st)|sammel(?:n|t|st)
+  |sammle|verdien(?:en|t)?|krijg(?:en|t)?|scoor(?:t)?|scoren|haal|haalt|halen)"""
+_WIN = r"(?:win|wins|make|gagn(?:e|es|er|ent|ez|ons)|gewinn(?:e|en|t|st)|wint|winnen)"
+_BETWEEN = r"""(?:i|we|you|they|one|some|any|more|many|the|je|tu|nous|vous|ils|des|de|d|du|les
+  |plus|ich|du|wir|ihr|sie|man|mehr|viele|die|ik|jij|we|jullie|ze|meer|veel|de)"""
+_POINTS = r"(?:points?|ip|pi|punkte|punkten|punten)"
+_SCORING = re.compile(rf"\b(?:{_GET}|{_WIN})(?:\s+{_BETWEEN}){{0,2}}\s+{_POINTS}\b"
+                      rf"|\b{_POINTS}\s+{_GET}\b", re.VERBOSE)
+
+
 def _idiom(needle: str) -> str:
     """``needle``, or what it asks for if it is a whole question of :data:`_IDIOMS`
-    ("qu'est-ce qui s'est passé ?" is "récit", "what's the score?" "IP")."""
+    ("qu'est-ce qui s'est passé ?" is "récit", "what's the score?" "IP", "how do I earn
+    points?" R30's "scoring" IP: :data:`_SCORING`)."""
     words = " ".join(re.findall(r"[^\W_]+", needle))
-    return next((means for phrase, means in _IDIOMS if phrase.fullmatch(words)), needle)
+    means = next((means for phrase, means in _IDIOMS if phrase.fullmatch(words)), None)
+    if means is None and (m := _SCORING.search(words)):
+        rest = re.findall(r"[^\W_]+", words[:m.start()] + " " + words[m.end():])
+        if all(w in _QUESTION_WORDS for w in rest):     # nothing else asked: "the bomb"
+            means = "scoring ip"
+    return means or needle
 
 
 def _found(query: Any) -> tuple[str, list[tuple[int, int, _Entry]]]:

@@ -590,6 +590,25 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("hoeveel punten geeft de kolonel?", "nl", ["R48"], 1),
     # the DA "reaches" the wall: its step lands there (the Colonel's "+3 reaches 10" first)
     ("what happens when the DA reaches the wall?", "en", ["R32", "R1"], 3),
+    # points won, earned, scored, got: R30's scoring (R72's winning the game came first,
+    # or R60's "scored", the glossary, the Colonel, the connection, three soldiers)
+    ("comment on gagne des points ?", "fr", ["R30"], 1),
+    ("comment gagner des IP ?", "fr", ["R30"], 1),
+    ("comment on marque des points ?", "fr", ["R30"], 1),
+    ("how do you win points?", "en", ["R30"], 1),
+    ("how do I earn points?", "en", ["R30"], 1),
+    ("how do you score IP?", "en", ["R30"], 1),
+    ("how do we get points?", "en", ["R30"], 1),
+    ("wie gewinnt man Punkte?", "de", ["R30"], 1),
+    ("wie bekomme ich IP?", "de", ["R30"], 1),
+    ("hoe verdien je punten?", "nl", ["R30"], 1),
+    ("hoe win je punten?", "nl", ["R30"], 1),
+    ("hoe scoor je punten?", "nl", ["R30"], 1),
+    # (winning on points is R72's; a question naming something asks for it)
+    ("qui gagne aux points ?", "fr", ["R72"], 1),
+    ("does the side with more points win?", "en", ["R72"], 1),
+    ("does the bomb get points?", "en", ["R46", "rank-7"], 2),
+    ("who gets points when the order is wrong?", "en", ["R60"], 1),
 ]
 
 
