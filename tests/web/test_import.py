@@ -55,6 +55,18 @@ def test_a_good_record_becomes_a_table_that_plays_on(client, path):
     assert host.refresh()["code"] == d["code"]
 
 
+def test_an_imported_game_without_names_is_listed_with_its_sides_unnamed(client):
+    """A record saved without the players' names: the history lists the finished game
+    with its sides "unnamed" (it said "no one", as if nobody had played them)."""
+    rec = json.loads((RECORDS / "random-flag-1.json").read_text())
+    assert "names" not in rec
+    code = post_import(client, rec).get_json()["code"]
+    for lang, word in (("en", "unnamed"), ("fr", "sans nom"), ("de", "ohne Namen")):
+        page = client.get("/history", headers={"Accept-Language": lang}).get_data(as_text=True)
+        assert f'data-code="{code}"' in page
+        assert page.count(f'data-testid="unnamed">{word}<') == 2, lang
+
+
 def test_an_unfinished_import_plays_on_from_the_phones(client):
     rec = random_record(random.Random(5))
     half = {"format": "spies-and-lies-record/1", "options": rec.options.to_dict(),
