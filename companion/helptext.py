@@ -520,7 +520,7 @@ _GET = r"""(?:earn|earns|gain|gains|get|gets|score|scores|collect|obten(?:ir|ez)
   |sammle|verdien(?:en|t)?|krijg(?:en|t)?|scoor(?:t)?|scoren|haal|haalt|halen)"""
 _WIN = r"(?:win|wins|make|gagn(?:e|es|er|ent|ez|ons)|gewinn(?:e|en|t|st)|wint|winnen)"
 _BETWEEN = r"""(?:i|we|you|they|one|some|any|more|many|the|je|tu|nous|vous|ils|des|de|d|du|les
-  |plus|ich|du|wir|ihr|sie|man|mehr|viele|die|ik|jij|we|jullie|ze|meer|veel|de)"""
+  |plus|ich|wir|ihr|sie|man|mehr|viele|die|ik|jij|jullie|ze|meer|veel)"""
 _POINTS = r"(?:points?|ip|pi|punkte|punkten|punten)"
 _SCORING = re.compile(rf"\b(?:{_GET}|{_WIN})(?:\s+{_BETWEEN}){{0,2}}\s+{_POINTS}\b"
                       rf"|\b{_POINTS}\s+{_GET}\b", re.VERBOSE)
