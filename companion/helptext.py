@@ -210,7 +210,7 @@ le la les l un une des du de d au aux que qu quoi qui quand ou comment pourquoi 
 cet cette ces c je j me m mon ma mes tu te ton ta tes il elle on nous vous ils elles se s
 leur leurs et en dans sur pour par avec sans ne n pas plus fait faire fais font peut peux
 puis doit dois y t si passe regle regles quel quelle quels quelles combien beaucoup avoir ai
-veut veux dire signifie contre sert servent servir vont va vais aller
+veut veux dire signifie contre sert servent servir vont va vais aller comme
 avons avez ont son sa ses notre nos votre vos
 der die das den dem des ein eine einer eines einem einen was wer wie wann wo warum welche
 welcher welches ist sind bin bist kann kannst konnen darf muss macht machen tut tun ich
@@ -282,6 +282,8 @@ _SAME = _same(
     (("placer", "place", "places", "placez"), ("poser",)),
     (("first",), ("starts", "starter")),                      # "who goes first": who starts
     (("premier", "premiere"), ("commence",)),
+    # the next day's starter is R12's "not the one who started the day before" ("la veille")
+    (("suivant", "suivante", "prochain", "prochaine", "lendemain"), ("suivant", "veille")),
     (("fangt", "anfangen", "zuerst"), ("beginnt", "beginnende")),
     (("anfang", "anfangs", "beginn"), ("beginnt", "ausgangslage")),      # R2: the start
     (("eerst", "eerste"), ("begint", "beginnende")),
@@ -443,6 +445,10 @@ def _forms(word: str) -> tuple[dict[str, float], set[str]]:
                 n = len(os.path.commonprefix((w, word)))
                 if n >= 0.6 * min(len(w), len(word)):
                     found.add(w)
+    # a word that only shapes a sentence is no form of a word asked ("comme" of "commence":
+    # the Bomb's "comme d'habitude … jour suivant" came before R12 for "qui commence le jour
+    # suivant ?")
+    found = {w for w in found if w in meant or w not in _QUESTION_WORDS}
     for w in found - meant.keys():      # the same long word bent: "Doppelagenten", "missions"
         short, long = sorted((w, word), key=len)
         if not long.startswith(short):

@@ -609,6 +609,10 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("does the side with more points win?", "en", ["R72"], 1),
     ("does the bomb get points?", "en", ["R46", "rank-7"], 2),
     ("who gets points when the order is wrong?", "en", ["R60"], 1),
+    # the next day's starter (the Bomb came first: its "comme d'habitude" was taken for a
+    # form of "commence", and its "jour suivant" outweighed R12's "la veille")
+    ("qui commence le jour suivant ?", "fr", ["R12"], 1),
+    ("qui commence la prochaine manche ?", "fr", ["R12"], 1),
 ]
 
 
