@@ -228,6 +228,7 @@ const SL = (() => {
     watchChance, get chance() { return chance; },
     get view() { return view; }, get streaming() { return !!es && es.readyState === 1; }, get me() { return me; }, set me(m) { me = m; },
     get secret() { return secret; }, set secret(s) { secret = s; },
-    onView: f => onView.push(f), onPresence: f => onPresence.push(f),
+    // a view that came before the page's script listened is drawn now (it stayed blank)
+    onView: f => { onView.push(f); if (view) f(view); }, onPresence: f => onPresence.push(f),
   };
 })();

@@ -526,3 +526,32 @@ def test_a_first_game_on_a_laptop_never_shows_today_over_nothing(screens, live):
     assert in_view(tv, "#requests .req") and in_view(tv, ".host-tools")
     assert tv.evaluate(BROKEN_WORDS, "#requests button") == []
     shot(tv, "first-tv-de-1024-request")
+
+
+def holding(page: Any, pattern: str) -> list[Any]:
+    """The requests of ``page`` to ``pattern``, held back until each is continued."""
+    held: list[Any] = []
+    page.route(pattern, lambda route: held.append(route))
+    return held
+
+
+def test_a_page_whose_own_script_arrives_late_still_draws_the_table(screens, live):
+    """A phone or a TV shown again (or back online) while its page's own script is still on
+    its way: the view the page then asked for came before anything listened for it, and the
+    page stayed blank until the table next changed (seen once in CI, a phone reloaded after
+    an upgrade; a slow Wi-Fi does the same). The page draws the view it already has."""
+    table = Table(screens, live, WALL)
+    for kind, script, url in (("phone", "phone.js", table.join_url),
+                              ("tv", "host.js", f"{live.url}/t/{table.code}")):
+        page = screens(kind)
+        held = holding(page, f"**/static/{script}")           # the page's own script
+        page.goto(url, wait_until="commit")
+        page.wait_for_function("() => typeof SL === 'object'")
+        page.evaluate("() => document.dispatchEvent(new Event('visibilitychange'))")
+        page.wait_for_function("() => !!SL.view")
+        while not held:
+            page.wait_for_timeout(50)
+        held[0].continue_()
+        page.wait_for_selector("body[data-version]", state="attached")
+        assert page.evaluate("() => +document.body.dataset.version") == page.evaluate(
+            "() => SL.view.version"), kind
