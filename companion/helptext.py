@@ -532,11 +532,22 @@ _SCORING = re.compile(rf"\b(?:{_GET}|{_WIN})(?:\s+{_BETWEEN}){{0,2}}\s+{_POINTS}
                       rf"|\b{_POINTS}\s+{_GET}\b", re.VERBOSE)
 
 
+#: taking back what was entered, in the four languages, folded: the companion's undo ("how do I
+#: take back a tap?" found "back to your game", "comment revenir en arrière ?" the screen
+#: without phones); not "go back" (R60's DA walks back), "back to" (the way to a game) nor
+#: a seat taken back (a new phone)
+_TAKE_BACK = re.compile(r"\b(?:take|takes|taking|took)\s+(?:(?:it|that|this|my|a|the|one|last)\s+)"
+                        r"{0,2}back\b(?!\s+to\b)(?!(?:\s+\w+)?\s+seats?\b)"
+                        r"|\brevenir en arriere\b|\bzuruck ?nehmen\b|\bterug ?(?:nemen|draaien)\b")
+
+
 def _idiom(needle: str) -> str:
     """``needle``, or what it asks for if it is a whole question of :data:`_IDIOMS`
     ("qu'est-ce qui s'est passé ?" is "récit", "what's the score?" "IP", "how do I earn
     points?" R30's "scoring" IP: :data:`_SCORING`)."""
     words = " ".join(re.findall(r"[^\W_]+", needle))
+    if _TAKE_BACK.search(words):
+        needle = words = _TAKE_BACK.sub("undo", words)
     means = next((means for phrase, means in _IDIOMS if phrase.fullmatch(words)), None)
     if means is None and (m := _SCORING.search(words)):
         rest = re.findall(r"[^\W_]+", words[:m.start()] + " " + words[m.end():])

@@ -613,6 +613,13 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     # form of "commence", and its "jour suivant" outweighed R12's "la veille")
     ("qui commence le jour suivant ?", "fr", ["R12"], 1),
     ("qui commence la prochaine manche ?", "fr", ["R12"], 1),
+    # what was entered, taken back: the undo ("back to your game" came first, or the
+    # screen without phones); a seat taken back is a new phone's
+    ("how do I take back a tap?", "en", ["word-16"], 1),
+    ("comment revenir en arrière ?", "fr", ["word-16"], 1),
+    ("kann ich das zurücknehmen?", "de", ["word-16"], 1),
+    ("kan ik dat terugnemen?", "nl", ["word-16"], 1),
+    ("how do I take back my seat?", "en", ["word-34"], 2),
 ]
 
 
