@@ -541,6 +541,12 @@ _TAKE_BACK = re.compile(r"\b(?:take|takes|taking|took)\s+(?:(?:it|that|this|my|a
                         r"|\brevenir en arriere\b|\bzuruck ?nehmen\b|\bterug ?(?:nemen|draaien)\b")
 
 
+#: playing first is starting (R12): "who plays first?" found R80's team play, "qui joue en
+#: premier ?" and "wer spielt zuerst?" the group's games, "wie speelt eerst?" the first game
+_PLAYS_FIRST = re.compile(r"\b(?:play|plays|joue|jouent|spielt|spielen|speelt|spelen)\s+"
+                          r"(?:en\s+|als\s+)?(?:first|premiers?|premieres?|zuerst|erstes|eerst|eerste)\b")
+
+
 def _idiom(needle: str) -> str:
     """``needle``, or what it asks for if it is a whole question of :data:`_IDIOMS`
     ("qu'est-ce qui s'est passé ?" is "récit", "what's the score?" "IP", "how do I earn
@@ -548,6 +554,8 @@ def _idiom(needle: str) -> str:
     words = " ".join(re.findall(r"[^\W_]+", needle))
     if _TAKE_BACK.search(words):
         needle = words = _TAKE_BACK.sub("undo", words)
+    if _PLAYS_FIRST.search(words):
+        needle = words = _PLAYS_FIRST.sub("starts", words)
     means = next((means for phrase, means in _IDIOMS if phrase.fullmatch(words)), None)
     if means is None and (m := _SCORING.search(words)):
         rest = re.findall(r"[^\W_]+", words[:m.start()] + " " + words[m.end():])

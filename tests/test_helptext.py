@@ -620,6 +620,12 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("kann ich das zurücknehmen?", "de", ["word-16"], 1),
     ("kan ik dat terugnemen?", "nl", ["word-16"], 1),
     ("how do I take back my seat?", "en", ["word-34"], 2),
+    # playing first is starting (R80's team play, the group's games, the first game came
+    # first)
+    ("who plays first?", "en", ["R12"], 1),
+    ("qui joue en premier ?", "fr", ["R12"], 1),
+    ("wer spielt zuerst?", "de", ["R12"], 1),
+    ("wie speelt eerst?", "nl", ["R12"], 1),
 ]
 
 
