@@ -142,6 +142,7 @@ def _index() -> list[_Entry]:
                     f"rank-{e['rank']}" if kind == "ranks" else f"word-{i}")
                 _INDEX.append(_Entry(key, [by[loc][kind][i] for loc in LOCALES]))
         _VOCAB.extend(sorted({w for e in _INDEX for w in e.text_words}))
+        _SOLDIERS.update(w for e in _INDEX if e.key.startswith("rank-") for w in e.name_words)
         for e in _INDEX:          # a word in few entries says more than one in many
             for w in e.text_words:
                 _RARITY[w] = _RARITY.get(w, 0.0) + 1.0
@@ -151,6 +152,11 @@ def _index() -> list[_Entry]:
 
 
 _INDEX: list[_Entry] = []
+#: the soldiers' names in the four languages, folded (filled with the index)
+_SOLDIERS: set[str] = set()
+#: a soldier's "ability", "power", in the four languages, folded
+_ABILITY = frozenset(("ability", "abilities", "power", "powers", "pouvoir", "pouvoirs",
+                      "fahigkeit", "fahigkeiten", "vaardigheid", "vaardigheden"))
 _VOCAB: list[str] = []
 #: each word of the texts: the square root of how many entries there are for each that
 #: has it (not the plain ratio: one word found in one entry outweighed three of the
@@ -280,6 +286,10 @@ _SAME = _same(
     (("runden",), ("tag", "tage")),
     (("rondes", "rondjes"), ("dag", "dagen")),
     (("placer", "place", "places", "placez"), ("poser",)),
+    # cards laid (R10's "pose", "legt") and a token laid on one (R14's "poser", "darauflegen");
+    # German "lege" is not the Dutch "lege" (empty: a flat battery's)
+    (("poser", "pose", "posez", "posent"), ("pose", "poser")),
+    (("lege", "legen", "hinlegen", "auflegen"), ("legt", "darauflegen")),
     (("first",), ("starts", "starter")),                      # "who goes first": who starts
     (("premier", "premiere"), ("commence",)),
     # the next day's starter is R12's "not the one who started the day before" ("la veille")
@@ -574,6 +584,10 @@ def _found(query: Any) -> tuple[str, list[tuple[int, int, _Entry]]]:
     typed = [(t, i, e) for i, e in enumerate(index)
              if len(needle) >= _INFIX and (t := _tier(e, needle, None)) is not None]
     words = _meaningful(needle)
+    if len(words) > 1 and _ABILITY.intersection(words) and _SOLDIERS.intersection(words):
+        # a soldier's ability is its rule ("the marshal's ability": R49, not R23's text that
+        # names both); an ability asked of no soldier stays a word asked
+        words = [w for w in words if w not in _ABILITY]
     if typed and (len(words) < 2 or min(t for t, _, _ in typed) < 2):
         # (of those found in their text, the entries that have it as a word of their own
         # first: "rating" the statistics' rating before the "infiltrating" of IP and a day)

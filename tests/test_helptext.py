@@ -626,6 +626,16 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("qui joue en premier ?", "fr", ["R12"], 1),
     ("wer spielt zuerst?", "de", ["R12"], 1),
     ("wie speelt eerst?", "nl", ["R12"], 1),
+    # a soldier's ability is its rule (R23's text, naming the Marshal and an ability, came
+    # first); cards and a token laid (R11's "poser", a Dutch flat battery's "lege" came first)
+    ("what is the marshal's ability?", "en", ["R49", "rank-10"], 2),
+    ("quel est le pouvoir du maréchal ?", "fr", ["R49", "rank-10"], 2),
+    ("welche Fähigkeit hat der Feldmarschall?", "de", ["R49", "rank-10"], 2),
+    ("wat is de vaardigheid van de maarschalk?", "nl", ["R49", "rank-10"], 2),
+    ("what is an ability?", "en", ["R24"], 3),
+    ("dans quel ordre poser mes cartes ?", "fr", ["R10"], 1),
+    ("in welcher Reihenfolge lege ich meine Karten?", "de", ["R10"], 1),
+    ("wann lege ich ein Täuschungsplättchen?", "de", ["R14"], 1),
 ]
 
 
