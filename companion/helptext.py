@@ -269,6 +269,7 @@ def _same(*groups: tuple[tuple[str, ...], tuple[str, ...]]) -> dict[str, tuple[s
 #: "lose" for "win", "tie" for "draw"), in the four languages, folded: looked for as well
 _SAME = _same(
     (("wrong", "mistaken", "out"), ("incorrect",)),                      # "out of order"
+    (("broken", "break"), ("breaks", "incorrect")),           # R60: a card "breaks its order"
     (("lose", "loses", "lost", "losing", "loser"), ("win", "wins", "winning")),
     (("tie", "tied"), ("draw", "equal")),
     (("same", "even"), ("equal",)),                        # not "draw": a card is drawn
@@ -289,7 +290,7 @@ _SAME = _same(
     # cards laid (R10's "pose", "legt") and a token laid on one (R14's "poser", "darauflegen");
     # German "lege" is not the Dutch "lege" (empty: a flat battery's)
     (("poser", "pose", "posez", "posent"), ("pose", "poser")),
-    (("lege", "legen", "hinlegen", "auflegen"), ("legt", "darauflegen")),
+    (("lege", "legen", "hinlegen", "auflegen"), ("legt", "legen", "darauflegen")),
     (("first",), ("starts", "starter")),                      # "who goes first": who starts
     (("premier", "premiere"), ("commence",)),
     # the next day's starter is R12's "not the one who started the day before" ("la veille")

@@ -636,6 +636,9 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("dans quel ordre poser mes cartes ?", "fr", ["R10"], 1),
     ("in welcher Reihenfolge lege ich meine Karten?", "de", ["R10"], 1),
     ("wann lege ich ein Täuschungsplättchen?", "de", ["R14"], 1),
+    ("wohin lege ich die Geheimdienstmarker?", "de", ["R11"], 1),
+    # an order "broken" is R60's card that "breaks its order" (the Scout came first)
+    ("what if my order is broken?", "en", ["R60"], 1),
 ]
 
 
