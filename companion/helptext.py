@@ -277,6 +277,7 @@ _SAME = _same(
     (("autant", "meme", "memes", "egal", "egaux", "egalite"), ("egalite", "nul")),
     (("perdre", "perd", "perds", "perdu", "perdant"), ("gagner", "gagne")),
     (("verlieren", "verliert", "verliere", "verloren"), ("gewinnt", "sieg")),
+    (("gewinne", "gewinnen", "gewinnst"), ("gewinnt",)),      # not "our games"' "gewonnen"
     (("gleich", "gleiche", "gleichstand", "genauso", "remis"), ("gleichen", "unentschieden")),
     (("verkeerd", "verkeerde"), ("foute",)),
     (("evenveel", "zelfde", "hetzelfde", "gelijk", "gelijkstand"), ("gelijke", "gelijkspel")),
@@ -351,6 +352,9 @@ _SAME = _same(
     (("hauptmann", "hauptmanns"), ("kapitan",)),
     (("unteroffizier", "unteroffiziers"), ("feldwebel",)),
     (("spaher", "kundschafter"), ("aufklarer",)),
+    # the Miner's other names ("hoe werkt de mijnwerker?" found nothing)
+    (("mijnwerker", "mijnwerkers", "mijnenveger", "sapper", "minenraumer", "sappeur"),
+     ("mineur", "miner")),
     # deception pays (R50), the double agent moves (R32)
     (("pay", "paid"), ("pays",)),
     (("rapporte", "rapportent", "rapporter", "paye", "payer"), ("paie",)),
@@ -558,6 +562,12 @@ _PLAYS_FIRST = re.compile(r"\b(?:play|plays|joue|jouent|spielt|spielen|speelt|sp
                           r"(?:en\s+|als\s+)?(?:first|premiers?|premieres?|zuerst|erstes|eerst|eerste)\b")
 
 
+#: winning "the game": the game is every game, not the group's games ("comment gagner la
+#: partie ?", "wie gewinne ich das Spiel?" found "our games" first)
+_WIN_THE_GAME = re.compile(rf"\b({_WIN})((?:\s+(?:i|we|you|je|on|nous|ich|man|wir|ik))?)"
+                           r"\s+(?:the|a|la|une|das|ein|het|een)\s+(?:game|partie|spiel|spel)\b")
+
+
 def _idiom(needle: str) -> str:
     """``needle``, or what it asks for if it is a whole question of :data:`_IDIOMS`
     ("qu'est-ce qui s'est passé ?" is "récit", "what's the score?" "IP", "how do I earn
@@ -567,6 +577,8 @@ def _idiom(needle: str) -> str:
         needle = words = _TAKE_BACK.sub("undo", words)
     if _PLAYS_FIRST.search(words):
         needle = words = _PLAYS_FIRST.sub("starts", words)
+    if _WIN_THE_GAME.search(words):
+        needle = words = _WIN_THE_GAME.sub(r"\1\2", words)
     means = next((means for phrase, means in _IDIOMS if phrase.fullmatch(words)), None)
     if means is None and (m := _SCORING.search(words)):
         rest = re.findall(r"[^\W_]+", words[:m.start()] + " " + words[m.end():])

@@ -639,6 +639,13 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("wohin lege ich die Geheimdienstmarker?", "de", ["R11"], 1),
     # an order "broken" is R60's card that "breaks its order" (the Scout came first)
     ("what if my order is broken?", "en", ["R60"], 1),
+    # winning the game is every game's end, not the group's games (which came first);
+    # the Miner's other names (nothing was found)
+    ("comment gagner la partie ?", "fr", ["R72"], 1),
+    ("wie gewinne ich das Spiel?", "de", ["R70", "R72"], 3),
+    ("hoe win ik het spel?", "nl", ["R72", "R70"], 2),
+    ("how do I win the game?", "en", ["R72", "R70"], 2),
+    ("hoe werkt de mijnwerker?", "nl", ["R42", "rank-3"], 2),
 ]
 
 
