@@ -568,17 +568,20 @@ _WIN_THE_GAME = re.compile(rf"\b({_WIN})((?:\s+(?:i|we|you|je|on|nous|ich|man|wi
                            r"\s+(?:the|a|la|une|das|ein|het|een)\s+(?:game|partie|spiel|spel)\b")
 
 
+#: phrases said in the texts' own words (a question keeps the rest of its words)
+_PHRASES = ((_TAKE_BACK, "undo"), (_PLAYS_FIRST, "starts"), (_WIN_THE_GAME, r"\1\2"))
+
+
 def _idiom(needle: str) -> str:
-    """``needle``, or what it asks for if it is a whole question of :data:`_IDIOMS`
+    """``needle``, its :data:`_PHRASES` said in the texts' words ("take back a tap" is
+    "undo a tap"), or what it asks for if it is a whole question of :data:`_IDIOMS`
     ("qu'est-ce qui s'est passé ?" is "récit", "what's the score?" "IP", "how do I earn
     points?" R30's "scoring" IP: :data:`_SCORING`)."""
     words = " ".join(re.findall(r"[^\W_]+", needle))
-    if _TAKE_BACK.search(words):
-        needle = words = _TAKE_BACK.sub("undo", words)
-    if _PLAYS_FIRST.search(words):
-        needle = words = _PLAYS_FIRST.sub("starts", words)
-    if _WIN_THE_GAME.search(words):
-        needle = words = _WIN_THE_GAME.sub(r"\1\2", words)
+    for phrase, said in _PHRASES:
+        words, n = phrase.subn(said, words)
+        if n:
+            needle = words
     means = next((means for phrase, means in _IDIOMS if phrase.fullmatch(words)), None)
     if means is None and (m := _SCORING.search(words)):
         rest = re.findall(r"[^\W_]+", words[:m.start()] + " " + words[m.end():])
