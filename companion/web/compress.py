@@ -118,21 +118,14 @@ def _code_lines(text: str) -> list[bool]:
                     last, i = text[i:j], j
                     continue
                 last = c
-        elif state in ("'", '"'):
+        elif state in ("'", '"', "`"):
             if c == "\\":
                 i += 1           # (a backslash before the line's end continues the string)
                 if i < n and text[i] == "\n":
                     starts.append(False)
             elif c == state:
                 state, last = "code", c
-        elif state == "`":
-            if c == "\\":
-                i += 1
-                if i < n and text[i] == "\n":
-                    starts.append(False)
-            elif c == "`":
-                state, last = "code", c
-            elif c == "$" and text.startswith("${", i):
+            elif state == "`" and c == "$" and text.startswith("${", i):
                 stack.append(0)
                 state, last, i = "code", "{", i + 1
         elif state == "*":
