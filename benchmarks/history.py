@@ -75,7 +75,8 @@ def populate(url: str, n: int, instance: Path) -> dict[str, Any]:
             res = db.session.execute(sa.insert(Table).values(
                 code=f"B{k:07d}", wall_distance=3, teams=False, deduction=False,
                 first_game=False, host_hash=hash_secret(f"host-{k}"), version=1 + events,
-                created=t0, updated=now(), finished=finished, imported=False))
+                created=t0, updated=now(), finished=finished, imported=False,
+                accepted=True if finished else None))
             tid = res.inserted_primary_key[0]
             if events:
                 db.session.execute(sa.insert(Event), [
@@ -94,7 +95,8 @@ def populate(url: str, n: int, instance: Path) -> dict[str, Any]:
             finished = t0 + timedelta(minutes=50 * i)
             red, blue = rng.sample(range(PLAYERS), 2)
             tid, _ = add_table(records[j], len(records[j].events), finished, [red, blue])
-            history.remember_game(SimpleNamespace(id=tid, finished=finished),  # type: ignore[arg-type]
+            history.remember_game(SimpleNamespace(id=tid, finished=finished,  # type: ignore[arg-type]
+                                                  accepted=True),
                                   ends[j], rate=False)
             if i % 500 == 499:
                 db.session.commit()

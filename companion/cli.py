@@ -6,7 +6,7 @@
 - ``spies-lies chances FILE``: each side's chance to win after every event, from
   public information (``companion/engine/chances.py``, docs/CHANCES.md).
 - ``spies-lies serve``: the table companion on the LAN.
-- ``spies-lies keeper``: the keeper link again (who may delete games, issue 20).
+- ``spies-lies keeper``: a new keeper link, which works once (who may delete games, issues 20, 50).
 - ``spies-lies ratings --rebuild``: every player's rating made again from every finished
   game (issue 21); it prints the ladder.
 - ``spies-lies backup FILE`` / ``restore FILE``: the group's games in one file and back
@@ -240,8 +240,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
     s.set_defaults(func=_serve)
 
-    k = sub.add_parser("keeper", help="print the keeper link (for this machine's browser: it "
-                                      "may delete games and forget players)")
+    k = sub.add_parser("keeper", help="print a new keeper link, which works once (for this "
+                                      "machine's browser: it may delete games and forget "
+                                      "players)")
     k.add_argument("--host", default="127.0.0.1", help=argparse.SUPPRESS)
     k.add_argument("--port", type=_number(1, 65535), default=None,
                    help="the port the companion serves on (default: the port of the one "

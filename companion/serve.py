@@ -68,12 +68,14 @@ def own_url(args: argparse.Namespace) -> str:
 
 
 def keeper(args: argparse.Namespace) -> int:
-    """``spies-lies keeper``: print the keeper link again (the key in the instance folder)."""
+    """``spies-lies keeper``: print a new keeper link, which works once (it opens the key in
+    the instance folder)."""
     from .web import instance_folder
-    from .web.keeper import keeper_key, link
+    from .web.keeper import keeper_key, link, new_link
     if args.port is None:             # the companion running now on these games, or 8000
         args.port = serving_port() or 8000
-    sys.stdout.write(link(own_url(args), keeper_key(instance_folder())) + "\n")
+    keeper_key(instance_folder())     # made now, if no companion started here yet
+    sys.stdout.write(link(own_url(args), new_link(instance_folder())) + "\n")
     return 0
 
 
@@ -117,14 +119,11 @@ def _app(args: argparse.Namespace, url: str) -> Flask:
 
 
 def _banner(args: argparse.Namespace, url: str, instance: Path, workers: int = 1) -> None:
-    from .web.keeper import keeper_key, link
+    from .web.keeper import keeper_key, link, new_link
     out = sys.stdout
     out.write("\nSpies & Lies table companion\n\n")
     out.write(f"  Open on the big screen:  {url}/\n")
     out.write(f"  On this machine:         http://127.0.0.1:{args.port}/\n")
-    out.write(f"  Keeper link (in this machine's browser only: it may delete games and forget\n"
-              f"  players; the key is in {instance}/keeper_key):\n"
-              f"    {link(own_url(args), keeper_key(instance))}\n")
     if loopback_only(args) and not args.public_url:
         out.write(f"  Listening on {args.host} only: phones on the network cannot join.\n"
                   "  Start without --host (or with --host 0.0.0.0) to let them in.\n\n")
@@ -136,6 +135,11 @@ def _banner(args: argparse.Namespace, url: str, instance: Path, workers: int = 1
         out.write(qr_ascii(url + "/"))
     if workers > 1:
         out.write(f"\n  {workers} worker processes on port {args.port} (PostgreSQL)\n")
+    keeper_key(instance)                 # made now, if this is the first start
+    out.write("\n  Keeper link: for the browser of this machine only, not the big screen.\n"
+              "  It works once: that browser may then delete games, forget players and\n"
+              "  count or set apart games. `spies-lies keeper` prints a new link.\n"
+              f"    {link(own_url(args), new_link(instance))}\n")
     out.write("\nPress Ctrl+C to stop.\n")
     out.flush()
 

@@ -25,10 +25,10 @@
   let me = null;
   try { me = JSON.parse(localStorage.getItem("sl-player") || "null"); } catch (e) { /* none */ }
 
-  async function post(path, key) {
+  async function post(path, key, body) {
     const h = {"Content-Type": "application/json"};
     if (key) h.Authorization = "Bearer " + key;
-    const r = await fetch(path, {method: "POST", headers: h, body: "{}"});
+    const r = await fetch(path, {method: "POST", headers: h, body: JSON.stringify(body || {})});
     return {ok: r.ok, data: await r.json().catch(() => ({}))};
   }
 
@@ -36,14 +36,17 @@
   async function confirmIn(button, question, yes, done) {
     if (!await Ask({id: "forget", title: question, yes, no: T("Keep"), danger: true})) return;
     button.disabled = true;
-    const r = await done();
-    if (!r.ok) {
-      const box = document.createElement("p");
-      box.className = "problem"; box.setAttribute("role", "alert");
-      box.textContent = Words.said(r.data.error) || T("Refused.");
-      button.after(box);
-      button.disabled = false;
-    }
+    refused(button, await done());
+  }
+
+  // a refusal said beside the button, which can be tapped again
+  function refused(button, r) {
+    if (r.ok) return;
+    const box = document.createElement("p");
+    box.className = "problem"; box.setAttribute("role", "alert");
+    box.textContent = Words.said(r.data.error) || T("Refused.");
+    button.after(box);
+    button.disabled = false;
   }
 
   document.querySelectorAll("[data-del]").forEach(b => {
@@ -67,6 +70,31 @@
         if (mine && (!keeper || me.id === id)) localStorage.removeItem("sl-player");
         location.href = "/stats";
       }
+      return r;
+    }));
+  });
+
+  // the keeper counts a game kept apart (imported, or entered faster than a table plays),
+  // or sets a counted one apart: it moves to the other list (issue 50)
+  if (keeper) document.querySelectorAll("[data-count]").forEach(b => {
+    b.classList.remove("hidden");
+    b.addEventListener("click", async () => {
+      b.disabled = true;
+      const r = await post(`/api/history/${b.dataset.count}/count`, keeper, {count: b.dataset.value === "true"});
+      if (r.ok) b.closest("li").remove();
+      refused(b, r);
+    });
+  });
+
+  // the keeper forgets a player and deletes every game they sat at, in one step (a
+  // stranger's made-up games, issue 50)
+  document.querySelectorAll("[data-del-player-games]").forEach(b => {
+    const id = +b.dataset.delPlayerGames;
+    if (!keeper) return;
+    b.classList.remove("hidden");
+    b.addEventListener("click", () => confirmIn(b, T("Forget this player and delete every game they sat at, for good?"), T("Delete"), async () => {
+      const r = await post(`/api/players/${id}/delete`, keeper, {games: true});
+      if (r.ok) location.href = "/stats";
       return r;
     }));
   });

@@ -1,12 +1,15 @@
-/* The keeper link's page (issue 20): the key comes in the link's fragment (never sent
-   to the server in a request line or a Referer); the page asks the server once whether
-   it is the keeper key, keeps it on this screen, and takes it out of the address bar. */
+/* The keeper link's page (issues 20, 50): the link's fragment (never sent to the server
+   in a request line or a Referer) holds a secret that works once; the page trades it
+   for the keeper key, keeps the key on this screen, and takes the fragment out of the
+   address bar. The link left in the browser's history opens nothing after. A fragment
+   holding the key itself (#key=…) is still taken. */
 "use strict";
-(() => {
+(async () => {
   const status = document.getElementById("keeper-status"), forget = document.getElementById("keeper-forget");
-  const given = new URLSearchParams(location.hash.slice(1)).get("key");
-  if (given) history.replaceState(null, "", location.pathname);
-  const key = given || localStorage.getItem("sl-keeper");
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const once = fragment.get("once");
+  let given = fragment.get("key");
+  if (once || given) history.replaceState(null, "", location.pathname);
   const copy = document.getElementById("keeper-backup"), download = document.getElementById("keeper-download");
   function show(text, ok, backup) {
     status.textContent = text;
@@ -36,6 +39,15 @@
     localStorage.removeItem("sl-keeper");
     show(T("This screen is no longer the keeper."), false);
   });
+  if (once) {
+    try {
+      const r = await fetch("/api/keeper/claim", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({once})});
+      const d = await r.json().catch(() => ({}));
+      if (r.ok) given = d.key;           // (spent before: a screen already the keeper stays so)
+      else if (!localStorage.getItem("sl-keeper")) { show(Words.said(d.error) || T("Refused."), false); return; }
+    } catch (e) { show(T("No answer from the companion. Is it still running?"), false); return; }
+  }
+  const key = given || localStorage.getItem("sl-keeper");
   if (!key) { show(T("This screen is not the keeper. Open the keeper link that the server printed when it started."), false); return; }
   fetch("/api/keeper", {method: "POST", headers: {"Content-Type": "application/json", Authorization: "Bearer " + key}, body: "{}"})
     .then(async r => {

@@ -21,6 +21,11 @@ if os.environ.get("CI"):
 # figure waits minutes (tests/web/test_offload.py checks the server's default)
 os.environ.setdefault("SPIES_LIES_HELPER_NICE", "0")
 
+# the tests play whole games in seconds, as a script does: a game counts in the group's
+# memory here whatever its pace (a server counts only games entered at a table's pace,
+# issue 50; tests/web/test_real_play.py checks that rule with the server's own figure)
+os.environ.setdefault("SPIES_LIES_TABLE_PACE", "0")
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Under pytest-xdist (``./scripts/test`` runs two worker processes), each worker on

@@ -132,6 +132,8 @@ def create_app(test_config: Mapping[str, Any] | None = None,
         PUBLIC_URL=None,                 # --public-url (else each page works it out)
         TRUST_PROXY=0,                   # reverse-proxy hops whose forwarded headers count
         SSE_KEEPALIVE=15.0,
+        TABLE_PACE=1.0,                  # seconds a step a counted game takes at least
+                                         # on average (issue 50: history.counts)
         JSON_SORT_KEYS=False,
         BABEL_TRANSLATION_DIRECTORIES=str(lang.TRANSLATIONS),
     )

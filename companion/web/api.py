@@ -137,7 +137,8 @@ def history_filter() -> dict[str, Any]:
     return {"page": max(1, min(page, ID_MAX)),
             "player": player if player is None or abs(player) <= ID_MAX else 0,
             "month": request.args.get("month") or None,
-            "zone": when.zone_named(request.cookies.get(when.COOKIE))}
+            "zone": when.zone_named(request.cookies.get(when.COOKIE)),
+            "counted": request.args.get("apart") != "1"}
 
 
 def is_keeper() -> bool:
@@ -212,8 +213,10 @@ def create_table() -> tuple[Response, int]:
 @bp.post("/tables/import")
 def import_record() -> tuple[Response, int]:
     """Open a table from a game record, only if the referee replays it (else nothing);
-    a finished game already here is answered as it is (200, ``existing``)."""
-    opened = tables.open_table(_body(), imported=True)
+    a finished game already here is answered as it is (200, ``existing``). The keeper's
+    imports count in the group's memory; anyone else's are kept apart until the keeper
+    counts them."""
+    opened = tables.open_table(_body(), imported=True, keeper=is_keeper())
     if opened.source is not None:
         _went_on(opened.source, opened.table.code)
     return _opened(opened)
@@ -428,8 +431,10 @@ def record(code: str) -> Response:
 
 @bp.get("/history")
 def history_list() -> Response:
-    """A page of the finished games, newest first (``page``, ``player``, ``month``):
-    players by side, winner, reason, days; the total and the number of pages."""
+    """A page of the finished games that count, newest first (``page``, ``player``,
+    ``month``; ``apart=1``: the games kept apart, imported or entered faster than a table
+    plays): players by side, winner, reason, days; the total, the number of pages and
+    how many games the other list holds."""
     return jsonify(history.listing(**history_filter()))
 
 
@@ -459,6 +464,19 @@ def keeper_check() -> Response:
     _body()
     _keeper_only()
     return jsonify({"keeper": True, "backup": database.sqlite_path(db.engine.url) is not None})
+
+
+@bp.post("/keeper/claim")
+def keeper_claim() -> Response:
+    """A keeper link opened (``once``: its one-time secret): the keeper key, once; the
+    same link again, or one never printed here, is refused."""
+    once = _body().get("once")
+    if not isinstance(once, str) or not 20 <= len(once) <= 100 or not keeper.claim(
+            Path(current_app.instance_path), once):
+        raise ApiError(403, Msg("this keeper link was opened before, or was never printed "
+                                "here: a keeper link works once; spies-lies keeper prints a "
+                                "new one"), code="not_keeper")
+    return jsonify({"key": keeper.key_for(current_app)})
 
 
 def _keeper_only() -> None:
@@ -494,6 +512,15 @@ def history_delete_imported() -> Response:
     return jsonify({"deleted": history.delete_imported(is_keeper())})
 
 
+@bp.post("/history/<code>/count")
+def history_count(code: str) -> Response:
+    """The keeper's word on whether a finished game counts (``count``: true, false, or
+    null to let the rule decide): the keeper only."""
+    body = _body()
+    _keeper_only()
+    return jsonify(history.count_game(code, body.get("count", "missing")))
+
+
 @bp.post("/history/<code>/delete")
 def history_delete(code: str) -> Response:
     """Delete a finished game: from the screen that hosted it (its host key as the
@@ -506,7 +533,12 @@ def history_delete(code: str) -> Response:
 @bp.post("/players/<int:player_id>/delete")
 def player_delete(player_id: int) -> Response:
     """Forget a player: from their own phone (the player key as the bearer) or by the
-    keeper (the keeper key as the bearer)."""
-    _body()
-    history.delete_player(player_id, is_keeper(), _secret())
-    return jsonify({"deleted": player_id})
+    keeper (the keeper key as the bearer); ``games``: true, the keeper also deletes every
+    finished game they sat at, in the same step."""
+    body = _body()
+    games = body.get("games", False)
+    if type(games) is not bool:
+        raise ApiError(400, Msg("the field '{name}' must be true or false", name="games"),
+                       field="games", code="bad_field")
+    gone = history.delete_player(player_id, is_keeper(), _secret(), games)
+    return jsonify({"deleted": player_id, "games": gone})

@@ -6,9 +6,16 @@ derived from its events once — when the referee ends it (:func:`remember_game`
 transaction of the post that ended it) or when it is imported — and kept beside the
 events in ``game`` and ``game_side``: a cache, never separate truth (an undone end
 deletes it, :func:`forget_game`; ``tests/web/test_memory.py`` checks it against a fresh
-replay). Every finished game counts: the history is paged, and the statistics are SQL
-aggregates over the summaries, whatever their number. Ratings (:mod:`companion.memory.
-ratings`) are updated as games finish and rebuilt when the order of games changes.
+replay). The history is paged, and the statistics are SQL aggregates over the
+summaries, whatever their number. Ratings (:mod:`companion.memory.ratings`) are updated
+as games finish and rebuilt when the order of games changes.
+
+Only real play counts (issue 50, :func:`counts`): the ratings, the statistics and the
+history's own list take the games played live here at a table's pace, with the seats
+that sat before each began, and the games the keeper counted. An imported game, or one
+entered faster than any table plays (a script), is kept and listed apart ("not
+counted"), where the keeper may count it; a stranger's games cannot move the group's
+ladder or push its games off the history's first page.
 
 A player is who a phone remembers (``tables.remember``). Deleting asks who may (issue 20:
 a key, never an address): the keeper (:mod:`.keeper`: any game, any player, every
@@ -27,7 +34,7 @@ from typing import Any, cast
 
 from flask import current_app
 from sqlalchemy import Table as SATable
-from sqlalchemy import and_, case, delete, exists, func, insert, select, update
+from sqlalchemy import and_, case, delete, exists, func, insert, or_, select, update
 
 from ..engine import Msg, State
 from ..memory import ratings
@@ -53,6 +60,7 @@ from .views import stored_words
 from .when import in_utc
 
 PAGE = 20               # games a history page lists
+PACE = 1.0              # seconds a step, at the least, a game played at a table takes on average
 EXPIRY_DAYS = 30        # a table untouched this long is no longer in play
 GAME, SIDE, SEAT, MEMORY = (cast(SATable, m.__table__) for m in (Game, GameSide, Seat, Memory))
 PLAYER = cast(SATable, Player.__table__)
@@ -97,6 +105,48 @@ def kept(name: str, args: tuple[Any, ...], make: Callable[[], Any]) -> Any:
     return found
 
 
+# --- which games count (issue 50) ---------------------------------------------------------
+
+def counts(table: Table) -> tuple[bool, datetime | None]:
+    """Whether the finished game of ``table`` counts in the ratings, the statistics and
+    the history's own list, and when it began here (``None``: every seat counts).
+
+    The keeper's word first (``table.accepted``). Else an imported game does not count
+    (anyone can write a record), and a game played here counts if it was entered at a
+    table's pace: on average at least ``TABLE_PACE`` seconds a step (1 s; people turn
+    cards, a table takes many minutes; a script that plays a game in seconds does not
+    count). It began at its first step entered at this table (a game another screen went
+    on with keeps the times of the steps entered before): a seat that sat down later is
+    not rated for it (:func:`seat_counts`).
+    """
+    if table.accepted is not None:
+        return table.accepted, None
+    if table.imported:
+        return False, None
+    times = list(db.session.scalars(select(Event.created).where(
+        Event.table_id == table.id, Event.undone.is_(False)).order_by(Event.seq)))
+    if not times:
+        return False, None
+    pace = float(current_app.config.get("TABLE_PACE", PACE))
+    live = (times[-1] - times[0]).total_seconds() >= pace * (len(times) - 1)
+    opened = table.created or times[0]
+    began = min((t for t in times if t >= opened), default=times[-1])
+    return live, began
+
+
+def seat_counts(seat: Any = SEAT) -> Any:
+    """The SQL condition of a seat whose player a counted game rates and counts (``GAME``
+    joined): active, and sat before the game began here — or took over a seat that did
+    (a phone that died and came back on another). For a game the keeper counted
+    (``began`` unset), every active seat."""
+    earlier = SEAT.alias("earlier")
+    return and_(seat.c.status == "active", or_(
+        GAME.c.began.is_(None), seat.c.created <= GAME.c.began,
+        exists().where(earlier.c.table_id == seat.c.table_id,
+                       earlier.c.side == seat.c.side, earlier.c.part == seat.c.part,
+                       earlier.c.status == "replaced", earlier.c.created <= GAME.c.began)))
+
+
 # --- keeping the summaries: written when a game ends, deleted when its end is undone ---
 
 def remember_game(table: Table, state: State, played: datetime | None = None,
@@ -106,20 +156,22 @@ def remember_game(table: Table, state: State, played: datetime | None = None,
     of when it was played and who sat."""
     s = summarize(state)
     finished = table.finished or now()
+    counted, began = counts(table)
     db.session.execute(insert(GAME).values(
         table_id=table.id, finished=finished, played=played or finished, winner=s["winner"],
         reason=s["reason"], days=s["days"], ending=json.dumps(s["ending"]),
-        names=json.dumps({k: list(v) for k, v in names.items()}) if names else None))
+        names=json.dumps({k: list(v) for k, v in names.items()}) if names else None,
+        counted=counted, began=began))
     for side in SIDES:
         t = s["sides"][side]
         db.session.execute(insert(SIDE).values(
             table_id=table.id, side=side, result=t["result"], **{k: t[k] for k in FIGURES},
             **{f"s{r}": t["soldiers"][r] for r in range(1, 11)}))
     changed()
-    if not rate:
+    if not rate or not counted:
         return
     later = db.session.scalar(select(func.count()).select_from(GAME).where(
-        (GAME.c.played > (played or finished))
+        GAME.c.counted.is_(True), (GAME.c.played > (played or finished))
         | and_(GAME.c.played == (played or finished), GAME.c.table_id > table.id)))
     if later:                           # an older game came in: the order changed
         rebuild_ratings()
@@ -154,13 +206,15 @@ def backfill() -> int:
 # --- ratings -------------------------------------------------------------------------------
 
 def _sides_of(table_ids: Sequence[int]) -> dict[int, dict[str, list[int | None]]]:
-    """Who sat at each side of these tables (active seats; ``None``: not remembered)."""
+    """Who sat at each side of these finished games, as they count (:func:`seat_counts`;
+    ``None``: not remembered)."""
     out: dict[int, dict[str, list[int | None]]] = {t: {"red": [], "blue": []}
                                                    for t in table_ids}
     if not table_ids:
         return out
     rows = db.session.execute(select(SEAT.c.table_id, SEAT.c.side, SEAT.c.player_id)
-                              .where(SEAT.c.table_id.in_(table_ids), SEAT.c.status == "active")
+                              .join(GAME, GAME.c.table_id == SEAT.c.table_id)
+                              .where(SEAT.c.table_id.in_(table_ids), seat_counts())
                               .order_by(SEAT.c.table_id, SEAT.c.part, SEAT.c.id))
     for t, side, player in rows:
         out[t][side].append(player)
@@ -182,8 +236,9 @@ def _rate(table_id: int, winner: str) -> None:
 
 
 def rated_games() -> list[tuple[dict[str, list[int | None]], str]]:
-    """Every finished game's sides and winner, in the order played."""
+    """Every counted game's sides and winner, in the order played."""
     games = db.session.execute(select(GAME.c.table_id, GAME.c.winner)
+                               .where(GAME.c.counted.is_(True))
                                .order_by(GAME.c.played, GAME.c.table_id)).all()
     sides = _sides_of([t for t, _ in games])
     return [(sides[t], w) for t, w in games]
@@ -228,30 +283,35 @@ def month_range(month: str | None) -> tuple[datetime, datetime] | None:
 
 
 def listing(page: int = 1, player: int | None = None, month: str | None = None,
-            zone: tzinfo | None = None) -> dict[str, Any]:
+            zone: tzinfo | None = None, counted: bool = True) -> dict[str, Any]:
     """A page of finished games, newest first (``player``: only theirs; ``month``:
-    ``YYYY-MM`` as the clocks of ``zone`` show it, ``None``: this computer's), with the
-    total and the number of pages (kept per version)."""
-    found: dict[str, Any] = kept("listing", (page, player, month, str(zone)),
-                                 lambda: _listing(page, player, month, zone))
+    ``YYYY-MM`` as the clocks of ``zone`` show it, ``None``: this computer's; ``counted``:
+    the games that count, else those kept apart, :func:`counts`), with the total, the
+    number of pages and how many games the other list holds (kept per version)."""
+    found: dict[str, Any] = kept("listing", (page, player, month, str(zone), counted),
+                                 lambda: _listing(page, player, month, zone, counted))
     return {**found, "games": list(found["games"])}
 
 
 def _listing(page: int, player: int | None, month: str | None,
-             zone: tzinfo | None) -> dict[str, Any]:
+             zone: tzinfo | None, counted: bool) -> dict[str, Any]:
     where: list[Any] = []
     if player is not None:
         where.append(exists().where(SEAT.c.table_id == GAME.c.table_id,
-                                    SEAT.c.player_id == player, SEAT.c.status == "active"))
+                                    SEAT.c.player_id == player, seat_counts()))
     span = month_range(month)
     if span is not None:            # the month where the group lives, not in UTC
         where += [GAME.c.played >= in_utc(span[0], zone), GAME.c.played < in_utc(span[1], zone)]
+    others = db.session.scalar(select(func.count()).select_from(GAME).where(
+        GAME.c.counted.is_(not counted), *where)) or 0
+    where.append(GAME.c.counted.is_(counted))
     total = db.session.scalar(select(func.count()).select_from(GAME).where(*where)) or 0
     pages = max(1, -(-total // PAGE))
     page = min(max(1, page), pages)
     t = cast(SATable, Table.__table__)
     rows = db.session.execute(
-        select(GAME, t.c.code, t.c.teams, t.c.wall_distance, t.c.imported, t.c.chance_series)
+        select(GAME, t.c.code, t.c.teams, t.c.wall_distance, t.c.imported, t.c.chance_series,
+               t.c.accepted)
         .join(t, t.c.id == GAME.c.table_id).where(*where)
         .order_by(GAME.c.played.desc(), GAME.c.table_id.desc())
         .limit(PAGE).offset((page - 1) * PAGE)).mappings().all()
@@ -276,12 +336,21 @@ def _listing(page: int, player: int | None, month: str | None,
         games.append({
             "code": r["code"], "finished": r["played"].isoformat(timespec="minutes"),
             "teams": r["teams"], "wall_distance": r["wall_distance"],
-            "imported": r["imported"], "sides": sides, "winner": r["winner"],
+            "imported": r["imported"], "counted": r["counted"],
+            "why": None if r["counted"] else _why_apart(r["imported"], r["accepted"]),
+            "sides": sides, "winner": r["winner"],
             "reason": r["reason"], "end": Msg.from_dict(json.loads(r["ending"])),
             "days": r["days"], "ip": {s: ips.get((r["table_id"], s), 0) for s in SIDES},
             "turning": _turning(r["chance_series"])})
     return {"games": games, "total": total, "page": page, "pages": pages,
-            "player": player, "month": month if span else None}
+            "player": player, "month": month if span else None, "counted": counted,
+            "others": others}
+
+
+def _why_apart(imported: bool, accepted: bool | None) -> str:
+    """Why a game is kept apart: ``keeper`` (set aside), ``imported`` (from a record),
+    ``pace`` (entered faster than a table plays)."""
+    return "keeper" if accepted is False else "imported" if imported else "pace"
 
 
 def _turning(kept: str | None) -> dict[str, Any] | None:
@@ -305,11 +374,15 @@ def players_with_games() -> list[dict[str, Any]]:
 
 def _players_with_games() -> list[dict[str, Any]]:
     rows = db.session.execute(
-        select(Player.id, Player.name).where(exists().where(
-            SEAT.c.player_id == Player.id, SEAT.c.status == "active",
-            exists().where(GAME.c.table_id == SEAT.c.table_id)))
+        select(Player.id, Player.name).where(_has_counted_game())
         .order_by(Player.name, Player.id)).all()
     return [{"id": i, "name": n} for i, n in rows]
+
+
+def _has_counted_game() -> Any:
+    """The SQL condition of a player rated or counted in at least one counted game."""
+    return exists().where(SEAT.c.player_id == Player.id, GAME.c.table_id == SEAT.c.table_id,
+                          GAME.c.counted.is_(True), seat_counts())
 
 
 IN_PLAY_FOR = 10.0                          # seconds a count of the tables in play is kept
@@ -341,24 +414,31 @@ def group() -> dict[str, Any]:
 
 
 def _group() -> dict[str, Any]:
-    games, days = db.session.execute(select(func.count(), func.sum(GAME.c.days))).one()
+    counted = GAME.c.counted.is_(True)
+    games, days = db.session.execute(select(func.count(), func.sum(GAME.c.days))
+                                     .where(counted)).one()
     winners = {"red": 0, "blue": 0, "draw": 0}
-    winners.update(dict(db.session.execute(select(GAME.c.winner, func.count())
+    winners.update(dict(db.session.execute(select(GAME.c.winner, func.count()).where(counted)
                                            .group_by(GAME.c.winner)).all()))
     reasons = dict.fromkeys(REASONS, 0)
-    reasons.update(dict(db.session.execute(select(GAME.c.reason, func.count())
+    reasons.update(dict(db.session.execute(select(GAME.c.reason, func.count()).where(counted)
                                            .group_by(GAME.c.reason)).all()))
     sums = db.session.execute(select(*[func.coalesce(func.sum(SIDE.c[c]), 0)
-                                       for c in SOLDIERS])).one()
+                                       for c in SOLDIERS])
+                              .join(GAME, GAME.c.table_id == SIDE.c.table_id)
+                              .where(counted)).one()
     won = func.sum(case((SIDE.c.result == "win", 1), else_=0))
     line = {p: (n, w) for p, n, w in db.session.execute(
         select(SEAT.c.player_id, func.count(), won)
         .join(SIDE, and_(SIDE.c.table_id == SEAT.c.table_id, SIDE.c.side == SEAT.c.side))
-        .where(SEAT.c.status == "active", SEAT.c.player_id.is_not(None))
+        .join(GAME, GAME.c.table_id == SEAT.c.table_id)
+        .where(counted, seat_counts(), SEAT.c.player_id.is_not(None))
         .group_by(SEAT.c.player_id))}
     seated = db.session.execute(
         select(Player.id, Player.name, Player.mu, Player.sigma, Player.rated)
-        .where(exists().where(SEAT.c.player_id == Player.id))).all()
+        .where(or_(_has_counted_game(), exists().where(    # or sat at a game in play
+            SEAT.c.player_id == Player.id, SEAT.c.status == "active",
+            ~exists().where(GAME.c.table_id == SEAT.c.table_id))))).all()
     players = ladder([{"id": i, "name": n, "games": line.get(i, (0, 0))[0],
                        "wins": line.get(i, (0, 0))[1]} for i, n, *_ in seated])
     rated = [{"id": i, "name": n, **_rating(mu, sigma, k)} for i, n, mu, sigma, k in seated
@@ -404,7 +484,7 @@ def _player_stats(player_id: int) -> dict[str, Any]:
                *[func.sum(SIDE.c[c]) for c in figures])
         .join(SIDE, and_(SIDE.c.table_id == SEAT.c.table_id, SIDE.c.side == SEAT.c.side))
         .join(GAME, GAME.c.table_id == SEAT.c.table_id)
-        .where(SEAT.c.player_id == player_id, SEAT.c.status == "active")
+        .where(SEAT.c.player_id == player_id, GAME.c.counted.is_(True), seat_counts())
         .group_by(SEAT.c.side, SIDE.c.result, GAME.c.reason)).all()
     soldiers = dict.fromkeys(range(1, 11), 0)
     for side, result, reason, n, *sums in rows:
@@ -428,10 +508,11 @@ def _player_stats(player_id: int) -> dict[str, Any]:
     for rival, result, n in db.session.execute(
             select(them.c.player_id, SIDE.c.result, func.count())
             .select_from(me)
+            .join(GAME, GAME.c.table_id == me.c.table_id)
             .join(them, and_(them.c.table_id == me.c.table_id, them.c.side != me.c.side,
-                             them.c.status == "active", them.c.player_id.is_not(None)))
+                             seat_counts(them), them.c.player_id.is_not(None)))
             .join(SIDE, and_(SIDE.c.table_id == me.c.table_id, SIDE.c.side == me.c.side))
-            .where(me.c.player_id == player_id, me.c.status == "active")
+            .where(me.c.player_id == player_id, GAME.c.counted.is_(True), seat_counts(me))
             .group_by(them.c.player_id, SIDE.c.result)):
         h = rivals.setdefault(rival, {"id": rival, "name": names.get(rival, "?"), "games": 0,
                                       "wins": 0, "losses": 0, "draws": 0})
@@ -499,19 +580,51 @@ def delete_imported(keeper: bool) -> int:
     return len(found)
 
 
-def delete_player(player_id: int, keeper: bool, key: str | None) -> None:
+def delete_player(player_id: int, keeper: bool, key: str | None, games: bool = False) -> int:
     """Forget a player (by the keeper or the player's own phone): their seats in old
-    games keep no name and no link to them."""
+    games keep no name and no link to them. ``games``: the keeper also deletes every
+    finished game they sat at (a stranger's made-up games gone in one step, issue 50);
+    how many went."""
     who = _player(player_id)
+    if games and not keeper:
+        raise ApiError(403, Msg("only the keeper of the group's games can delete a player's "
+                                "games"), code="not_keeper")
     if not (keeper or (key and hash_secret(key) == who.key_hash)):
         raise ApiError(403, Msg("a player is forgotten from their own phone or by the keeper "
                                 "of the group's games"), code="not_host")
+    found = list(db.session.scalars(select(Table).where(
+        Table.finished.is_not(None), exists().where(
+            SEAT.c.table_id == Table.id, SEAT.c.player_id == who.id,
+            SEAT.c.status == "active")))) if games else []
+    for table in found:
+        _drop(table)
     db.session.execute(update(Seat).where(Seat.player_id == who.id)
                        .values(player_id=None, name="(forgotten)"))
     db.session.delete(who)
     db.session.flush()
     rebuild_ratings()
     db.session.commit()
+    return len(found)
+
+
+def count_game(code: str, count: Any) -> dict[str, Any]:
+    """The keeper's word on a finished game (``count``: true counts it, false sets it
+    aside, ``None`` lets the rule decide, :func:`counts`): its summary says so and the
+    ratings are made again. The caller checked the keeper key."""
+    if count is not None and type(count) is not bool:
+        raise ApiError(400, Msg("the field 'count' must be true, false or null"),
+                       field="count", code="bad_field")
+    table = db.session.scalar(select(Table).where(Table.code == str(code).upper()))
+    if table is None or table.finished is None:
+        raise ApiError(404, Msg("no finished game with this code"), code="not_found")
+    table.accepted = count
+    db.session.flush()
+    counted, began = counts(table)
+    db.session.execute(update(GAME).where(GAME.c.table_id == table.id)
+                       .values(counted=counted, began=began))
+    rebuild_ratings()
+    db.session.commit()
+    return {"code": table.code, "counted": counted, "accepted": count}
 
 
 def record_options(table: Table) -> dict[str, Any]:

@@ -19,11 +19,13 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
     UniqueConstraint,
     false,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -101,6 +103,10 @@ class Table(Base):
     # a finished game's content (SHA-256 of its record: options and events), set when an
     # import needs it: the same record imported again is the same game (issue 20)
     digest: Mapped[str | None] = mapped_column(String(64), index=True)
+    # the keeper's word on whether this finished game counts (issue 50): None, the rule
+    # decides (played live here at a table's pace: yes; imported: no); True: counted;
+    # False: set aside. Games finished before migration 0014 are counted.
+    accepted: Mapped[bool | None] = mapped_column(Boolean)
     # the idempotency key of the request that opened (or imported) the table
     create_key: Mapped[str | None] = mapped_column(String(64), unique=True, index=True)
 
@@ -159,6 +165,7 @@ class Game(Base):
     as separate truth: undoing the end deletes it). ``companion/memory/summary.py``."""
 
     __tablename__ = "game"
+    __table_args__ = (Index("ix_game_counted_played", "counted", "played"),)
     table_id: Mapped[int] = mapped_column(ForeignKey("table.id", ondelete="CASCADE"),
                                           primary_key=True)
     finished: Mapped[datetime] = mapped_column(DateTime)
@@ -170,6 +177,11 @@ class Game(Base):
     ending: Mapped[str] = mapped_column(Text)           # JSON: the end in words (a Msg)
     # JSON: who sat, as an imported record's options.players says ({"red": [names], ...})
     names: Mapped[str | None] = mapped_column(Text)
+    # whether it counts in the ratings, the statistics and the history's own list (issue
+    # 50: companion/web/history.py ``counts``), and when it began here (seats that sat
+    # later are not rated; None: every seat counts)
+    counted: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    began: Mapped[datetime | None] = mapped_column(DateTime)
 
 
 class GameSide(Base):

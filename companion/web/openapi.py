@@ -346,11 +346,32 @@ def document() -> dict[str, Any]:
                 "responses": {"200": _json(_ref("Story"), "the story of the game so far"),
                               **_errors(404, 421, 429)}}},
             "/api/history": {"get": {
-                "summary": "the finished games, newest first: players by side, winner, "
-                           "reason, days",
-                "responses": {"200": _json({"type": "object", "required": ["games"],
-                                            "properties": {"games": {"type": "array"}}},
+                "summary": "the finished games that count, newest first: players by side, "
+                           "winner, reason, days (apart=1: the games kept apart, imported or "
+                           "entered faster than a table plays)",
+                "parameters": [{"name": "apart", "in": "query", "required": False,
+                                "schema": {"type": "string", "enum": ["1"]}}],
+                "responses": {"200": _json({"type": "object", "required": ["games", "others"],
+                                            "properties": {"games": {"type": "array"},
+                                                           "others": {"type": "integer"}}},
                                            "the history")}}},
+            "/api/history/{code}/count": {"post": {
+                "summary": "the keeper's word on whether a finished game counts (the keeper "
+                           "key as the bearer; count: true, false, or null for the rule)",
+                "parameters": [CODE], "security": [{"seat": []}, {}],
+                "requestBody": {"required": True, "content": {"application/json": {
+                    "schema": {"type": "object", "required": ["count"], "properties": {
+                        "count": {"type": ["boolean", "null"]}}}}}},
+                "responses": {"200": _json({"type": "object"}, "whether it counts now"),
+                              **_errors(400, 403, 404, 413, 421)}}},
+            "/api/keeper/claim": {"post": {
+                "summary": "a keeper link opened: its one-time secret traded for the keeper "
+                           "key, once (403 after)",
+                "requestBody": {"required": True, "content": {"application/json": {
+                    "schema": {"type": "object", "required": ["once"], "properties": {
+                        "once": {"type": "string", "minLength": 20, "maxLength": 100}}}}}},
+                "responses": {"200": _json({"type": "object"}, "the keeper key"),
+                              **_errors(400, 403, 413, 421)}}},
             "/api/keeper": {"post": {
                 "summary": "whether the bearer is this server's keeper key (403 if not)",
                 "security": [{"seat": []}],
@@ -403,10 +424,12 @@ def document() -> dict[str, Any]:
                               **_errors(400, 403, 404, 413, 421)}}},
             "/api/players/{player_id}/delete": {"post": {
                 "summary": "forget a player: from their own phone (the player key as the "
-                           "bearer) or by the keeper (the keeper key)",
+                           "bearer) or by the keeper (the keeper key), who may delete every "
+                           "finished game they sat at in the same step (games: true)",
                 "parameters": [PLAYER_ID], "security": [{"seat": []}, {}],
                 "requestBody": {"required": True, "content": {"application/json": {
-                    "schema": {"type": "object"}}}},
+                    "schema": {"type": "object", "properties": {
+                        "games": {"type": "boolean"}}}}}},
                 "responses": {"200": _json({"type": "object"}, "forgotten"),
                               **_errors(400, 403, 404, 413, 421)}}},
             "/api/tables/{code}/stream": {"get": {

@@ -8,7 +8,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from flask import current_app
@@ -249,8 +249,10 @@ class Opened:
     source: Table | None = None     # the table of this server whose game it goes on with
 
 
-def open_table(body: dict[str, Any], imported: bool = False) -> Opened:
-    """A new table (``imported``: from a record, only if the referee replays it).
+def open_table(body: dict[str, Any], imported: bool = False, keeper: bool = False) -> Opened:
+    """A new table (``imported``: from a record, only if the referee replays it;
+    ``keeper``: imported by the keeper, whose imports count in the group's memory as the
+    games played here do, issue 50).
 
     A retried request (same ``idempotency_key``) gets the table it opened the first time,
     and no secret: a retry never makes a new one. A finished game's record imported again
@@ -268,15 +270,24 @@ def open_table(body: dict[str, Any], imported: bool = False) -> Opened:
     teams = flag(body, "teams")
     same: str | None = None
     source: Table | None = None
+    played: datetime | None = None
     if imported:
         rec, end = _record_from(body)
         events = [e.to_dict() for e in rec.events]
+        wall = rec.options.wall_distance
         if end.phase == Phase.OVER:
-            same = digest(rec.options, events)
+            # a finished game is what its record says, teams included: no field of the
+            # request makes it another game (counted twice, issue 50)
+            if "teams" in body and teams != rec.options.teams:
+                raise ApiError(400, Msg("the field 'teams' must be what the finished game's "
+                                        "record says ({value})",
+                                        value=json.dumps(rec.options.teams)),
+                               field="teams", code="bad_field")
+            played = _played(body["record"].get("options") or {})
+            same = digest(Options(wall, rec.options.teams), events)
             known = same_game(same)
             if known is not None:
                 return Opened(known, existing=True)
-        wall = rec.options.wall_distance
         teams = teams or rec.options.teams          # a saved team game opens as one
         source = _continued_from(body, rec, events, end)
         if source is not None:          # a game of this server going on at a new screen
@@ -295,21 +306,36 @@ def open_table(body: dict[str, Any], imported: bool = False) -> Opened:
                   chances=flag(body, "chances"),
                   first_game=flag(body, "first_game"), version=1 + len(events), notice=notice,
                   finished=now() if end is not None and end.phase == Phase.OVER else None,
-                  imported=imported, digest=same)
+                  imported=imported, digest=same, accepted=True if keeper and imported else None)
 
     def remember(t: Table) -> None:     # a finished game's summary, with the table's rows
         if end is not None and end.phase == Phase.OVER:
             said = body["record"].get("options") or {}
-            remember_game(t, end, played_at(said.get("played")), told_players(said))
+            remember_game(t, end, played, told_players(said))
     # a game going on may seat sides on this screen too (a screen that goes on with a
     # game another screen entered); a finished one has nobody left to enter anything
     screens = _screen_field(body, teams) if end is None or end.phase != Phase.OVER else []
-    made, secret = _insert_table(table, key, events, own, remember)
+    # a game going on here keeps when each step was entered at its first table (it is
+    # counted at a table's pace, history.counts)
+    times = [r.created for r in active_events(source)] if source is not None else None
+    made, secret = _insert_table(table, key, events, own, remember, times)
     if screens:
         for side, part, name in screens:
             _sit_on_screen(made, side, part, name)
         db.session.commit()
     return Opened(made, secret, source=source)
+
+
+def _played(options: dict[str, Any]) -> datetime | None:
+    """When a finished record says its game was played (``options.played``), refused if
+    that lies ahead: a date to come would keep a game at the top of the history for good
+    (issue 50). A day's grace for the clocks of other time zones."""
+    at = played_at(options.get("played"))
+    if at is not None and at > now() + timedelta(days=1):
+        raise ApiError(400, Msg("the record says its game was played on {date}, which is still "
+                                "to come", date=at.date().isoformat()),
+                       field="record", code="bad_record")
+    return at
 
 
 def told_players(options: dict[str, Any]) -> dict[str, list[str]] | None:
@@ -419,8 +445,8 @@ def free_code() -> str:
 
 def _insert_table(table: Table, key: str | None, events: list[dict[str, Any]],
                   own: str | None,
-                  before_commit: Callable[[Table], None] | None = None
-                  ) -> tuple[Table, str | None]:
+                  before_commit: Callable[[Table], None] | None = None,
+                  times: list[datetime] | None = None) -> tuple[Table, str | None]:
     made = None if own else new_secret()
     table.host_hash, table.create_key = hash_secret(own or made or ""), key
     table.code = free_code()
@@ -429,7 +455,8 @@ def _insert_table(table: Table, key: str | None, events: list[dict[str, Any]],
         db.session.flush()
         for i, d in enumerate(events, start=1):
             db.session.add(Event(table_id=table.id, seq=i, data=json.dumps(d),
-                                 idempotency_key=None))
+                                 idempotency_key=None,
+                                 **({"created": times[i - 1]} if times else {})))
         if before_commit is not None:
             db.session.flush()
             before_commit(table)

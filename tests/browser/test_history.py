@@ -13,6 +13,7 @@ import random
 import sqlite3
 
 from companion.engine.simulate import random_record
+from companion.web.keeper import new_link
 
 from .conftest import shot
 from .table import Table
@@ -80,11 +81,18 @@ def test_a_player_is_recognised_and_the_history_shows_the_games(screens, live, t
     tv.goto(live.url + "/history")
     tv.wait_for_selector("[data-del]", state="attached")
     assert tv.locator(f'[data-del="{first.code}"]').is_hidden()
-    key = (pathlib.Path(live.app.instance_path) / "keeper_key").read_text().strip()
-    tv.goto(f"{live.url}/keeper#key={key}")
+    # the link the server printed works once (issue 50): the page trades it for the key,
+    # and the copy the browser's history keeps opens nothing on another screen
+    once = new_link(pathlib.Path(live.app.instance_path))
+    tv.goto(f"{live.url}/keeper#once={once}")
     tv.wait_for_selector("body[data-keeper='1']")
-    assert "#" not in tv.url                   # the key leaves the address bar at once
+    assert "#" not in tv.url                   # the secret leaves the address bar at once
+    key = (pathlib.Path(live.app.instance_path) / "keeper_key").read_text().strip()
+    assert tv.evaluate("() => localStorage.getItem('sl-keeper')") == key
     shot(tv, "home-keeper-tv-1920")
+    ann.goto(f"{live.url}/keeper#once={once}")
+    ann.wait_for_selector("body[data-keeper='0']")
+    assert "opened before" in ann.locator("#keeper-status").inner_text()
     # the keeper downloads a copy of the games (spies-lies restore takes it back); on
     # PostgreSQL pg_dump does that, and the page offers nothing
     if os.environ.get("DATABASE_URL"):               # (shown with data-keeper, above)
@@ -104,3 +112,21 @@ def test_a_player_is_recognised_and_the_history_shows_the_games(screens, live, t
     tv.wait_for_function("() => document.querySelectorAll('[data-testid=game]').length === 1")
     tv.reload()
     assert tv.get_by_test_id("game").count() == 1
+    # a game a stranger imported is kept apart, behind a link; the keeper counts it with
+    # one tap and it joins the group's list
+    rec = random_record(random.Random(3), wall_distance=WALL).to_dict()
+    made = live.app.test_client().post("/api/tables/import", json={"record": rec},
+                                       headers={"Origin": "http://localhost"}).get_json()
+    tv.reload()
+    assert tv.get_by_test_id("game").count() == 1
+    tv.get_by_test_id("apart-link").get_by_role("link").click()
+    tv.wait_for_url("**/history?apart=1")
+    count = tv.locator(f'[data-count="{made["code"]}"]')
+    count.wait_for(state="visible")
+    assert tv.get_by_test_id("apart-note").is_visible()
+    assert tv.get_by_test_id("imported").count() == 1
+    shot(tv, "home-history-apart-tv-1920")
+    count.click()
+    tv.wait_for_function("() => !document.querySelector('[data-testid=game]')")
+    tv.goto(live.url + "/history")
+    assert tv.get_by_test_id("game").count() == 2 and tv.get_by_test_id("apart-link").count() == 0

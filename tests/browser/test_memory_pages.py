@@ -5,6 +5,7 @@ their rating — on a 390 phone and a 1920 TV, in both looks, with no console er
 from __future__ import annotations
 
 import itertools
+import pathlib
 import random
 from datetime import datetime
 from zoneinfo import ZoneInfo
@@ -23,15 +24,17 @@ SIZES = {"phone": {"width": 390, "height": 844}, "tv": {"width": 1920, "height":
 
 
 def fill(live, games: int) -> dict[str, int]:
-    """``games`` finished games (imported, then sat at by three remembered players), and
-    one table in play with Ann seated."""
+    """``games`` finished games (imported by the keeper, so they count as the group's,
+    then sat at by three remembered players), and one table in play with Ann seated."""
     c = live.app.test_client()
     live.app.config["RATE_LIMITS"] = {"imports": "100000 per minute"}
+    key = (pathlib.Path(live.app.instance_path) / "keeper_key").read_text().strip()
     rng, ids = random.Random(5), {}
     for i in range(games):
         rec = random_record(random.Random(900 + i), wall_distance=3).to_dict()
         rec["options"]["played"] = f"2026-{10 + i % 2:02d}-{1 + i % 28:02d}T20:00:00"
-        r = c.post("/api/tables/import", json={"record": rec}, headers=ORIGIN_HEADERS)
+        r = c.post("/api/tables/import", json={"record": rec},
+                   headers={**ORIGIN_HEADERS, "Authorization": f"Bearer {key}"})
         assert r.status_code == 201, r.get_json()
         code, v = r.get_json()["code"], r.get_json()["view"]["version"]
         for side, who in zip(("red", "blue"), rng.sample(range(3), 2), strict=True):

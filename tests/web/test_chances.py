@@ -110,7 +110,7 @@ def test_a_finished_game_tells_its_chances_turning_points_and_decisive_moment(cl
         assert t["text"] == story["steps"][t["step"]]["text"] and t["toward"] in ("red", "blue")
     swing = [abs(a[0] - b[0]) for a, b in zip(c["steps"][1:], c["steps"], strict=False)]
     assert max(t["swing"] for t in c["turning"]) == round(max(swing), 3)
-    page = _until(lambda: client.get("/history").get_data(as_text=True),
+    page = _until(lambda: client.get("/history?apart=1").get_data(as_text=True),  # imported
                   lambda h: 'data-testid="turning"' in h, 30)
     top = max(c["turning"], key=lambda t: t["swing"])
     assert f'/t/{code}/story#step={top["step"]}' in page

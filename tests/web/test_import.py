@@ -62,7 +62,8 @@ def test_an_imported_game_without_names_is_listed_with_its_sides_unnamed(client)
     assert "names" not in rec
     code = post_import(client, rec).get_json()["code"]
     for lang, word in (("en", "unnamed"), ("fr", "sans nom"), ("de", "ohne Namen")):
-        page = client.get("/history", headers={"Accept-Language": lang}).get_data(as_text=True)
+        page = client.get("/history?apart=1",
+                              headers={"Accept-Language": lang}).get_data(as_text=True)
         assert f'data-code="{code}"' in page
         assert page.count(f'data-testid="unnamed">{word}<') == 2, lang
 

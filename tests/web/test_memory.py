@@ -78,16 +78,17 @@ def test_the_kept_summary_is_a_fresh_replay_across_an_undone_end(app, table, cli
     assert client.get("/api/stats").get_json()["games"] == 4
 
 
-def test_every_game_counts_past_200(app, client):
+def test_every_game_counts_past_200(app, client, keeper_key):
     """210 finished games, eight recurring players: the history, the group's statistics
-    and each player's page count every one, as the records fed in say."""
+    and each player's page count every one, as the records fed in say (imported by the
+    keeper: the group's own games, counted as played here, issue 50)."""
     app.config["RATE_LIMITS"] = {"imports": "100000 per minute", "tables": "100000 per minute"}
     rng = random.Random(21)
     games, ids = [], {}
     for i in range(210):
         rec = random_record(random.Random(1000 + i), wall_distance=3)
         r = client.post("/api/tables/import", json={"record": rec.to_dict()},
-                        headers={"Origin": ORIGIN})
+                        headers={"Origin": ORIGIN, "Authorization": f"Bearer {keeper_key}"})
         assert r.status_code == 201, r.get_json()
         code = r.get_json()["code"]
         v = r.get_json()["view"]["version"]
@@ -157,7 +158,8 @@ def test_every_game_counts_past_200(app, client):
 
 def test_imported_records_say_when_and_who(client):
     """A record may carry when it was played and who sat (options.played, options.players;
-    RULINGS.md D4): the history shows them, and the month filter finds them."""
+    RULINGS.md D4): the history shows them, and the month filter finds them (among the
+    games kept apart: imported by anyone but the keeper, issue 50)."""
     made = []
     for i, month in enumerate(["2025-03", "2025-03", "2025-04"]):
         rec = random_record(random.Random(300 + i), wall_distance=3).to_dict()
@@ -166,13 +168,13 @@ def test_imported_records_say_when_and_who(client):
         r = client.post("/api/tables/import", json={"record": rec}, headers={"Origin": ORIGIN})
         assert r.status_code == 201, r.get_json()
         made.append(r.get_json()["code"])
-    march = client.get("/api/history?month=2025-03").get_json()
+    march = client.get("/api/history?month=2025-03&apart=1").get_json()
     assert march["total"] == 2 and {g["code"] for g in march["games"]} == set(made[:2])
     g = march["games"][0]
     assert g["finished"].startswith("2025-03-11T19:30") and g["imported"]
     assert [p["name"] for p in g["sides"]["red"]] == ["Zoé", "Yann"]
-    assert client.get("/api/history?month=2025-05").get_json()["total"] == 0
-    assert client.get("/api/history?month=garbage").get_json()["total"] == 3
+    assert client.get("/api/history?month=2025-05&apart=1").get_json()["total"] == 0
+    assert client.get("/api/history?month=garbage&apart=1").get_json()["total"] == 3
     # what a stranger may type in the address bar: an answer, never a 500
     huge = "99999999999999999999999"
     for query in ("month=9999-12", "month=0001-01", f"player={huge}", f"player=-{huge}",
@@ -180,10 +182,10 @@ def test_imported_records_say_when_and_who(client):
         for path in ("/api/history", "/history"):
             r = client.get(f"{path}?{query}")
             assert r.status_code == 200, (path, query, r.status_code)
-        found = client.get(f"/api/history?{query}").get_json()
+        found = client.get(f"/api/history?{query}&apart=1").get_json()
         assert found["total"] == (3 if query.startswith("page") else 0), query
     client.set_cookie("sl-tz", "Europe/Paris")          # the screen's zone (history.js)
-    page = client.get("/history?month=2025-04").get_data(as_text=True)
+    page = client.get("/history?month=2025-04&apart=1").get_data(as_text=True)
     assert "Xavier" in page and 'datetime="2025-04-12T19:30Z"' in page
     assert "Apr 12, 2025, 9:30\u202fPM" in page             # 21:30 in Paris in April
     # its record says so again, so a second server shows the same
@@ -211,7 +213,7 @@ def test_an_imported_records_names_meet_the_rules_of_a_seats_name(client):
                                  "blue": ["\u202eboB"]}        # reordered: not kept
     r = client.post("/api/tables/import", json={"record": rec}, headers={"Origin": ORIGIN})
     assert r.status_code == 201, r.get_json()
-    game = next(g for g in client.get("/api/history").get_json()["games"]
+    game = next(g for g in client.get("/api/history?apart=1").get_json()["games"]
                 if g["code"] == r.get_json()["code"])
     assert [p["name"] for p in game["sides"]["red"]] == ["Ann", "Cy Dee"]
     assert game["sides"]["blue"] == []
@@ -220,7 +222,7 @@ def test_an_imported_records_names_meet_the_rules_of_a_seats_name(client):
         rec["options"]["players"] = {"red": invisible, "blue": ["Bob"]}
         r = client.post("/api/tables/import", json={"record": rec}, headers={"Origin": ORIGIN})
         assert r.status_code == 201, r.get_json()
-        game = next(g for g in client.get("/api/history").get_json()["games"]
+        game = next(g for g in client.get("/api/history?apart=1").get_json()["games"]
                     if g["code"] == r.get_json()["code"])
         assert game["sides"]["red"] == [] and game["sides"]["blue"][0]["name"] == "Bob"
 
@@ -338,9 +340,9 @@ def test_the_history_shows_each_game_in_the_time_of_the_screen_looking(client, m
             client.delete_cookie("sl-tz")
         else:
             client.set_cookie("sl-tz", zone)
-        march, april = (client.get(f"/api/history?month=2026-0{m}").get_json()["total"]
+        march, april = (client.get(f"/api/history?month=2026-0{m}&apart=1").get_json()["total"]
                         for m in (3, 4))
-        page = client.get("/history?month=2026-04" if april else "/history?month=2026-03")
+        page = client.get(f"/history?month=2026-0{4 if april else 3}&apart=1")
         assert page.status_code == 200
         text = page.get_data(as_text=True)
         assert 'datetime="2026-03-31T22:30Z"' in text

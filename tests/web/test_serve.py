@@ -241,17 +241,23 @@ def test_a_second_server_on_the_same_sqlite_file_is_refused(tmp_path, capsys, mo
     assert serving.hold_sqlite_file(8001) is None            # free again once it stopped
     try:        # `spies-lies keeper` names the port of the companion serving these games
         assert main(["keeper"]) == 0
-        assert capsys.readouterr().out.startswith("http://127.0.0.1:8001/keeper#key=")
+        assert capsys.readouterr().out.startswith("http://127.0.0.1:8001/keeper#once=")
     finally:
         serving._HELD.pop().close()
     assert main(["keeper"]) == 0                              # none serving them: 8000
-    assert capsys.readouterr().out.startswith("http://127.0.0.1:8000/keeper#key=")
+    assert capsys.readouterr().out.startswith("http://127.0.0.1:8000/keeper#once=")
 
 
 def test_ctrl_c_stops_the_server_with_one_line_and_no_trace(tmp_path):
     """Ctrl+C is how a group stops the companion: exit status 0 and a line saying nothing
-    is lost, not gevent's 'KeyboardInterrupt' and a timestamp."""
+    is lost, not gevent's 'KeyboardInterrupt' and a timestamp. Before, the banner: the
+    addresses first, then the keeper link once, in its own labelled block, a link that
+    works once and never holds the key itself (issue 50: a browser keeps every address it
+    opened in its history)."""
+    import http.client
+    import json
     import os
+    import re
     import signal
     import subprocess
     import sys
@@ -264,9 +270,31 @@ def test_ctrl_c_stops_the_server_with_one_line_and_no_trace(tmp_path):
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert proc.stdout is not None
+        banner = []
         for line in proc.stdout:                 # the banner's last line: serving
+            banner.append(line)
             if line.startswith("Press Ctrl+C"):
                 break
+        text = "".join(banner)
+        key = (tmp_path / "keeper_key").read_text().strip()
+        assert key not in text and text.count("/keeper#") == 1
+        block = text.index("Keeper link: for the browser of this machine only")
+        assert block > text.index("On this machine:") and block > text.index("Listening on")
+        port = int(re.search(r"On this machine: +http://127\.0\.0\.1:(\d+)/", text)[1])
+        once = re.search(r"/keeper#once=(\S+)", text)[1]
+
+        def claim() -> tuple[int, dict[str, str]]:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            try:
+                c.request("POST", "/api/keeper/claim", json.dumps({"once": once}), {
+                    "Content-Type": "application/json", "Origin": f"http://127.0.0.1:{port}"})
+                r = c.getresponse()
+                return r.status, json.loads(r.read())
+            finally:
+                c.close()
+        assert claim() == (200, {"key": key})        # the keeper page trades it for the key
+        status, body = claim()                       # ... once: the history's copy is dead
+        assert status == 403 and body["code"] == "not_keeper"
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=30)
     finally:

@@ -156,7 +156,7 @@ def test_no_key_deletes_nothing_from_any_address_and_the_keeper_key_does(served,
             assert peer.call("POST", "/api/keeper", {}, key="not-the-key")[0] == 403
             assert peer.call("POST", "/api/history/imported/delete", {})[0] == 403
             assert peer.call("POST", "/api/keeper/backup", {})[0] == 403   # nor a copy
-        assert len(laptop.call("GET", "/api/history")[1]["games"]) == 3
+        assert len(laptop.call("GET", "/api/history?apart=1")[1]["games"]) == 3
         # the keeper key works from any address: here through the tunnel
         sqlite = not os.environ.get("DATABASE_URL", "").startswith("postgresql")
         assert visitor.call("POST", "/api/keeper", {}, key=keeper_key)[:2] == \
@@ -168,7 +168,7 @@ def test_no_key_deletes_nothing_from_any_address_and_the_keeper_key_does(served,
         status, body, _ = stranger.call("POST", "/api/history/imported/delete", {},
                                         key=keeper_key)
         assert (status, body) == (200, {"deleted": 2})
-        assert laptop.call("GET", "/api/history")[1]["games"] == []
+        assert laptop.call("GET", "/api/history?apart=1")[1]["games"] == []
     finally:
         tunnel.close()
 
@@ -207,8 +207,10 @@ def test_the_serve_command_prints_the_keeper_link(tmp_path, capsys):
         else:
             os.environ["SPIES_LIES_INSTANCE"] = old
     key = (tmp_path / "keeper_key").read_text().strip()
-    assert capsys.readouterr().out.strip() == f"http://127.0.0.1:8123/keeper#key={key}"
+    out = capsys.readouterr().out.strip()
+    assert out.startswith("http://127.0.0.1:8123/keeper#once=") and key not in out
     assert (tmp_path / "keeper_key").stat().st_mode & 0o077 == 0      # the owner's only
+    assert (tmp_path / "keeper_links").stat().st_mode & 0o077 == 0
 
 
 # --- behind a proxy: --trust-proxy --------------------------------------------------------
@@ -285,9 +287,9 @@ def test_the_same_record_imported_again_is_the_same_game(served):
     for status, body in again:
         assert status == 200 and body["existing"] is True and body["code"] == first[1]["code"]
         assert "host_secret" not in body
-    games = Peer(served.port).call("GET", "/api/history")[1]["games"]
+    games = Peer(served.port).call("GET", "/api/history?apart=1")[1]["games"]
     assert [g["code"] for g in games] == [first[1]["code"]] and games[0]["imported"] is True
-    status, page, _ = Peer(served.port).call("GET", "/history")
+    status, page, _ = Peer(served.port).call("GET", "/history?apart=1")
     assert status == 200 and page.count('data-testid="imported"') == 1
 
 
@@ -314,7 +316,7 @@ def test_imports_tables_and_players_are_limited_per_client_and_in_total(served, 
     refused = flood[20]
     assert refused[0] == 429 and refused[1]["code"] == "rate_limited"
     assert 1 <= int(refused[2]["Retry-After"]) <= 61
-    assert laptop.call("GET", "/api/history")[1]["total"] == 32
+    assert laptop.call("GET", "/api/history?apart=1")[1]["total"] == 32
     # new tables: ten a minute per client; the laptop still opens its own
     made = [stranger.call("POST", "/api/tables", {})[0] for _ in range(12)]
     assert made[:10] == [201] * 10 and made[10:] == [429, 429]
