@@ -14,7 +14,9 @@ sockets took the rest. Here gevent's loop (no monkey-patching) owns every socket
   woken through a thread-safe watcher when its channel changes
   (:func:`companion.web.live.add_waker`), ended when its socket closes;
 - idle and slow connections cost a greenlet each and are closed after ``idle``
-  seconds without a byte.
+  seconds without a byte;
+- a request's head is bounded (issue 50: 8 KB a line, 32 KB and 100 lines in all, else
+  431), and the connections still sending theirs make room at a cap (:class:`Guard`).
 
 So the number of open screens is bounded by memory and file descriptors, not
 threads (``python -m benchmarks server`` measures it; docs/PERFORMANCE.md).
@@ -22,6 +24,7 @@ threads (``python -m benchmarks server`` measures it; docs/PERFORMANCE.md).
 
 from __future__ import annotations
 
+import ctypes
 import io
 import logging
 import resource
@@ -29,6 +32,7 @@ import socket
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
+from functools import partial
 from typing import Any, cast
 
 import gevent
@@ -52,6 +56,26 @@ RESERVE = 256               # open files kept for the rest: database, logs, the 
 PER_CLIENT = 128
 REQUEST_LINE = 5.0          # seconds a connection has to send a whole request line
 REQUEST_HEAD = 10.0         # ... and its headers; a body has as long again
+# a request's head (issue 50): what a connection may make the server hold before its
+# request is whole. nginx's default (``large_client_header_buffers 4 8k``): a header line
+# of at most 8 KB, the request line and its headers at most 32 KB together, and at most
+# 100 header lines; beyond, 431 and the connection is closed. The request line itself
+# stays under pywsgi's 8 KB (beyond, 414). A browser's head is 0.5-2 KB, 5 KB with
+# many cookies (each at most 4 KB); so 300 connections from strangers hold ~20 MB
+# (measured: 92 -> 113 MB), not the 2 GB that 100 lines of 64 KB each let them pile up.
+HEADER_LINE = 8192          # bytes in one header line, its line end included
+HEAD = 32 * 1024            # bytes in the request line and its header lines together
+HEADER_LINES = 100          # header lines in a request
+LINGER = 1.0                # seconds a refused head's client may still send (then closed)
+LINGER_BYTES = 256 * 1024   # ... and at most this much of it, read and dropped
+# the heads being sent, all connections together: past this the oldest make room (512
+# heads at their largest: so 10,000 connections cannot hold 320 MB between them)
+HEADS = 16 * 1024 * 1024
+# memory handed back to the system (glibc's ``malloc_trim``) this long after this much of
+# heads was let go: a head's bytes sit in the heap between longer-lived objects, so free()
+# keeps them (300 heads of 25 KB: +19 MB kept for good without it, +0 with it; 14 ms)
+TRIM_AFTER = 1024 * 1024
+TRIM_DELAY = 1.0
 
 Start = Callable[..., Any]
 Answer = tuple[str, list[tuple[str, str]], list[bytes]]     # status, headers, body
@@ -112,6 +136,17 @@ class _Waker:
         self._watcher.close()
 
 
+def _trimmer() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim`` (``None`` elsewhere: musl, macOS): it hands back to the
+    system every free page of the heap, not only its top as ``free`` does."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    return cast("Callable[[int], int]", trim)
+
+
 class _Unread:
     """The body of a request refused for its size: never read, never drained."""
 
@@ -123,7 +158,8 @@ class _Unread:
 
 
 class _Slow(OSError):
-    """A client that did not send its request in time (closed without a word)."""
+    """A client that did not send its request in time, or closed its connection before
+    its head was whole (closed without a word)."""
 
 
 class Guard:
@@ -131,43 +167,127 @@ class Guard:
 
     - one address holds at most ``per_client`` (``None``: no cap — behind a reverse
       proxy every visitor has the proxy's address, and the proxy caps them);
-    - all together at most ``cap``, below the process's open-file limit; at the cap a
-      new connection makes room by closing the oldest one that is only *waiting*
-      (connected, or between two requests, without a whole request line yet). A live
-      stream or a request being answered is never closed for it, so seated phones and
-      the big screen always get in. (The evicted one is counted until its greenlet has
-      closed it, a moment later: the count passes the cap by those only; RESERVE has room);
+    - all together at most ``cap``, below the process's open-file limit;
+    - at either cap a new connection makes room by closing the oldest one that is only
+      *waiting* — connected or between two requests, or still sending its request line,
+      its headers or its body (issue 50: a slow head is no better than silence) — the
+      oldest of its own address at the per-address cap, of all at the global one. A
+      live stream or a request being answered is never closed for it, so seated phones
+      and the big screen always get in. (The evicted one is counted until its greenlet
+      has closed it, a moment later: the count passes the cap by those only; RESERVE has
+      room);
     - a waiting connection has ``line`` seconds to send its request line and ``head``
-      for its headers (a body as long again), then it is closed without a word.
+      for its headers (a body as long again), then it is closed without a word;
+    - the heads being sent hold at most ``heads`` bytes together: past that, the oldest
+      connection still sending one makes room (a phone's head comes in one packet and is
+      read at once: it is never the oldest);
+    - once heads of ``TRIM_AFTER`` bytes in all were let go, the memory they took is
+      handed back to the system ``TRIM_DELAY`` seconds later (:func:`_trimmer`).
     """
 
-    def __init__(self, cap: int, per_client: int | None, line: float, head: float) -> None:
+    def __init__(self, cap: int, per_client: int | None, line: float, head: float,
+                 heads: int = HEADS) -> None:
         self.cap, self.per_client, self.line, self.head = cap, per_client, line, head
+        self.heads_cap = heads
         self.open = 0
         self.peers: dict[str, int] = {}
-        self.waiting: dict[Any, Any] = {}      # handler -> its greenlet, oldest first
+        # the waiting connections (their handlers), oldest first: all, and by address
+        self.waiting: dict[Any, None] = {}
+        self.waiting_from: dict[str, dict[Any, None]] = {}
+        self.in_head: dict[Any, None] = {}     # those with part of a head, oldest first
+        self.heads = 0                         # bytes of those parts, together
+        self.let_go = 0                        # bytes of heads let go since the last trim
+        self.trim = _trimmer()
+        self.trims = 0                         # times the memory was handed back
+        self._trimming: Any = None
         self.refused = self.evicted = 0
         self.expired = 0                       # closed at the request line's deadline
 
     def admit(self, handler: Any) -> bool:
         peer = str(handler.client_address[0]) if handler.client_address else ""
-        if self.per_client is not None and self.peers.get(peer, 0) >= self.per_client:
+        if (self.per_client is not None and self.peers.get(peer, 0) >= self.per_client
+                and not self._evict(self.waiting_from.get(peer))):
             self.refused += 1
             return False
-        if self.open >= self.cap:
-            if not self.waiting:
-                self.refused += 1
-                return False
-            oldest = next(iter(self.waiting))
-            self.waiting.pop(oldest)[0].kill(block=False)
-            self.evicted += 1
+        if self.open >= self.cap and not self._evict(self.waiting):
+            self.refused += 1
+            return False
         self.open += 1
         self.peers[peer] = self.peers.get(peer, 0) + 1
         handler.peer = peer
         return True
 
+    def _evict(self, among: dict[Any, None] | None) -> bool:
+        """Close the oldest of ``among`` (if any) to make room; whether one was."""
+        if not among:
+            return False
+        self._close(next(iter(among)))
+        return True
+
+    def _close(self, handler: Any) -> None:
+        """End a waiting connection at once, wherever its greenlet is: it reads the end
+        of its connection (a head cut short: closed without a word; a body: 408), and
+        closes it a moment later. (Not ``kill``: that lands a moment later too, and by
+        then the request may have become whole and be answered.)"""
+        self.arrived(handler)
+        self.evicted += 1
+        with suppress(OSError, AttributeError):     # (AttributeError: already closed)
+            handler.socket.shutdown(socket.SHUT_RDWR)
+
+    def wait(self, handler: Any) -> None:
+        """``handler``'s connection waits for its next request (it may make room)."""
+        if handler not in self.waiting:
+            handler.head_bytes = 0
+            self.waiting[handler] = None
+            self.waiting_from.setdefault(handler.peer, {})[handler] = None
+
+    def took(self, handler: Any, n: int) -> None:
+        """``handler``'s connection sent ``n`` more bytes of its head; past ``heads``
+        bytes in all, the oldest other connections still sending one make room."""
+        if handler not in self.waiting:
+            return
+        handler.head_bytes += n
+        self.heads += n
+        self.in_head[handler] = None
+        while self.heads > self.heads_cap:
+            oldest = next((h for h in self.in_head if h is not handler), None)
+            if oldest is None:
+                return
+            self._close(oldest)
+
+    def arrived(self, handler: Any, whole: bool = False) -> None:
+        """``handler``'s request is ``whole`` (or its connection ends, or makes room): it
+        no longer makes room for another. The memory of a head that never became a
+        request, or of a big one, is handed back later: an ordinary request's (~0.5-2
+        KB) asks for nothing."""
+        if handler in self.waiting:
+            del self.waiting[handler]
+            mine = self.waiting_from[handler.peer]
+            del mine[handler]
+            if not mine:
+                del self.waiting_from[handler.peer]
+            if handler in self.in_head:
+                del self.in_head[handler]
+                self.heads -= handler.head_bytes
+                if not whole or handler.head_bytes >= HEADER_LINE:
+                    self.let_go += handler.head_bytes
+                if (self.let_go >= TRIM_AFTER and self._trimming is None
+                        and self.trim is not None):
+                    self._trimming = gevent.spawn_later(TRIM_DELAY, self._hand_back)
+
+    def _hand_back(self) -> None:
+        """Give the memory of the heads let go back to the system: ~1-15 ms on one of the
+        hub's own threads (not the loop's: it serves on), at most once a ``TRIM_DELAY``."""
+        self.let_go = 0
+        try:
+            if self.trim is not None:
+                gevent.get_hub().threadpool.apply(self.trim, (0,))
+                self.trims += 1
+        finally:
+            self._trimming = None
+
     def release(self, handler: Any) -> None:
-        self.waiting.pop(handler, None)
+        self.arrived(handler)
         self.open -= 1
         n = self.peers.get(handler.peer, 1) - 1
         if n > 0:
@@ -176,30 +296,49 @@ class Guard:
             self.peers.pop(handler.peer, None)
 
 
-HEADER_LINE = 65536         # bytes in one header line, and header lines in a request,
-HEADER_LINES = 100          # as Python's http.client allows
+_HEAD_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n"
+                   b"Content-Length: 0\r\n\r\n")
+_TOO_LARGE = frozenset({"Line too long", "Too many headers", "Head too large"})
+_DROPPED = bytearray(16384)     # what a refused client still sends is read into it, unkept
+
+
+class _TooLarge(ValueError):
+    """A request's head over its limits: answered 431 and closed."""
 
 
 class _Headers:
-    """A request's headers, read as ``http.client.parse_headers`` reads them (lines of
-    at most ``HEADER_LINE`` bytes, at most ``HEADER_LINES`` of them, Latin-1) but
-    without the e-mail parser behind it, which cost ~0.2 ms a request (issue 24). It
-    answers what pywsgi asks of its headers: ``get`` (the first of a name, any case),
-    ``del``, ``headers`` (the lines), ``typeheader``, ``getheader`` and ``status``
-    (not empty: the request is refused with 400)."""
+    """A request's headers, read as ``http.client.parse_headers`` reads them (Latin-1)
+    but without the e-mail parser behind it, which cost ~0.2 ms a request (issue 24), and
+    within the head's limits (issue 50): a line of at most ``HEADER_LINE`` bytes, at most
+    ``HEADER_LINES`` of them, and ``budget`` bytes in all (what ``HEAD`` leaves after the
+    request line). It answers what pywsgi asks of its headers: ``get`` (the first of a
+    name, any case), ``del``, ``headers`` (the lines), ``typeheader``, ``getheader`` and
+    ``status`` (not empty: the request is refused, with 431 when it is one of
+    ``_TOO_LARGE``, else 400); ``took`` is told the bytes of each line read; ``whole``:
+    the blank line that ends them came (not the end of the connection)."""
 
-    __slots__ = ("status", "items")
+    __slots__ = ("status", "items", "whole")
 
-    def __init__(self, fp: Any) -> None:
+    def __init__(self, fp: Any, budget: int = HEAD,
+                 took: Callable[[int], None] | None = None) -> None:
         self.status = ""
         self.items: list[tuple[str, str]] = []
+        self.whole = False
         broken = False
         for count in range(HEADER_LINES + 2):
-            line = fp.readline(HEADER_LINE + 1)
+            # never more read than a line may hold, nor than the head has left
+            line = fp.readline(min(HEADER_LINE, max(budget, 0)) + 1)
+            if took is not None:                # the guard counts what heads hold
+                took(len(line))
             if len(line) > HEADER_LINE:
                 self.status = "Line too long"
                 return
+            budget -= len(line)
+            if budget < 0:
+                self.status = "Head too large"
+                return
             if line in (b"\r\n", b"\n", b""):
+                self.whole = bool(line)
                 return
             if count >= HEADER_LINES:
                 self.status = "Too many headers"
@@ -250,10 +389,21 @@ class _Handler(WSGIHandler):  # type: ignore[misc]
     """
 
     peer = ""
+    head_bytes = 0         # bytes of the head being read (counted by the guard)
     code: int              # pywsgi's: the status code of the answer being written
 
     def MessageClass(self, fp: Any, *_: Any) -> _Headers:  # noqa: N802 (pywsgi's name)
-        return _Headers(fp)
+        """The headers, in what the head has left after the request line (pywsgi has
+        just kept that line, without its line end, in ``requestline``)."""
+        guard: Guard | None = getattr(self.server, "guard", None)
+        headers = _Headers(fp, HEAD - len(self.requestline) - 2,
+                           None if guard is None else partial(guard.took, self))
+        if headers.status in _TOO_LARGE:
+            raise _TooLarge(headers.status)
+        if not headers.whole and not headers.status:
+            # the client closed before its head was whole: not a request, nothing to answer
+            raise _Slow("the request's head was cut short")
+        return headers
 
     def handle(self) -> None:
         guard: Guard | None = getattr(self.server, "guard", None)
@@ -275,20 +425,19 @@ class _Handler(WSGIHandler):  # type: ignore[misc]
 
     def read_requestline(self) -> str:
         """The request line, within the guard's ``line`` seconds (else ``""``: the
-        connection is closed); meanwhile the connection may make room for another."""
+        connection is closed). From here until its request is whole (its headers and
+        body read: ``companion.arrived``) the connection may make room for another."""
         guard: Guard | None = getattr(self.server, "guard", None)
         if guard is None:
             line: str = super().read_requestline()
             return line
-        guard.waiting[self] = (gevent.getcurrent(),)
-        try:
-            with gevent.Timeout(guard.line, False):
-                line = super().read_requestline()
-                return line
-            guard.expired += 1
-            return ""
-        finally:
-            guard.waiting.pop(self, None)
+        guard.wait(self)
+        with gevent.Timeout(guard.line, False):
+            line = super().read_requestline()
+            guard.took(self, len(line))
+            return line
+        guard.expired += 1
+        return ""
 
     def read_request(self, raw_requestline: str) -> Any:
         """The headers, within the guard's ``head`` seconds of the request line."""
@@ -308,12 +457,38 @@ class _Handler(WSGIHandler):  # type: ignore[misc]
 
     def _handle_client_error(self, ex: BaseException) -> Any:
         """A connection that went silent, was reset or closed mid-request, or was too
-        slow is closed without an answer and with one short debug line, never a trace."""
+        slow is closed without an answer and with one short debug line, never a trace;
+        a head over its limits is answered 431 (then closed), with a debug line too."""
         if isinstance(ex, OSError):
             log.debug("connection from %s: %s", self.peer, type(ex).__name__)
             self.close_connection = True
             return None
+        if isinstance(ex, _TooLarge):
+            log.debug("connection from %s: %s", self.peer, ex)
+            self.close_connection = True
+            return ("431", _HEAD_TOO_LARGE)
         return super()._handle_client_error(ex)
+
+    def handle_one_request(self) -> Any:
+        """pywsgi's, but a head refused for its size (414, 431) is answered and the
+        client's further bytes read and dropped for a moment before the connection is
+        closed: closed at once with bytes unread, the client would get a reset that
+        may swallow the answer."""
+        result = super().handle_one_request()
+        if not (isinstance(result, tuple) and result[0] in ("414", "431")):
+            return result
+        self.status = result[0]
+        self.socket.sendall(result[1])
+        with suppress(OSError):
+            self.socket.shutdown(socket.SHUT_WR)
+            left = LINGER_BYTES
+            with gevent.Timeout(LINGER, False):
+                while left > 0:
+                    got = self.socket.recv_into(_DROPPED)
+                    if not got:
+                        break
+                    left -= got
+        return None
 
     def _sendall(self, data: bytes) -> None:
         """pywsgi's write, in one ``send`` (an answer or a stream's message is nearly
@@ -338,6 +513,9 @@ class _Handler(WSGIHandler):  # type: ignore[misc]
     def get_environ(self) -> dict[str, Any]:
         env: dict[str, Any] = super().get_environ()
         env["companion.socket"] = self.socket
+        guard: Guard | None = getattr(self.server, "guard", None)
+        if guard is not None:
+            env["companion.arrived"] = partial(guard.arrived, self, True)
         length = env.get("CONTENT_LENGTH") or ""
         if length.isdigit() and int(length) > MAX_BODY:
             self.close_connection = True
@@ -459,11 +637,14 @@ class Server:
         try:
             with gevent.Timeout(head.head if head else None, _Slow("the body came too slowly")):
                 body = environ["wsgi.input"].read(MAX_BODY + 1)
-        except OSError:                    # reset, closed or too slow: no answer, no trace
+        except OSError:        # reset, closed, too slow or made room: no answer, no trace
             log.debug("a request's body did not arrive whole")
             start_response("408 Request Timeout", [("Connection", "close"),
                                                    ("Content-Length", "0")])
             return []
+        arrived = environ.get("companion.arrived")
+        if arrived is not None:            # whole: from now on it makes room for no one
+            arrived()
         environ["wsgi.input"] = io.BytesIO(body)
         if body or "CONTENT_LENGTH" not in environ:     # else a body refused unread
             environ["CONTENT_LENGTH"] = str(len(body))

@@ -44,14 +44,31 @@ def test_headers_as_pywsgi_read_them(block: bytes) -> None:
     assert ours.get("content-length") is None and ours.get("host") == theirs.get("host")
 
 
-def test_a_line_too_long_or_too_many_lines_is_refused() -> None:
-    long = b"Host: a\r\nX-Big: " + b"a" * HEADER_LINE + b"\r\n\r\n"
-    assert _Headers(io.BytesIO(long)).status
-    assert headers_factory(io.BytesIO(long)).status        # pywsgi refused it too
+def test_a_line_too_long_too_many_lines_or_too_large_a_head_is_refused() -> None:
+    """The head's limits (issue 50), to the byte: a line of ``HEADER_LINE`` bytes with
+    its line end, ``HEADER_LINES`` lines and a head of ``budget`` bytes with its blank
+    line pass; one byte or one line more is refused, and never more is read than the
+    limit and one byte."""
+    line = b"X-Big: " + b"a" * (HEADER_LINE - 9) + b"\r\n"          # HEADER_LINE bytes
+    assert len(line) == HEADER_LINE
+    assert _Headers(io.BytesIO(b"Host: a\r\n" + line + b"\r\n")).status == ""
+    over = io.BytesIO(b"Host: a\r\n" + line[:-2] + b"a\r\n" + b"\r\n" + b"z" * 99999)
+    assert _Headers(over).status == "Line too long"
+    assert over.tell() == 9 + HEADER_LINE + 1                   # nothing more was read
     many = b"".join(b"X-%d: 1\r\n" % i for i in range(HEADER_LINES + 1)) + b"\r\n"
     assert _Headers(io.BytesIO(many)).status == "Too many headers"
-    exactly = b"".join(b"X-%d: 1\r\n" % i for i in range(HEADER_LINES - 1)) + b"\r\n"
+    exactly = b"".join(b"X-%d: 1\r\n" % i for i in range(HEADER_LINES)) + b"\r\n"
     assert _Headers(io.BytesIO(exactly)).status == ""
+    # the whole head, blank line included, within the budget
+    head = line * 3 + b"Host: a\r\n\r\n"
+    assert _Headers(io.BytesIO(head), len(head)).status == ""
+    assert _Headers(io.BytesIO(head), len(head) - 1).status == "Head too large"
+    seen: list[int] = []
+    _Headers(io.BytesIO(head), took=seen.append)                # the guard's count
+    assert sum(seen) == len(head)
+    # a head cut short by the end of the connection is not whole (not a request)
+    assert not _Headers(io.BytesIO(b"Host: a\r\nX-Cut: 1")).whole
+    assert _Headers(io.BytesIO(b"Host: a\r\n\r\n")).whole
 
 
 def test_an_answer_larger_than_the_socket_takes_at_once_arrives_whole() -> None:
