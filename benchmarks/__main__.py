@@ -1,4 +1,5 @@
-"""``python -m benchmarks engine | post | server | pages | history | chances [options]``
+"""``python -m benchmarks engine | post | server | pages | history | chances | heads
+[options]``
 (from the checkout)."""
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from collections.abc import Sequence
 def build_parser() -> argparse.ArgumentParser:
     b = argparse.ArgumentParser(prog="python -m benchmarks",
                                 description="performance figures (docs/PERFORMANCE.md)")
-    b.add_argument("what", choices=["engine", "post", "server", "pages", "history", "chances"])
+    b.add_argument("what", choices=["engine", "post", "server", "pages", "history", "chances",
+                                     "heads"])
     b.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     b.add_argument("--tables", type=int, default=50, help="tables (server)")
     b.add_argument("--threads", type=int, default=None,
@@ -38,9 +40,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="server, post: run on this database (e.g. PostgreSQL) instead of SQLite")
     b.add_argument("--against", default=None, metavar="PATH",
                    help="engine, post, server, server --chances: also time the "
-                        "checkout at PATH (A B A B…) and print the ratio")
+                        "checkout at PATH (A B A B…) and print the ratio; heads: that "
+                        "checkout's server first")
     b.add_argument("--rounds", type=int, default=None,
                    help="engine --against, post: timings of each checkout (default 7, 5)")
+    b.add_argument("--connections", type=int, default=300,
+                   help="heads: strangers' connections sending big heads (default 300)")
+    b.add_argument("--addresses", type=int, default=3,
+                   help="heads: loopback addresses they come from, 127.0.3.1 … (default 3)")
     b.add_argument("--sizes", default="100,1000,10000",
                    help="history: finished games in each run (default 100,1000,10000)")
     b.add_argument("--blocks", type=int, default=4,
@@ -68,6 +75,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.what == "history":
         from . import history
         return history.main(args)
+    if args.what == "heads":
+        from . import heads
+        return heads.main(args)
     if args.what == "server":
         from . import server
         return server.main(args)
