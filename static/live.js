@@ -81,6 +81,9 @@ const SL = (() => {
     try {
       const r = await get(view ? `/state?since=${view.version}` : "/state");
       if (r.status === 401 && secret) { secret = null; me = null; return refresh(); }
+      // no view yet and none given (a page drawn for an address that waits after too many
+      // wrong codes, with no key of this table): the reason stays on the screen
+      if (!view && !r.data.view && r.status === 429 && r.data.error) toast(Words.said(r.data.error));
       if (r.data.view) setView(r.data.view);
       if (r.data.me) me = r.data.me;
       // who is connected, unless the open stream has said it: its word is the newer one (an

@@ -5,7 +5,10 @@
 (() => {
   const $ = id => document.getElementById(id);
   const {esc, cap, mark, rank} = SL;
-  const teams = document.body.dataset.teams === "1";
+  // team play as the page says, then as the table's view says (a page drawn without the
+  // table looked up, for an address that waits after too many wrong codes, cannot say)
+  let teams = document.body.dataset.teams === "1";
+  SL.onView(v => { teams = !!v.teams; });
   const store = "sl-seat-" + SL.code;
   // a watcher: opened from the TV's watch QR (/w/CODE), or "Just watch" tapped here
   let watching = document.body.dataset.watch === "1" || localStorage.getItem("sl-watch-" + SL.code) === "1";

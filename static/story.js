@@ -316,9 +316,18 @@
     go(Math.round((x - CH.x0) / (CH.x1 - CH.x0) * (story.steps.length - 1)));
   });
 
+  // this screen's key of the table, if it holds one (the TV's, a seated phone's): the
+  // story answers it even while this address waits after too many wrong codes (issue 50)
+  function asked() {
+    let key = null;
+    try {
+      key = localStorage.getItem("sl-host-" + code) || (JSON.parse(localStorage.getItem("sl-seat-" + code) || "null") || {}).secret;
+    } catch (e) { /* none kept */ }
+    return {cache: "no-store", headers: key ? {Authorization: "Bearer " + key} : {}};
+  }
   async function load() {
     try {
-      const r = await fetch(`/api/tables/${code}/story`, {cache: "no-store"});
+      const r = await fetch(`/api/tables/${code}/story`, asked());
       const d = await r.json();
       if (!r.ok) { $("told").textContent = Words.said(d.error) || T("This story cannot be told."); return; }
       story = d;
@@ -338,7 +347,7 @@
   // a finished game's chances are worked out once, in the background: asked again until in
   async function moreChances() {
     try {
-      const r = await fetch(`/api/tables/${code}/story`, {cache: "no-store"});
+      const r = await fetch(`/api/tables/${code}/story`, asked());
       const d = await r.json();
       if (r.ok && d.chances && !d.chances.pending) { story.chances = d.chances; drawChances(); go(at); return; }
     } catch (e) { /* tried again below */ }

@@ -124,8 +124,11 @@ def _secret() -> str | None:
 
 
 def _load(code: str, allow_expired: bool = False) -> Table:
-    """The table of ``code``; this client pays for unknown codes (no guessing)."""
-    return tables.load(code, client(), allow_expired=allow_expired)
+    """The table of ``code``; this client pays for unknown codes (no guessing), and a
+    screen that sends a key of that table is served even while its address waits."""
+    secret = _secret()
+    return tables.load(code, client(), allow_expired=allow_expired,
+                       holds=(lambda t: tables.holds(t, secret)) if secret else None)
 
 
 def history_filter() -> dict[str, Any]:

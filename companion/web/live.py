@@ -532,6 +532,12 @@ def _who(table: Table, client: str) -> str:
     return "viewer"
 
 
+def _proven(table: Table) -> bool:
+    """Whether this stream shows the proof of a seat's or the host's key of ``table``."""
+    asked = request.args.get("seat", "")
+    return (asked.isdigit() or asked == "host") and _who(table, "") == asked
+
+
 @bp.get("/api/tables/<code>/stream")
 def stream(code: str) -> Response:
     """Server-Sent Events: the table's view whenever it changes, and who is connected."""
@@ -539,7 +545,8 @@ def stream(code: str) -> Response:
     if since is None:
         since = request.headers.get("Last-Event-ID", type=int) or 0
     who_is = client()
-    table = load(code, who_is)
+    # a screen's stream proves its key (its proof): served even while its address waits
+    table = load(code, who_is, holds=_proven)
     hub.admit(who_is, table.code)
     # subscribe before reading the view: a change committed meanwhile is not missed
     ch = hub.subscribe(table.code)

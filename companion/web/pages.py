@@ -10,6 +10,7 @@ import json
 import os
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from typing import Any
@@ -28,7 +29,8 @@ from ..engine import rank as rank_word
 from . import assets, chances, history, lang, when
 from .api import history_filter
 from .edges import client, is_loopback_address
-from .fields import HASH_RE
+from .fields import CODE_RE, HASH_RE
+from .limits import code_wait
 from .tables import load
 
 bp = Blueprint("pages", __name__)
@@ -101,8 +103,26 @@ def public_url() -> str:
     return base_url(current_app.config.get("PUBLIC_URL"), request.host_url)
 
 
+@dataclass(frozen=True)
+class Unlooked:
+    """What a page shows of a table it did not look up: the code as asked (teams: the
+    page learns them from the view its key brings)."""
+
+    code: str
+    teams: bool = False
+
+
 def _load(code: str) -> Any:
-    return load(code, client())
+    """The table a page or a QR code is of. A client refused table look-ups (too many
+    wrong codes: :func:`.tables.load`) gets the page of any well-formed code without it
+    looked up, the same for a table that exists and one that does not: a browser loads
+    a page and its QR codes without a key, and the TV or phone whose address a hostile
+    page spent still opens its own table that way (issue 50); its requests that carry
+    the key are served, a stranger's are refused as before."""
+    who = client()
+    if CODE_RE.fullmatch(code.upper()) and code_wait(who):
+        return Unlooked(code.upper())
+    return load(code, who)
 
 
 def join_url(code: str) -> str:

@@ -18,7 +18,7 @@ from sqlalchemy.orm import joinedload
 
 from ..engine import SIDES, Msg, Options, Phase, Record, RecordError, State, replay
 from ..engine import side as side_word
-from . import limits
+from . import keeper, limits
 from .authority import Transaction
 from .errors import ApiError
 from .fields import (
@@ -112,19 +112,26 @@ _BY_CODE = (select(Table).options(joinedload(Table.seats))
             .where(Table.code == bindparam("code")))
 
 
-def load(code: str, client: str = "local", allow_expired: bool = False) -> Table:
+def load(code: str, client: str = "local", allow_expired: bool = False,
+         holds: Callable[[Table], bool] | None = None) -> Table:
     """The table with this code; an unknown code counts against ``client``, which is
-    refused every look-up once it tried too many (:mod:`.limits`: no guessing)."""
+    refused every look-up once it tried too many (:mod:`.limits`: no guessing).
+
+    ``holds``: whether the request proves it belongs at a table (its key: :func:`holds`,
+    or a stream's proof of one). Such a request is served even while ``client`` is
+    refused look-ups (issue 50: a hostile page in the TV's browser spends the TV's
+    address); without it, or with a key that is not the table's, the refusal is the
+    same for a table that exists and one that does not."""
     wait = limits.code_wait(client)
-    if wait:
-        raise limits.too_many(Msg("too many table codes that do not exist were tried from this "
-                                  "device; wait {n} seconds and check the code on the big "
-                                  "screen", n=wait), wait)
+    if wait and holds is None:
+        raise _guessed(wait)
     table = None
     if CODE_RE.match(code):
         # with its seats, in the same query: every request of a table reads them (whose
         # key it carries, the view), and a second query cost each post more than the join
         table = db.session.scalar(_BY_CODE, {"code": code.upper()})
+    if wait and (table is None or holds is None or not holds(table)):
+        raise _guessed(wait)            # nothing counted: the client already waits
     if table is None:
         limits.code_missed(client)
         raise ApiError(404, Msg("there is no table with the code {code}; check the code on the "
@@ -135,6 +142,22 @@ def load(code: str, client: str = "local", allow_expired: bool = False) -> Table
                                 n=current_app.config.get("TABLE_EXPIRY_DAYS", EXPIRY_DAYS)),
                        code="expired")
     return table
+
+
+def _guessed(wait: int) -> ApiError:
+    return limits.too_many(Msg("too many table codes that do not exist were tried from this "
+                               "device; wait {n} seconds and check the code on the big "
+                               "screen", n=wait), wait)
+
+
+def holds(table: Table, secret: str | None) -> bool:
+    """Whether ``secret`` is a key of this table that may act there: its host key, an
+    active seat's key, or the keeper key (:mod:`.keeper`)."""
+    if not secret:
+        return False
+    h = hash_secret(secret)
+    return (h == table.host_hash or keeper.is_keeper(secret)
+            or any(s.secret_hash == h and s.status == "active" for s in table.seats))
 
 
 def actor_for(table: Table, secret: str | None) -> Actor:
