@@ -441,13 +441,19 @@
   const goOn = {key: Keys.secret(), request: Keys.request(), tried: false};
   async function goOnHere(b) {
     const v = SL.view;
+    // the keeper's screen goes on with the group's own game (the table left behind says
+    // where); any other screen holds no key of the table, so its copy is an imported game
+    let keeper = null;
+    try { keeper = localStorage.getItem("sl-keeper"); } catch (e) { /* a private window */ }
+    const auth = keeper ? {Authorization: "Bearer " + keeper} : {};
+    const text = T("A new table opens here with every event so far. The table on the other screen stays as it is.");
     if (!v || !await SL.ask({id: "go-on", title: T("Go on with this game on this screen?"), yes: T("Go on here"),
-      text: T("A new table opens here with every event so far. The table on the other screen stays as it is.")})) return;
+      text: keeper ? text : text + " " + T("Without the table's key (the keeper's screen holds one) it opens as an imported game, and the other table does not say where the game went on.")})) return;
     b.disabled = goOn.tried = true;
     try {
-      const record = await (await fetch(`/api/tables/${SL.code}/record`)).json(), key = goOn.key;
-      const r = await fetch("/api/tables/import", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({
-        record, from: SL.code, teams: v.teams, deduction: "deduction" in v, first_game: v.first_game, chances: v.chances, host_secret: key,
+      const record = await (await fetch(`/api/tables/${SL.code}/record`, {headers: auth})).json(), key = goOn.key;
+      const r = await fetch("/api/tables/import", {method: "POST", headers: {"Content-Type": "application/json", ...auth}, body: JSON.stringify({
+        record, ...(keeper ? {from: SL.code} : {}), teams: v.teams, deduction: "deduction" in v, first_game: v.first_game, chances: v.chances, host_secret: key,
         screen: screenSeats(v).map(x => ({side: x.side, part: x.part, name: x.name})), idempotency_key: goOn.request})});
       const d = await r.json();
       if (r.ok) { localStorage.setItem("sl-host-" + d.code, key); leave("/t/" + d.code); return; }

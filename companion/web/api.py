@@ -219,7 +219,7 @@ def import_record() -> tuple[Response, int]:
     a finished game already here is answered as it is (200, ``existing``). The keeper's
     imports count in the group's memory; anyone else's are kept apart until the keeper
     counts them."""
-    opened = tables.open_table(_body(), imported=True, keeper=is_keeper())
+    opened = tables.open_table(_body(), imported=True, keeper=is_keeper(), secret=_secret())
     if opened.source is not None:
         _went_on(opened.source, opened.table.code)
     return _opened(opened)

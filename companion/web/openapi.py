@@ -199,7 +199,9 @@ def document() -> dict[str, Any]:
                         "from": {"type": "string", "pattern": CODE_RE.pattern, "description":
                                  "the table of this server whose game the record is, going "
                                  "on at a new screen: when it is that game as it stands, "
-                                 "the new table is not marked imported"},
+                                 "the new table is not marked imported. Only with that "
+                                 "table's host key or the keeper key as the bearer (else "
+                                 "403)"},
                         "host_secret": own_secret,
                         "idempotency_key": _ref("IdempotencyKey")}}}}},
                 "responses": {"201": table_created,

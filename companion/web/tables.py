@@ -272,16 +272,19 @@ class Opened:
     source: Table | None = None     # the table of this server whose game it goes on with
 
 
-def open_table(body: dict[str, Any], imported: bool = False, keeper: bool = False) -> Opened:
+def open_table(body: dict[str, Any], imported: bool = False, keeper: bool = False,
+               secret: str | None = None) -> Opened:
     """A new table (``imported``: from a record, only if the referee replays it;
     ``keeper``: imported by the keeper, whose imports count in the group's memory as the
-    games played here do, issue 50).
+    games played here do, issue 50; ``secret``: the request's bearer, which may go on
+    with a table's game, ``from``).
 
     A retried request (same ``idempotency_key``) gets the table it opened the first time,
     and no secret: a retry never makes a new one. A finished game's record imported again
     is the same game (by content, issue 20): the table that holds it is answered, nothing
     new is opened. No intel card is learnt from an import: the cards offered at the intel
-    step come from rounds played live here (:mod:`.cards`).
+    step come from rounds played live here (:mod:`.cards`). ``secret``: the request's
+    bearer (going on with a table's game, ``from``, needs that table's key).
     """
     key = idempotency_key(body, required=False)
     own = secret_field(body, "host_secret")
@@ -312,7 +315,7 @@ def open_table(body: dict[str, Any], imported: bool = False, keeper: bool = Fals
             if known is not None:
                 return Opened(known, existing=True)
         teams = teams or rec.options.teams          # a saved team game opens as one
-        source = _continued_from(body, rec, events, end)
+        source = _continued_from(body, rec, events, end, secret)
         if source is not None:          # a game of this server going on at a new screen
             imported = source.imported  # (an imported game's, imported still)
             notice = json.dumps(Msg("Game continued from table {code}: {n} events",
@@ -401,20 +404,29 @@ def same_game(found: str) -> Table | None:
 
 
 def _continued_from(body: dict[str, Any], rec: Record, events: list[dict[str, Any]],
-                    end: State) -> Table | None:
+                    end: State, secret: str | None) -> Table | None:
     """The table of this server that an import goes on with (``from``: a screen that goes
     on with a game entered on another, whose laptop is gone), when the record is that
     table's game as it stands and still going: not an outside record, so marked imported
     only if that game was (the keeper's "delete every imported game" would have taken a
-    game the group played here). Anything else is a plain import."""
+    game the group played here). Anything else is a plain import.
+
+    Only a screen that holds that table's host key, or the keeper's, names it (issue 50:
+    a stranger's copy made the group's phones say the game went on at the stranger's
+    table); any other ``from`` is refused, the same whether the table exists or not."""
     code = body.get("from")
     if code is None:
         return None
     if not isinstance(code, str) or not CODE_RE.match(code):
         raise ApiError(400, Msg("the field 'from' must be a table code"), field="from",
                        code="bad_field")
-    source = db.session.scalar(_BY_CODE, {"code": code.upper()})
-    if (source is None or end.phase == Phase.OVER
+    source = db.session.scalar(_BY_CODE, {"code": code.upper()}) if secret else None
+    if source is None or not (hash_secret(secret or "") == source.host_hash
+                              or keeper.is_keeper(secret)):
+        raise ApiError(403, Msg("only the screen that holds the key of table {code}, or the "
+                                "keeper's screen, can go on with its game at a new table",
+                                code=code.upper()), field="from", code="not_host")
+    if (end.phase == Phase.OVER
             or (source.wall_distance, source.teams) != (rec.options.wall_distance,
                                                         rec.options.teams)
             or [json.loads(r.data) for r in active_events(source)] != events):

@@ -11,6 +11,7 @@ SQLite and PostgreSQL; these games check what the pages do with it: once, on SQL
 
 from __future__ import annotations
 
+import pathlib
 import random
 import time
 from typing import Any
@@ -498,7 +499,12 @@ def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
     forgot its key): another screen opening the table could only watch, and nothing could
     enter those sides' steps again. It goes on with the game at a new table of its own;
     the table left behind says where, on its phones and its own screen (back after all),
-    until anything more is entered there. Red plays from a phone, blue on the screen."""
+    until anything more is entered there. Red plays from a phone, blue on the screen.
+
+    Only a screen with a key of the table goes on with the group's own game (issue 50: a
+    stranger's copy made the phones say the game went on at the stranger's table): here
+    the keeper's screen (the keeper link opened on it). A screen with no key copies the
+    game as an imported one, and the table says nothing of it."""
     events = plan()
     table = Table(screens, live, WALL, enter="blue", tv_language="de")
     red = table.join("red", "Ann", locale="de")
@@ -507,6 +513,9 @@ def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
     watcher = screens("phone")                  # a phone watching the game, no seat
     watcher.goto(f"{live.url}/w/{table.code}")
     other = screens("tv", locale="de", size=(1280, 720))    # no key: the board, the way on
+    keeper = (pathlib.Path(live.app.instance_path) / "keeper_key").read_text().strip()
+    other.goto(f"{live.url}/keeper#key={keeper}")            # (the keeper's screen, though)
+    other.wait_for_selector("body[data-keeper='1']")
     other.goto(f"{live.url}/t/{table.code}")
     box = other.get_by_test_id("elsewhere")
     box.wait_for()
@@ -585,6 +594,18 @@ def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
     table.tv.get_by_test_id("elsewhere").wait_for(state="hidden")
     assert len(client.get(f"/api/tables/{table.code}/record").get_json()["events"]) == 5
     assert not errors
+    # a screen with no key of the table (anyone with its code) copies the game as an
+    # imported one, said before it does; the table says nothing of it
+    stranger = screens("tv", size=(1280, 720))
+    stranger.goto(f"{live.url}/t/{table.code}")
+    stranger.get_by_test_id("go-on").click()
+    assert "opens as an imported game" in stranger.locator("dialog[open]").inner_text()
+    stranger.get_by_test_id("ask-yes").click()
+    stranger.wait_for_url(lambda url: "/t/" in url and table.code not in url)
+    copy = stranger.url.rsplit("/", 1)[1]
+    said = client.get(f"/api/tables/{copy}/state").get_json()["view"]["notice"]
+    assert said.startswith("Game imported"), said
+    assert client.get(f"/api/tables/{table.code}/state").get_json()["view"]["went_on"] is None
 
 
 def host_gone(live: Any, code: str) -> None:

@@ -1,4 +1,5 @@
-"""Issue 50: no budget a stranger can spend locks the table's own people out.
+"""Issue 50: no budget a stranger can spend locks the table's own people out, and no
+stranger's copy of a game speaks for the group.
 
 Strangers are the addresses 127.0.3.1 … 127.0.3.15 (``environ_base``), the TV is
 127.0.2.1, a seated phone 127.0.2.2, a new guest who scans the table's QR code
@@ -209,3 +210,51 @@ def stream(device: Client, code: str, seat: str, proof: str) -> None:
         assert b"event: state" in got and f'"code": "{code}"'.encode() in got, got[:200]
     finally:
         r.close()
+
+
+def test_only_a_screen_with_the_tables_key_goes_on_with_its_game(client, keeper_key):
+    """``from=CODE`` ("Go on with this game here"): a stranger's copy of a game entered on
+    the group's screen made the group's phones say the game went on at the stranger's
+    table. Now it is refused, the same whether the code exists or not, and the table
+    tells nobody anything; the screen with the table's host key, or the keeper's
+    screen, goes on as before."""
+    made = client.post("/api/tables", json={"wall_distance": 3, "screen": [{"side": "blue"}]},
+                       headers={"Origin": ORIGIN}).get_json()
+    code, host_key = made["code"], made["host_secret"]
+    host = Client(client, "127.0.0.1", host_key)
+    red = Client(client, PHONE)
+    red.key = red.join(code, "red", "Ann", player_key(2)).get_json()["secret"]
+    rec = random_record(random.Random(7), wall_distance=3)
+    for e in rec.events[:2]:                       # both soldiers exhausted
+        d = e.to_dict()
+        who = red if d.get("side") == "red" else host
+        v = host.call("GET", f"/api/tables/{code}/state").get_json()["view"]["version"]
+        assert who.post(f"/api/tables/{code}/events", {"version": v, "event": d}).status_code == 201
+    before = host.call("GET", f"/api/tables/{code}/state").get_json()["view"]
+    record = client.get(f"/api/tables/{code}/record").get_json()
+    go_on = {"record": record, "screen": [{"side": "blue"}]}
+    eve = Client(client, STRANGERS[1])
+    for key, source in ((None, code), ("w" * 43, code), (red.key, code), (None, "ZZZZZ"),
+                        (host_key, "ZZZZZ")):
+        r = eve.post("/api/tables/import", {**go_on, "from": source}, key=key)
+        assert r.status_code == 403, (key, source, r.get_json())
+        d = r.get_json()
+        assert d["code"] == "not_host" and d["field"] == "from"
+        assert d["error"] == (f"only the screen that holds the key of table {source}, or the "
+                              "keeper's screen, can go on with its game at a new table")
+    for screen in (host, red):
+        view = screen.call("GET", f"/api/tables/{code}/state").get_json()["view"]
+        assert view["went_on"] is None and view["version"] == before["version"]
+    # a copy without ``from`` is any import: an imported game, nothing said there
+    copy = eve.post("/api/tables/import", go_on).get_json()
+    assert copy["view"]["notice"].startswith("Game imported")
+    assert host.call("GET", f"/api/tables/{code}/state").get_json()["view"]["went_on"] is None
+    # the group's screen (its host key), and the keeper's: the game goes on
+    for key in (host_key, keeper_key):
+        r = Client(client, "127.0.2.9").post("/api/tables/import", {**go_on, "from": code},
+                                             key=key)
+        assert r.status_code == 201, r.get_json()
+        new = r.get_json()
+        assert new["view"]["notice"].startswith(f"Game continued from table {code}")
+        said = red.call("GET", f"/api/tables/{code}/state").get_json()["view"]["went_on"]
+        assert said == new["code"]

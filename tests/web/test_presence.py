@@ -140,11 +140,12 @@ def test_watchers_are_devices_and_one_client_holds_few_streams(served):
         s.close()
 
 
-def test_a_copy_of_a_game_sends_nobody_away_while_its_screen_is_there(served):
+def test_a_copy_of_a_game_sends_nobody_away_while_its_screen_is_there(served, keeper_key):
     """Issue 23's "go on here": a table says where its game went on (its phones offered
     the way there) only when that game is entered on its screen and that screen is gone.
-    A stranger with the code copying a game whose screen is connected, or a game its
-    phones play, sends nobody away from it."""
+    Another screen (the keeper's: issue 50, only a screen with a key names the table)
+    going on with a game whose screen is connected, or a game its phones play, sends
+    nobody away from it."""
     port = served.port
     both = [{"side": "red"}, {"side": "blue"}]
 
@@ -153,10 +154,10 @@ def test_a_copy_of_a_game_sends_nobody_away_while_its_screen_is_there(served):
         return made["code"], made["host_secret"]
 
     def copied(code: str, n: int) -> tuple[str, str | None]:
-        """A stranger goes on with the game as it stands: the new table, and where the
-        old one says its game goes on."""
+        """The keeper's screen goes on with the game as it stands: the new table, and
+        where the old one says its game goes on."""
         _, record = call(port, "GET", f"/api/tables/{code}/record")
-        st, d = call(port, "POST", "/api/tables/import", body={
+        st, d = call(port, "POST", "/api/tables/import", keeper_key, body={
             "record": record, "from": code, "screen": both,
             "idempotency_key": f"copy-{n:05d}"}, source=STRANGER)
         assert st == 201, d
