@@ -128,7 +128,7 @@ def _load(code: str, allow_expired: bool = False) -> Table:
     screen that sends a key of that table is served even while its address waits."""
     secret = _secret()
     return tables.load(code, client(), allow_expired=allow_expired,
-                       holds=(lambda t: tables.holds(t, secret)) if secret else None)
+                       held=(lambda c: tables.holds_key(c, secret)) if secret else None)
 
 
 def history_filter() -> dict[str, Any]:

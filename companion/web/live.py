@@ -58,7 +58,7 @@ from .compress import gzip_stream, wants_gzip
 from .delta import diff, patched
 from .edges import client
 from .errors import ApiError
-from .models import CLOSED, Table, db
+from .models import CLOSED, ID_MAX, Seat, Table, db
 from .prepared import Prepared
 from .tables import load
 from .views import public_view
@@ -505,9 +505,35 @@ def proof(table: Table, who: str) -> str | None:
         if seat is None:
             return None
         kept = seat.secret_hash
+    return _proof(table.code, who, kept)
+
+
+def _proof(code: str, who: str, kept: str) -> str:
     key = str(current_app.config["SECRET_KEY"]).encode()
-    return hmac.new(key, f"presence:{table.code}:{who}:{kept}".encode(),
+    return hmac.new(key, f"presence:{code}:{who}:{kept}".encode(),
                     hashlib.sha256).hexdigest()[:32]
+
+
+# the hash of the key a stream's proof is made of: the host's, or an active seat's
+_HOST_KEPT = select(Table.host_hash).where(Table.code == bindparam("code"))
+_SEAT_KEPT = (select(Seat.secret_hash).join(Table, Seat.table_id == Table.id)
+              .where(Table.code == bindparam("code"), Seat.id == bindparam("seat"),
+                     Seat.status == "active"))
+
+
+def _proven(code: str) -> bool:
+    """Whether this stream shows the proof of the host's or a seat's key of the table
+    ``code``: read without the table, the proof worked out found or not (a stream that
+    proves nothing learns nothing of the code)."""
+    asked = request.args.get("seat", "")
+    if asked == "host":
+        kept = db.session.scalar(_HOST_KEPT, {"code": code})
+    elif asked.isdigit() and int(asked) <= ID_MAX:
+        kept = db.session.scalar(_SEAT_KEPT, {"code": code, "seat": int(asked)})
+    else:
+        return False
+    expected = _proof(code, asked, kept or "")
+    return kept is not None and hmac.compare_digest(request.args.get("proof", ""), expected)
 
 
 def proof_of(table: Table, actor: Any) -> dict[str, str]:
@@ -532,12 +558,6 @@ def _who(table: Table, client: str) -> str:
     return "viewer"
 
 
-def _proven(table: Table) -> bool:
-    """Whether this stream shows the proof of a seat's or the host's key of ``table``."""
-    asked = request.args.get("seat", "")
-    return (asked.isdigit() or asked == "host") and _who(table, "") == asked
-
-
 @bp.get("/api/tables/<code>/stream")
 def stream(code: str) -> Response:
     """Server-Sent Events: the table's view whenever it changes, and who is connected."""
@@ -546,7 +566,7 @@ def stream(code: str) -> Response:
         since = request.headers.get("Last-Event-ID", type=int) or 0
     who_is = client()
     # a screen's stream proves its key (its proof): served even while its address waits
-    table = load(code, who_is, holds=_proven)
+    table = load(code, who_is, held=_proven)
     hub.admit(who_is, table.code)
     # subscribe before reading the view: a change committed meanwhile is not missed
     ch = hub.subscribe(table.code)

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import joinedload
 
@@ -113,25 +113,25 @@ _BY_CODE = (select(Table).options(joinedload(Table.seats))
 
 
 def load(code: str, client: str = "local", allow_expired: bool = False,
-         holds: Callable[[Table], bool] | None = None) -> Table:
+         held: Callable[[str], bool] | None = None) -> Table:
     """The table with this code; an unknown code counts against ``client``, which is
     refused every look-up once it tried too many (:mod:`.limits`: no guessing).
 
-    ``holds``: whether the request proves it belongs at a table (its key: :func:`holds`,
-    or a stream's proof of one). Such a request is served even while ``client`` is
-    refused look-ups (issue 50: a hostile page in the TV's browser spends the TV's
-    address); without it, or with a key that is not the table's, the refusal is the
-    same for a table that exists and one that does not."""
+    ``held(code)``: whether the request proves a key of the table of that code (its
+    bearer: :func:`holds_key`, or a stream's proof of one). Such a request is served
+    even while ``client`` is refused look-ups (issue 50: a hostile page in the TV's
+    browser spends the TV's address); without it, or with a key that is not the
+    table's, the refusal is the same for a table that exists and one that does not."""
     wait = limits.code_wait(client)
-    if wait and holds is None:
-        raise _guessed(wait)
+    if wait and (held is None or not CODE_RE.match(code) or not held(code.upper())):
+        raise limits.too_many(Msg("too many table codes that do not exist were tried from this "
+                                  "device; wait {n} seconds and check the code on the big "
+                                  "screen", n=wait), wait)
     table = None
     if CODE_RE.match(code):
         # with its seats, in the same query: every request of a table reads them (whose
         # key it carries, the view), and a second query cost each post more than the join
         table = db.session.scalar(_BY_CODE, {"code": code.upper()})
-    if wait and (table is None or holds is None or not holds(table)):
-        raise _guessed(wait)            # nothing counted: the client already waits
     if table is None:
         limits.code_missed(client)
         raise ApiError(404, Msg("there is no table with the code {code}; check the code on the "
@@ -144,20 +144,20 @@ def load(code: str, client: str = "local", allow_expired: bool = False,
     return table
 
 
-def _guessed(wait: int) -> ApiError:
-    return limits.too_many(Msg("too many table codes that do not exist were tried from this "
-                               "device; wait {n} seconds and check the code on the big "
-                               "screen", n=wait), wait)
+# the table of a code whose host key, or an active seat's key, has this hash: asked in
+# one statement, so that a key that is not the table's reads what an unknown code reads
+_HELD_BY = (select(Table.id).where(
+    Table.code == bindparam("code"),
+    or_(Table.host_hash == bindparam("h"),
+        Table.id.in_(select(Seat.table_id).where(Seat.secret_hash == bindparam("h"),
+                                                 Seat.status == "active")))))
 
 
-def holds(table: Table, secret: str | None) -> bool:
-    """Whether ``secret`` is a key of this table that may act there: its host key, an
-    active seat's key, or the keeper key (:mod:`.keeper`)."""
-    if not secret:
-        return False
-    h = hash_secret(secret)
-    return (h == table.host_hash or keeper.is_keeper(secret)
-            or any(s.secret_hash == h and s.status == "active" for s in table.seats))
+def holds_key(code: str, secret: str) -> bool:
+    """Whether ``secret`` is a key of the table ``code`` that may act there: its host
+    key, an active seat's key, or the keeper key (:mod:`.keeper`)."""
+    return keeper.is_keeper(secret) or db.session.scalar(
+        _HELD_BY, {"code": code, "h": hash_secret(secret)}) is not None
 
 
 def actor_for(table: Table, secret: str | None) -> Actor:
