@@ -35,6 +35,54 @@
       download.disabled = false;
     }
   });
+  // screens asking to be a table's screen (issue 50): the keeper lets one in when the
+  // table's own screen is gone for good; looked at every 3 s while this page is open
+  const screens = document.getElementById("keeper-screens"), asks = document.getElementById("keeper-asks");
+  const bearer = () => ({"Content-Type": "application/json", Authorization: "Bearer " + localStorage.getItem("sl-keeper")});
+  let shown = "[]", looking = 0;
+  async function lookForScreens() {
+    clearTimeout(looking);
+    if (!localStorage.getItem("sl-keeper")) { screens.hidden = true; return; }
+    if (!document.hidden) {
+      try {
+        const r = await fetch("/api/keeper", {method: "POST", headers: bearer(), body: "{}", cache: "no-store"});
+        const list = r.ok ? (await r.json()).screens : [];
+        if (JSON.stringify(list) !== shown) {
+          shown = JSON.stringify(list);
+          asks.innerHTML = list.map(a => `<li data-testid="keeper-ask" data-code="${Words.esc(a.code)}"><span>${Words.esc(T("Table {code}", {code: a.code}))}</span>
+            <b class="ask-number">${Words.esc(a.number)}</b><button type="button" class="primary" data-code="${Words.esc(a.code)}" data-hash="${Words.esc(a.hash)}" data-version="${a.version}">${Words.esc(T("Make it the table's screen"))}</button></li>`).join("");
+          screens.hidden = !list.length;
+        }
+      } catch (e) { /* looked at again */ }
+    }
+    looking = setTimeout(lookForScreens, 3000);
+  }
+  // the keeper's key hands the table to the screen that asked (its key's hash): at once,
+  // whatever the table's screen says; the table's version as it is now (a game in play
+  // moves it between two looks: the answer brings the fresh one)
+  asks.addEventListener("click", async e => {
+    const b = e.target.closest("button[data-hash]");
+    if (!b) return;
+    b.disabled = true;
+    let version = +b.dataset.version, said = T("Refused.");
+    const request = Keys.request();
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const r = await fetch(`/api/tables/${encodeURIComponent(b.dataset.code)}/host`, {method: "POST", headers: bearer(),
+          body: JSON.stringify({version, idempotency_key: request, host_hash: b.dataset.hash})});
+        const d = await r.json().catch(() => ({}));
+        if (r.ok) { said = T("Table {code}: that screen is the table's screen now.", {code: b.dataset.code}); break; }
+        said = Words.said(d.error) || said;
+        if (!(r.status === 409 && d.code === "stale" && d.view)) break;
+        version = d.view.version;
+      }
+    } catch (err) {
+      said = T("No answer from the companion. Is it still running?");
+    }
+    status.textContent = said;
+    b.disabled = false;
+    lookForScreens();
+  });
   forget.addEventListener("click", () => {
     localStorage.removeItem("sl-keeper");
     show(T("This screen is no longer the keeper."), false);
@@ -55,6 +103,7 @@
         localStorage.setItem("sl-keeper", key);
         show(T("This screen is the keeper of the group's games: it may delete games and forget players."), true,
              (await r.json().catch(() => ({}))).backup);
+        lookForScreens();
       }
       else { if (!given) localStorage.removeItem("sl-keeper"); show(Words.said((await r.json().catch(() => ({}))).error) || T("Refused."), false); }
     })

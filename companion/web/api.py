@@ -295,12 +295,16 @@ def _me(table: Table, actor: tables.Actor) -> dict[str, Any]:
 
 
 def _act(code: str, kind: str, action: Callable[[Transaction, tables.Actor], None],
-         anonymous: bool = False) -> tuple[Response, int]:
+         anonymous: bool = False, keeper_too: bool = False) -> tuple[Response, int]:
     """One state-changing request of ``kind`` by one screen: a retry gets the first answer
-    (never a second effect, never a new secret). ``anonymous``: whoever sends it (a join)."""
+    (never a second effect, never a new secret). ``anonymous``: whoever sends it (a join);
+    ``keeper_too``: the keeper key is a bearer this request knows (the actor's ``keeper``)."""
     table = _load(code)
     body = _body()
-    actor = tables.Actor() if anonymous else tables.actor_for(table, _secret())
+    if keeper_too and is_keeper():
+        actor = tables.Actor(keeper=True)
+    else:
+        actor = tables.Actor() if anonymous else tables.actor_for(table, _secret())
     with Transaction(table, body, kind, actor.key) as tx:
         if tx.receipt is None:
             tables.closed(table)         # a game that went on at a rematch takes no more
@@ -329,10 +333,12 @@ def screen_seat(code: str) -> tuple[Response, int]:
 
 @bp.post("/tables/<code>/host")
 def hand_over(code: str) -> tuple[Response, int]:
-    """A seated phone makes another screen the table's screen (``host_hash``: the SHA-256
-    of the key that screen made), once the screen that opened the table is gone."""
-    return _act(code, "host", lambda tx, actor: tables.hand_over(
-        tx, actor, live.hub.connected(tx.table.code)))
+    """Another screen becomes the table's screen (``host_hash``: the SHA-256 of the key it
+    made): at once with the table's screen's key or the keeper's as the bearer; from any
+    other screen it is an ask (202) the table's screen allows or refuses (``/decision``).
+    A seat's key is refused (issue 50)."""
+    return _act(code, "host", lambda tx, actor: tables.hand_over(tx, actor, client()),
+                keeper_too=True)
 
 
 @bp.post("/tables/<code>/rematch")
@@ -345,14 +351,20 @@ def rematch(code: str) -> tuple[Response, int]:
 @bp.get("/tables/<code>/requests")
 def seat_requests(code: str) -> Response:
     """The phones waiting for the host screen to let them take over a seat, and how
-    long ago each seated phone was last heard from (its heartbeat)."""
+    long ago each seated phone was last heard from (its heartbeat); for the host screen
+    itself, the screens asking to take its place too (``screens``: each one's id and the
+    number it shows; nobody else is shown them)."""
     table = _load(code)
-    return jsonify({"requests": requests(table), "seen": tables.heard_from(table)})
+    out = {"requests": requests(table), "seen": tables.heard_from(table)}
+    if tables.actor_for(table, _secret()).host:
+        out["screens"] = tables.screen_asks(table)
+    return jsonify(out)
 
 
 @bp.post("/tables/<code>/seats/<int:seat_id>/decision")
 def decide(code: str, seat_id: int) -> tuple[Response, int]:
-    """The host screen lets a phone take over a seat, or keeps it."""
+    """The host screen lets a phone take over a seat, or keeps it; or lets a screen that
+    asked take its place (issue 50), or not."""
     return _act(code, "decision", lambda tx, actor:
                 tables.decide_takeover(tx, actor, seat_id, tx.body.get("approve")))
 
@@ -463,10 +475,14 @@ def player_rename() -> Response:
 @bp.post("/keeper")
 def keeper_check() -> Response:
     """Whether the bearer is the keeper key (the keeper link's page asks before the
-    screen keeps it); 403 when it is not."""
+    screen keeps it); 403 when it is not. With it, the screens asking to be a table's
+    screen at every table (``screens``, issue 50: the page asks again every 3 s): the
+    keeper lets one in (``POST /tables/CODE/host`` with its ``hash``) when that table's
+    screen is gone for good."""
     _body()
     _keeper_only()
-    return jsonify({"keeper": True, "backup": database.sqlite_path(db.engine.url) is not None})
+    return jsonify({"keeper": True, "backup": database.sqlite_path(db.engine.url) is not None,
+                    "screens": tables.asks_everywhere()})
 
 
 @bp.post("/keeper/claim")

@@ -10,6 +10,7 @@ never meets them):
   screen is exempt.
 - ``players``: new remembered players (a phone makes one once).
 - ``seat_asks``: asking to take over a taken seat, per client.
+- ``screen_asks``: a screen asking to be a table's screen (issue 50), per client.
 - ``codes``: table codes that do not exist. A code that is found costs nothing, and a
   client is refused only for its *own* misses: a client that tried too many wrong codes
   is refused every look-up, found or not, so trying cannot tell a hit from a miss
@@ -62,6 +63,7 @@ LIMITS = {
     "players_all": "300 per hour",
     "players_clean": "3 per 10 minutes",
     "seat_asks": "3 per minute",
+    "screen_asks": "6 per minute",
     "codes": "10 per minute; 60 per hour",
     "codes_all": "600 per hour",
     "codes_clean": "3 per 10 minutes",    # fewer misses than this: never stopped by codes_all

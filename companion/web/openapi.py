@@ -95,6 +95,11 @@ def _post(summary: str, props: dict[str, Any], required: list[str], ok: int,
     return op
 
 
+def _answers(op: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+    """``op`` with more answers than :func:`_post` lists (an ask's 202)."""
+    return {**op, "responses": {**op["responses"], **more}}
+
+
 def _story_schemas() -> dict[str, Any]:
     """The story of a game (GET /api/tables/{code}/story) and its parts."""
     ip = {"type": "object", "required": ["red", "blue"],
@@ -262,7 +267,8 @@ def document() -> dict[str, Any]:
                                       "for its player: the same person at every table"}},
                 ["side", "name"], 201, secure=False)},
             "/api/tables/{code}/seats/{seat_id}/decision": {"post": {
-                **_post("the host screen lets a phone take over a seat, or keeps it",
+                **_post("the host screen lets a phone take over a seat, or keeps it; or lets "
+                        "a screen that asked (POST /host) take its place, or refuses it",
                         {"approve": {"type": "boolean"}}, ["approve"], 200),
                 "parameters": [CODE, SEAT_ID]}},
             "/api/tables/{code}/events": {"post": _post(
@@ -290,22 +296,33 @@ def document() -> dict[str, Any]:
                 "exchanged); only the host screen, once the game is over",
                 {"swap": {"type": "boolean"}, "host_secret": own_secret},
                 ["swap", "host_secret"], 201)},
-            "/api/tables/{code}/host": {"post": _post(
-                "a phone seated here makes another screen the table's screen (host_hash: "
-                "the SHA-256 of the key that screen made, shown in its QR code), only while "
-                "no stream of the table's host is open",
+            "/api/tables/{code}/host": {"post": _answers(_post(
+                "another screen becomes the table's screen (host_hash: the SHA-256 of the "
+                "key that screen made): at once with the table's screen's key or the "
+                "keeper key as the bearer; without either, the screen asks (202: asked.id "
+                "and the number it shows) and the table's screen allows or refuses it "
+                "(/seats/{id}/decision); a seat's key is refused",
                 {"host_hash": {"type": "string", "pattern": "^[0-9a-f]{64}$"}},
-                ["host_hash"], 200)},
+                ["host_hash"], 200), {
+                    "202": _json({"type": "object", "required": ["asked"], "properties": {
+                        "asked": {"type": "object", "properties": {
+                            "id": {"type": "integer"},
+                            "number": {"type": "string", "pattern": "^[0-9]{4}$"}}}}},
+                        "asked: the table's screen decides"),
+                    **_errors(429)})},
             "/api/tables/{code}/undo": {"post": _post(
                 "take back the last tap or event", {}, [], 200)},
             "/api/tables/{code}/requests": {"get": {
-                "summary": "the phones waiting for the host screen to let them take a seat",
-                "parameters": [CODE],
+                "summary": "the phones waiting for the host screen to let them take a seat; "
+                           "with the host screen's key, the screens asking to take its "
+                           "place too (screens)",
+                "parameters": [CODE], "security": [{"seat": []}, {}],
                 "responses": {"200": _json({"type": "object", "required": ["requests"],
                                             "properties": {"requests": {"type": "array"},
-                                                           "seen": {"type": "object"}}},
+                                                           "seen": {"type": "object"},
+                                                           "screens": {"type": "array"}}},
                                            "the waiting phones"),
-                              **_errors(*LOOKUP)}}},
+                              **_errors(401, *LOOKUP)}}},
             "/api/tables/{code}/chances": {"get": {
                 "summary": "the live chance to win of a table that opted in (issue 25)",
                 "parameters": [CODE],
@@ -375,11 +392,16 @@ def document() -> dict[str, Any]:
                 "responses": {"200": _json({"type": "object"}, "the keeper key"),
                               **_errors(400, 403, 413, 421)}}},
             "/api/keeper": {"post": {
-                "summary": "whether the bearer is this server's keeper key (403 if not)",
+                "summary": "whether the bearer is this server's keeper key (403 if not); with "
+                           "it, the screens asking to be a table's screen at every table "
+                           "(screens: code, number, hash, version; the keeper lets one in "
+                           "with POST /api/tables/{code}/host)",
                 "security": [{"seat": []}],
                 "requestBody": {"required": True, "content": {"application/json": {
                     "schema": {"type": "object"}}}},
-                "responses": {"200": _json({"type": "object"}, "the keeper"),
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "keeper": {"type": "boolean"}, "backup": {"type": "boolean"},
+                    "screens": {"type": "array"}}}, "the keeper"),
                               **_errors(400, 403, 413, 421)}}},
             "/api/keeper/backup": {"post": {
                 "summary": "the group's games as one SQLite file, for spies-lies restore (the "
@@ -529,7 +551,9 @@ def document() -> dict[str, Any]:
                     "choices": {"type": "array",
                                 "description": "deception: true/false; choice: the choices"}}},
                 "Me": {"type": "object", "required": ["role"], "properties": {
-                    "role": {"type": "string", "enum": ["host", "seat", "viewer"]}}},
+                    "role": {"type": "string", "enum": ["host", "seat", "viewer"]},
+                    "asking": {"type": "boolean", "description": "the key of a screen "
+                               "whose ask to be the table's screen waits"}}},
                 "Change": {"type": "object",
                            "description": "the view (answer=view, the default), or what "
                            "changed since the request's version (answer=delta), or only the "

@@ -229,7 +229,7 @@ def test_the_keeper_downloads_a_copy_and_nobody_else_does(app, client, table, ke
     assert r.status_code == 403
     sqlite = app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite")
     check = client.post("/api/keeper", data=body, headers=keeper).get_json()
-    assert check == {"keeper": True, "backup": sqlite}
+    assert check == {"keeper": True, "backup": sqlite, "screens": []}
     r = client.post(url, data=body, headers=keeper)
     if not sqlite:
         assert r.status_code == 409 and "pg_dump" in r.get_json()["error"]

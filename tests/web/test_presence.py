@@ -177,10 +177,11 @@ def test_a_copy_of_a_game_sends_nobody_away_while_its_screen_is_there(served, ke
     assert copied(phones, 3)[1] is None
 
 
-def test_a_phone_hands_the_table_to_another_screen_only_when_its_screen_is_gone(served):
-    """A seated phone makes another screen the table's screen (test_hand_over) only
-    while no stream of the table's host is open: a screen still there is not replaced
-    from a phone."""
+def test_who_is_connected_never_decides_who_the_table_s_screen_is(served):
+    """A seated phone never makes another screen the table's screen (issue 50), while
+    the table's screen is connected and after its stream closed alike; a screen with no
+    key only asks, either way, and the table's screen's key hands it over either way
+    (test_hand_over has every path; this one with real streams opening and closing)."""
     port = served.port
     _, made, _ = post(port, "/api/tables", {})
     code, host_key = made["code"], made["host_secret"]
@@ -190,14 +191,23 @@ def test_a_phone_hands_the_table_to_another_screen_only_when_its_screen_is_gone(
     _, me = call(port, "GET", f"/api/tables/{code}/me", host_key)
     host = open_stream(port, code, "host", "127.0.0.1", "&proof=" + me["proof"])
     settled(port, code, lambda g: "host" in g[0])
-    asked = {"version": 2, "host_hash": "ab" * 32}
-    st, d = call(port, "POST", f"/api/tables/{code}/host", red_key,
-                 {**asked, "idempotency_key": "hand-over-1"})
-    assert st == 409 and d["code"] == "host_here", d
-    host.close()
-    assert "host" not in settled(port, code, lambda g: "host" not in g[0])[0]
-    st, d = call(port, "POST", f"/api/tables/{code}/host", red_key,
-                 {**asked, "idempotency_key": "hand-over-2"})
+    n = 0
+
+    def hand(bearer: str | None, key_hash: str, source: str = "127.0.0.1") -> tuple[int, dict]:
+        nonlocal n
+        n += 1
+        return call(port, "POST", f"/api/tables/{code}/host", bearer, {
+            "version": 2, "idempotency_key": f"hand-over-{n}", "host_hash": key_hash}, source)
+
+    for connected in (True, False):
+        st, d = hand(red_key, "ab" * 32)
+        assert st == 403 and d["code"] == "not_host", (connected, d)
+        st, d = hand(None, ("cd" if connected else "ef") * 32, STRANGER)
+        assert st == 202, (connected, d)
+        if connected:
+            host.close()
+            assert "host" not in settled(port, code, lambda g: "host" not in g[0])[0]
+    st, d = hand(host_key, "12" * 32)
     assert st == 200, d
     st, _ = call(port, "GET", f"/api/tables/{code}/me", host_key)
     assert st == 401

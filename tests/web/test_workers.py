@@ -172,6 +172,11 @@ def test_every_change_reaches_every_screen_whichever_worker_took_it(server_db):
                                  "idempotency_key": f"workers-seat-{side}"})
             assert st == 201, d
             keys[side], view = d["secret"], d["view"]
+        # the TV connected on one worker, the other cold (no stream of its own, so no
+        # listener: it has not heard of the TV): a seated phone's hand-over is refused on
+        # both (issue 50: the cold worker accepted it), a keyless screen only asks on both
+        assert _hand_over_on_each_worker(server, code, keys, view["version"]) == {
+            "1": (403, 202), "2": (403, 202)}
         screens = open_screens(server, code, view)
         assert {s.worker for s in screens} == {"1", "2"}
         takers: set[str] = set()
@@ -221,6 +226,39 @@ def test_every_change_reaches_every_screen_whichever_worker_took_it(server_db):
         for s in screens:
             s.close()
         server.stop()
+
+
+def _hand_over_on_each_worker(server: Server, code: str, keys: dict[str, str],
+                              version: int) -> dict[str, tuple[int, int]]:
+    """With the table's screen's stream open (on one worker), what each worker answers
+    a seated phone that hands the table to a key it made, and a screen with no key that
+    asks for it (the same screen each time: one ask): ``{worker: (phone's status,
+    screen's status)}``."""
+    _, me = server.call("GET", f"/api/tables/{code}/me", secret=keys["host"])
+    tv = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    tv.request("GET", f"/api/tables/{code}/stream?since=0&seat=host&proof={me['proof']}")
+    assert tv.getresponse().status == 200
+    seen: dict[str, list[int]] = {}
+    try:
+        for n in range(80):
+            if len(seen) == 2 and all(len(x) == 2 for x in seen.values()):
+                break
+            asker = "red" if n % 2 == 0 else None      # the phone, then a keyless screen
+            c = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+            c.request("POST", f"/api/tables/{code}/host", json.dumps({
+                "version": version, "idempotency_key": f"workers-hand-{n:03d}",
+                "host_hash": f"{n:064x}" if asker else "ab" * 32}), {
+                "Content-Type": "application/json", "Origin": server.origin,
+                **({"Authorization": f"Bearer {keys[asker]}"} if asker else {})})
+            r = c.getresponse()
+            r.read()
+            c.close()
+            got = seen.setdefault(r.getheader("X-Companion-Worker") or "", [])
+            if len(got) == (0 if asker else 1):
+                got.append(r.status)
+    finally:
+        tv.close()
+    return {w: (x[0], x[1]) for w, x in seen.items() if len(x) == 2}
 
 
 def _host_connected(server: Server, code: str, host_key: str, proof: str) -> set[str]:
