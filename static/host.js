@@ -329,9 +329,10 @@
   // nothing could enter those sides' steps again; this screen may go on with the game at
   // a new table of its own, every event so far replayed, the same sides on it
   // (once one has, every screen of this table says where, until anything more is entered
-  // here: this table's own screen, back, may carry the game on here after all). At a
-  // table with phones, one of them makes this screen the table's screen instead (a QR
-  // code with the hash of a key this screen made): the same table goes on, seats and all
+  // here: this table's own screen, back, may carry the game on here after all).
+  // Any screen without the key may ask to be the table's screen instead (issue 50): the
+  // same table goes on, seats and all, once the table's screen allows it, or the keeper
+  // (the table's screen gone for good). Who is connected only says how loudly it offers.
   const AWAY_MS = 4000;
   let awaySince = 0;                   // since when the table's screen is not connected
   function elsewhere(v) {
@@ -341,48 +342,53 @@
     const phones = v.seats.some(x => x.status === "active" && !x.screen);
     const hostHere = connected.map(String).includes("host");
     // the table's screen away for a moment (opening the new table after a rematch, a
-    // reload) is not gone: the hand-over is offered once it has been away a while
+    // reload) is not gone: the offer to take its place is loud once it has been away a while
     if (hostHere || !keyless) awaySince = 0;
     else if (!awaySince) {
       awaySince = Date.now();
       setTimeout(() => { if (SL.view) elsewhere(SL.view); }, AWAY_MS + 50);
     }
-    const hand = keyless && !hostHere && phones && Date.now() - awaySince >= AWAY_MS;
+    const gone = keyless && !hostHere && Date.now() - awaySince >= AWAY_MS;
+    const asked = keyless && handAsk.asked;
     const copy = keyless && !!screenSeats(v).length && v.state.phase !== "over";
-    // the table's screen still open elsewhere (a laptop, the TV to be): how this one takes over
+    // the table's screen still open elsewhere (a laptop, the TV to be): ask it, quietly
     const move = keyless && hostHere && phones && !copy && v.state.phase !== "over";
-    const on = !!to || hand || copy || move, shape = [v.version, hand, copy, move].join("|");
+    const on = !!to || asked || gone || copy || move, shape = [v.version, asked, gone, copy, move, hostHere].join("|");
     const shown = !box.classList.contains("hidden");
     box.classList.toggle("hidden", !on);
-    box.classList.toggle("quiet", move && !to);
-    if (hand) handedHere(v);
+    box.classList.toggle("quiet", move && !to && !asked);
+    if (asked && handAsk.at !== v.version) { handAsk.at = v.version; watchAsk(); }   // let in?
     if (on && box.dataset.shape !== shape) {
       const open = !!box.querySelector("details[open]");     // opened: it stays open
       box.dataset.shape = shape;
-      box.innerHTML = elsewhereBox(v, to, hand, copy, move);
+      box.innerHTML = elsewhereBox(v, to, asked, gone, copy, move, hostHere);
       if (open && box.querySelector("details")) box.querySelector("details").open = true;
     } else if (shown === on) return;
     trimHistory();        // the box above "Today" took (or gave back) its room
   }
-  // "No phone at hand?" opened or closed: the box's height changed under "Today"
+  // "Go on here" opened or closed: the box's height changed under "Today"
   $("elsewhere").addEventListener("toggle", () => trimHistory(), true);
-  function elsewhereBox(v, to, hand, copy, move) {
+  function elsewhereBox(v, to, asked, gone, copy, move, hostHere) {
     if (to) return `<b>${esc(T("This game goes on at table {code}, on another screen.", {code: to}))}</b>
         ${SL.secret ? `<p class="muted">${esc(T("Anything entered here carries it on at this table instead."))}</p>` : ""}
         <a class="btn primary" href="/t/${to}" data-testid="went-on">${esc(T("Go to table {code}", {code: to}))}</a>`;
+    const keeper = `<p class="muted" data-testid="keeper-hint">${esc(T("Is that screen gone for good (a flat battery)? The keeper lets this screen in: open the keeper link on the computer that runs the companion (spies-lies keeper prints it)."))}</p>`;
+    if (asked) return `<b data-testid="hand-asked">${esc(T("Asked: the table's screen decides."))}</b>
+      <p>${esc(T("It shows the same number as this screen:"))} <b class="ask-number" data-testid="ask-number">${handKey().number}</b></p>${hostHere ? "" : keeper}`;
+    const ask = primary => `<button type="button" class="${primary ? "primary" : ""}" data-hand-ask data-testid="hand-ask">${esc(T("Make this screen the table's screen"))}</button>`;
     if (move) return `<details class="no-phone"><summary data-testid="move-here">${esc(T("Make this screen the table's screen?"))}</summary>
-      <p class="muted">${esc(T("Close the table on the screen that opened it (its page or its tab): a code then shows here for a seated player's phone to scan."))}</p></details>`;
-    const button = `<button type="button" class="${hand ? "" : "primary"}" data-go-on data-testid="go-on">${esc(T("Go on with this game here"))}</button>`;
-    return hand ? `<b>${esc(T("Is the screen that opened this table gone?"))}</b>
-      <div class="hand"><img class="qr-hand" data-testid="hand-qr" src="/qr/${SL.code}/screen/${handKey().hash}.svg" alt="${esc(T("QR code to make this screen the table's screen"))}">
-      <p class="muted">${esc(T("A player seated at the table can make this screen the table's screen: scan this code with that phone."))}</p></div>
-      ${copy ? `<details class="no-phone"><summary data-testid="no-phone">${esc(T("No phone at hand?"))}</summary>
+      <p class="muted">${esc(T("The table's screen is asked, and lets this one take its place."))}</p>${ask(false)}</details>`;
+    const button = `<button type="button" class="${gone ? "" : "primary"}" data-go-on data-testid="go-on">${esc(T("Go on with this game here"))}</button>`;
+    return gone ? `<b data-testid="hand-gone">${esc(T("Is the screen that opened this table gone?"))}</b>
+      <p class="muted">${esc(T("This screen can take its place: the table's screen allows it, or the keeper if it is gone for good."))}</p>${ask(true)}
+      ${copy ? `<details class="no-phone"><summary data-testid="no-phone">${esc(T("Or go on at a new table here"))}</summary>
         <p class="muted">${esc(T("Go on at a new table here, every event so far; the phones join it with its code."))}</p>${button}</details>` : ""}`
       : `<b>${esc(T("This screen only shows this game: it is entered on the screen that opened the table."))}</b>
       <p class="muted">${esc(T("Is that screen gone? Go on here: a new table with every event so far, the same sides entered on this screen."))}</p>${button}`;
   }
   // the key this screen would hold as the table's screen, kept for this tab (a reload
-  // shows the same code to a phone that is scanning it); only its hash leaves the page
+  // goes on waiting with the same ask); only its hash leaves the page, and the number
+  // both screens show comes from that hash (tables.ask_number)
   function handKey() {
     const at = "sl-host-ask-" + SL.code;
     if (!handKey.kept) {
@@ -390,20 +396,43 @@
       try { key = sessionStorage.getItem(at); } catch (e) { /* a private window: this page only */ }
       if (!/^[A-Za-z0-9_-]{32,128}$/.test(key || "")) key = Keys.secret();
       try { sessionStorage.setItem(at, key); } catch (e) { /* this page only */ }
-      handKey.kept = {key, hash: sha256(key)};
+      const hash = sha256(key);
+      handKey.kept = {key, hash, number: String(parseInt(hash.slice(0, 8), 16) % 10000).padStart(4, "0")};
     }
     return handKey.kept;
   }
-  // a phone made this screen the table's screen (the table's version moved): its key is
-  // the host's now; the page opens again as the table's screen
-  async function handedHere(v) {
-    if (!handKey.kept || handedHere.at === v.version) return;
-    handedHere.at = v.version;
-    const {key} = handKey.kept;
+  // this screen asked to be the table's screen: until the table's screen (or the keeper)
+  // answers, it looks every 2.5 s (and at each change of the table) whose its key is
+  const ASKED = "sl-host-asked-" + SL.code;
+  const handAsk = {asked: false, at: 0, timer: 0};
+  try { handAsk.asked = sessionStorage.getItem(ASKED) === "1"; } catch (e) { /* not asked */ }
+  function setAsked(on) {
+    handAsk.asked = on;
+    try { if (on) sessionStorage.setItem(ASKED, "1"); else sessionStorage.removeItem(ASKED); } catch (e) { /* this page only */ }
+    if (SL.view) elsewhere(SL.view);
+  }
+  async function askToHost(b) {
+    b.disabled = true;
+    const r = await SL.post("/host", {host_hash: handKey().hash});    // (no key: an ask)
+    b.disabled = false;
+    if (r.ok) { setAsked(true); watchAsk(); }
+  }
+  async function watchAsk() {
+    clearTimeout(handAsk.timer);
+    if (!handAsk.asked) return;
+    const {key} = handKey();
     try {
       const r = await fetch(`/api/tables/${SL.code}/me`, {headers: {Authorization: "Bearer " + key}, cache: "no-store"});
-      if (r.ok && (await r.json()).role === "host") { localStorage.setItem("sl-host-" + SL.code, key); location.reload(); }
-    } catch (e) { /* the next change looks again */ }
+      const d = r.status === 200 ? await r.json() : {};
+      // let in: the page opens again as the table's screen
+      if (d.role === "host") { localStorage.setItem("sl-host-" + SL.code, key); setAsked(false); location.reload(); return; }
+      if (r.status === 401 || (r.status === 200 && !d.asking)) {     // refused, or no answer came
+        setAsked(false);
+        SL.toast(T("The table's screen did not let this screen in."));
+        return;
+      }
+    } catch (e) { /* the live connection shows the trouble */ }
+    handAsk.timer = setTimeout(watchAsk, 2500);
   }
   // SHA-256 of a key (ASCII), in hex: the hash the server keeps of a host key
   // (crypto.subtle is missing on a plain-HTTP address such as a laptop's on the LAN)
@@ -605,10 +634,14 @@
       ${x.screen ? `<span class="on-screen" title="${esc(T("entered on this screen"))}">▣</span>` : `<span class="dot ${on.has(String(x.id)) ? "on" : ""}" title="${esc(on.has(String(x.id)) ? T("connected") : T("not connected"))}"></span>`}</span>`).join("")
       : `<span class="muted">${esc(T("No phone seated yet."))}</span>`) + screenTools(v);
     if (open && $("seats").querySelector("details")) $("seats").querySelector("details").open = true;
-    const pending = asking;
-    if (pending.length) $("notice").classList.add("hidden");     // the request says it all
-    if (pending.length || (v.undo && SL.secret)) skipMoments();  // the host must tap: no overlay
-    $("requests").innerHTML = pending.map(x => {
+    const pending = asking, others = SL.secret ? screensAsking : [];
+    if (pending.length || others.length) $("notice").classList.add("hidden");     // the request says it all
+    if (pending.length || others.length || (v.undo && SL.secret)) skipMoments();  // the host must tap: no overlay
+    // another screen asks to take this one's place (issue 50): the same number shows there
+    $("requests").innerHTML = others.map(x => `<div class="req" data-testid="screen-request" data-number="${x.number}">
+      <div>▣ <b>${esc(T("Another screen asks to be the table's screen."))}</b> ${esc(T("Allow it only if it shows this number:"))} <b class="ask-number">${x.number}</b></div>
+      <div class="req-actions"><button class="primary" data-screen-yes="${x.id}">${esc(T("Make it the table's screen"))}</button><button data-screen-no="${x.id}">${esc(T("Keep this screen"))}</button></div></div>`).join("")
+      + pending.map(x => {
       const now = active.find(y => y.side === x.side && y.part === x.part);
       const keep = now ? now.name : capSide(x.side);
       return `<div class="req" data-testid="request"><div>${mark(x.side)} <b>${esc(x.name)}</b> ${esc(now ? T("asks to take {name}'s seat", {name: keep}) : T("asks to take the {side} seat", {side: sideName(x.side)}))}</div>
@@ -677,6 +710,7 @@
     if (!b) return;
     if (b.id === "close-end" || b.hasAttribute("data-open-end")) $("end").classList.toggle("hidden", b.id === "close-end");
     if (b.hasAttribute("data-go-on")) { await goOnHere(b); return; }
+    if (b.hasAttribute("data-hand-ask")) { await askToHost(b); return; }
     if (b.dataset.rematch) {         // one tap: a new table, same options, everyone seated
       const key = Keys.secret();
       b.disabled = true;
@@ -718,7 +752,7 @@
     }
     // one answer to an undo or a seat asked for (a second tap was refused: nothing waits),
     // the two buttons on again should the answer not arrive
-    const answer = b.dataset.undo || b.dataset.approve || b.dataset.decline;
+    const answer = b.dataset.undo || b.dataset.approve || b.dataset.decline || b.dataset.screenYes || b.dataset.screenNo;
     const both = answer ? [...b.parentElement.querySelectorAll("button")] : [];
     both.forEach(x => { x.disabled = true; });
     let r = null;
@@ -727,6 +761,15 @@
       const id = b.dataset.approve || b.dataset.decline;
       r = await SL.post(`/seats/${id}/decision`, {approve: !!b.dataset.approve});
       if (r.ok) { asking = asking.filter(x => String(x.id) !== id); if (SL.view) seats(SL.view); }
+    }
+    if (b.dataset.screenYes || b.dataset.screenNo) {
+      const id = b.dataset.screenYes || b.dataset.screenNo;
+      r = await SL.post(`/seats/${id}/decision`, {approve: !!b.dataset.screenYes});
+      if (r.ok) {
+        screensAsking = screensAsking.filter(x => String(x.id) !== id);
+        if (b.dataset.screenYes) handedAway();
+        else if (SL.view) seats(SL.view);
+      }
     }
     if (r && !r.ok) both.forEach(x => { x.disabled = false; });
   });
@@ -763,13 +806,17 @@
     else press(`[data-pick="${n}"], [data-guess="${n}"], [data-actual="${n}"]`) || press(`button.choice:nth-of-type(${n})`);
   });
 
-  // phones asking to take over a seat wait outside the versioned view (their requests
-  // never move the version the players' taps carry): the host screen looks every 3 s
-  let asking = [], seen = {};
+  // phones asking to take over a seat, and screens asking to take this one's place, wait
+  // outside the versioned view (their requests never move the version the players' taps
+  // carry): the host screen looks every 3 s
+  let asking = [], seen = {}, screensAsking = [];
   async function lookForRequests() {
     if (!document.hidden) {
       try {
         const r = await SL.get("/requests");
+        if (r.status === 401 && SL.secret) handedAway();        // the keeper moved the table
+        const screens = r.status === 200 ? r.data.screens || [] : screensAsking;
+        if (JSON.stringify(screens) !== JSON.stringify(screensAsking)) { screensAsking = screens; if (SL.view) seats(SL.view); }
         const now = r.status === 200 ? r.data.requests : asking;
         if (r.status === 200 && JSON.stringify(r.data.seen) !== JSON.stringify(seen)) { seen = r.data.seen || {}; if (SL.view) seats(SL.view); }
         if (JSON.stringify(now) !== JSON.stringify(asking)) { asking = now; if (SL.view) seats(SL.view); }
@@ -899,7 +946,7 @@
   }
   // a phone asking for a seat, or an undo waiting for this screen, needs the host's tap:
   // it outranks any moment
-  const hostMustAct = v => asking.length > 0 || !!(v.undo && SL.secret && (!screenSeats(v).length || screenSeats(v).some(x => x.side === v.undo.needs)));
+  const hostMustAct = v => asking.length > 0 || screensAsking.length > 0 || !!(v.undo && SL.secret && (!screenSeats(v).length || screenSeats(v).some(x => x.side === v.undo.needs)));
   function moments(v) {
     if (hostMustAct(v) || v.state.phase === "over") { skipMoments(); last = v; return; }
     if (last && v.state && last.state) {
@@ -923,14 +970,22 @@
   document.addEventListener("pointerdown", e => { if (e.target.closest("#entry")) skipMoments(); }, true);
   soundButton();
 
-  // a key the server no longer knows (a phone made another screen the table's screen):
-  // this one shows the board as any other, and forgets it
+  // a key the server no longer knows (another screen is the table's screen now): this one
+  // shows the board as any other, and forgets it
   let keyed = !!SL.secret;
   function keyGone() {
     if (!keyed || SL.secret) return;
     keyed = false;
     localStorage.removeItem("sl-host-" + SL.code);
     $("undo").hidden = true;
+  }
+  // this screen let another take its place (or the keeper did): from now on it only shows
+  // the board, its stream one of a viewer
+  function handedAway() {
+    SL.secret = null; SL.me = null; screensAsking = []; asking = [];
+    keyGone();
+    SL.connect("viewer");
+    if (SL.view) draw(SL.view);
   }
   SL.onView(v => { keyGone(); draw(v); moments(v); });
   SL.watchChance(() => { if (SL.view) draw(SL.view); });

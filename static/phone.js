@@ -150,18 +150,6 @@
       <a class="btn primary" href="/${watching && !seat ? "w" : "j"}/${to}">${esc(T("Go to table {code}", {code: to}))}</a>
       ${seat ? `<small class="muted">${esc(T("Anything entered here carries it on at this table instead."))}</small>` : ""}</div>` : "";
   }
-  // the table's screen is gone and another one shows a QR code: scanned here, this phone
-  // (seated at the table) makes that screen the table's screen (/j/CODE?screen=<its key's hash>)
-  let handing = new URLSearchParams(location.search).get("screen");
-  if (!/^[0-9a-f]{64}$/.test(handing || "")) handing = null;
-  const handed = () => { handing = null; history.replaceState(null, "", location.pathname); render(); };
-  function handCard() {
-    if (!handing) return "";
-    if (!seat || seat.status !== "active") return `<div class="card warn" data-testid="hand-over">${esc(T("Only a phone seated at this table can make a screen the table's screen: scan the code with that phone."))}</div>`;
-    return `<div class="card way" data-testid="hand-over"><b>${esc(T("Make the screen that shows this code the table's screen?"))}</b>
-      <small class="muted">${esc(T("Only if the screen that opened the table is gone: it is then no longer the table's screen."))}</small>
-      <div class="row stacked"><button type="button" class="primary" data-hand="yes">${esc(T("Make it the table's screen"))}</button><button type="button" data-hand="no">${esc(T("Not now"))}</button></div></div>`;
-  }
   // what the line at the top says on a screen other than the table's next step
   const NEXT = {watch: "", join: T("Join the table"), waiting: T("Waiting for the big screen to let you take this seat…"), over: T("Game over")};
 
@@ -212,7 +200,7 @@
     lastTurn = yourTurn ? stepKey : "";
     const html = open ? STEPS[step](v, t, seat && seat.side) : deceive ? STEPS.deceive(v, t, seat.side) : "";
     const undo = undoCard(v);
-    act.innerHTML = handCard() + wentOn(v) + undo + (html || (step in NEXT ? "" : `<div class="card muted">${esc(T("Nothing for you to tap now."))} ${esc(v.words.waiting || "")}</div>`));
+    act.innerHTML = wentOn(v) + undo + (html || (step in NEXT ? "" : `<div class="card muted">${esc(T("Nothing for you to tap now."))} ${esc(v.words.waiting || "")}</div>`));
     SL.fitNames(act);
     if (undo) $("notice").classList.add("hidden");      // the undo's card says it: not twice
     // a new step to tap: its heading and question in view, not the grid a scroll left
@@ -283,16 +271,6 @@
         text: agree ? T("{side!c}'s phone (or the big screen) must agree.", {side: sideName(other(seat.side))}) : ""});
       if (yes) act("/undo", {});
       return;
-    }
-    if (b.dataset.hand) {
-      if (b.dataset.hand === "yes") {
-        b.disabled = true;
-        const r = await SL.post("/host", {host_hash: handing});
-        b.disabled = false;
-        if (!r.ok) return;           // the server's words are said (a screen still there)
-        SL.toast(T("That screen is now the table's screen."), true);
-      }
-      return handed();
     }
     if (b.dataset.undo) {           // one answer: a second tap would be refused, no undo waiting
       b.parentElement.querySelectorAll("button").forEach(x => { x.disabled = true; });

@@ -40,7 +40,7 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 #: the pages of one table (its code in the address, or typed on /j): a refusal there is
 #: about that table ("No table with this code", a way to type another)
 _TABLE_PAGES = frozenset(("pages.host", "pages.story", "pages.phone", "pages.watch",
-                          "pages.phone_enter", "pages.qr", "pages.qr_watch", "pages.qr_screen"))
+                          "pages.phone_enter", "pages.qr", "pages.qr_watch"))
 
 
 def _about() -> str:

@@ -20,7 +20,6 @@ import qrcode
 import qrcode.image.svg
 from babel import Locale
 from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request
-from werkzeug.exceptions import NotFound
 
 from .. import helptext
 from ..address import base_url
@@ -29,7 +28,7 @@ from ..engine import rank as rank_word
 from . import assets, chances, history, lang, when
 from .api import history_filter
 from .edges import client, is_loopback_address
-from .fields import CODE_RE, HASH_RE
+from .fields import CODE_RE
 from .limits import code_wait
 from .tables import load
 
@@ -252,16 +251,6 @@ def qr(code: str) -> Response:
 def qr_watch(code: str) -> Response:
     """The watch QR code of a table (issue 14): a read-only view, no seat."""
     return _qr(f"{public_url()}/w/{_load(code).code}")
-
-
-@bp.get("/qr/<code>/screen/<key_hash>.svg")
-def qr_screen(code: str, key_hash: str) -> Response:
-    """The QR code a screen without the table's key shows for a seated phone to make it
-    the table's screen (``key_hash``: the SHA-256 of the key it made; only the phone's
-    seat makes it count)."""
-    if not HASH_RE.match(key_hash):
-        raise NotFound()
-    return _qr(f"{join_url(_load(code).code)}?screen={key_hash}")
 
 
 def _qr(url: str) -> Response:

@@ -53,10 +53,10 @@ def test_a_watcher_and_a_rematch_that_moves_four_phones(screens, live):
     # a second screen shows the board too (no key: the table's code on its first page, then
     # "Show the board on this screen")
     board = screens("tv", size=(1280, 720))
-    # (every page it shows notes whether the offer to take over a screen that is gone, the
-    # hand-over code, ever showed: the table's screen only loading is not gone)
+    # (every page it shows notes whether the loud offer to take the place of a screen that
+    # is gone ever showed: the table's screen only loading is not gone)
     board.add_init_script("""new MutationObserver(() => {
-        if (document.querySelector('[data-testid="hand-qr"]')) window.handSeen = true; })
+        if (document.querySelector('[data-testid="hand-gone"]')) window.handSeen = true; })
         .observe(document, {childList: true, subtree: true});""")
     board.goto(f"{live.url}/t/{table.code}")
     board.get_by_test_id("move-here").wait_for()
@@ -100,7 +100,7 @@ def test_a_watcher_and_a_rematch_that_moves_four_phones(screens, live):
     board.wait_for_url(f"**/t/{new}")
     board.get_by_test_id("move-here").wait_for()
     # it never offered to take over from the TV, which was only opening the new table (the
-    # hand-over code showed for ~1 s after each rematch)
+    # offer, then a hand-over code, showed for ~1 s after each rematch)
     assert not board.evaluate("() => !!window.handSeen")
     assert board.locator("#undo").is_hidden()
     assert not board.evaluate(f"() => localStorage.getItem('sl-host-{new}')")

@@ -20,7 +20,7 @@ import pytest
 
 from companion.engine.simulate import random_record
 
-from .conftest import SMALLEST_WORD, TAPS, audit, read_qr, shot
+from .conftest import SMALLEST_WORD, TAPS, audit, shot
 from .table import Places, Table, expected_after, normalise
 from .test_first_contact import in_view
 from .test_game import WALL, plan, played_before
@@ -527,9 +527,9 @@ def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
     laptop = table.tv.context
     table.tv.close()
     host_gone(live, table.code)
-    # red's phone could make this screen the table's screen (the QR code); no phone at
-    # hand, it goes on at a new table instead
-    other.get_by_test_id("hand-qr").wait_for()
+    # this screen could ask to be the table's screen (the keeper would let it in); the
+    # group goes on at a new table instead
+    other.get_by_test_id("hand-gone").wait_for()
     shot(other, "screen-elsewhere-de")
     for part in ('[data-testid="langs"]', '[data-testid="elsewhere"]', '[data-testid="no-phone"]'):
         assert in_view(other, part), part       # the side column holds all of it
@@ -616,69 +616,65 @@ def host_gone(live: Any, code: str) -> None:
         time.sleep(0.05)
 
 
-def test_a_seated_phone_makes_another_screen_the_table_s_screen(screens, live):
-    """A table played on phones whose screen is gone (a laptop that died, a browser that
-    forgot its key): another screen could only watch, and nothing could let a phone take
-    over a seat or start the rematch. It shows a QR code; a seated phone scans it and,
-    with one tap more, makes that screen the table's screen: the same table, every seat
-    kept, and a phone waiting for a seat is let in from it. A phone with no seat there
-    cannot.
-
-    The other screen comes to the table as a group brings a TV to it: the table's code on
-    its first page, then "Show the board on this screen" (only the address /t/CODE typed
-    in full led there); while the laptop is still open it says how to take over."""
+def test_another_screen_takes_the_table_s_place_by_its_consent_or_the_keeper_s(screens, live):
+    """The table's screen moves only with its own consent or the keeper's key (issue 50;
+    a seated phone could make any screen the table's screen while the TV's stream was
+    closed). Another screen comes to the table as a group brings a TV to it (the table's
+    code on its first page, then "Show the board on this screen") and asks; the table's
+    screen is shown the ask with the number the asking screen shows, keeps its place once,
+    then lets it in: the same table, every seat kept, and a phone waiting for a seat is
+    let in from the new screen. Then that screen's battery dies for good: the old laptop
+    asks, nobody is there to answer, and the keeper's page (the keeper link, opened in the
+    laptop's own browser) lets it in. Each step waits on what the pages show."""
     events = plan()
     table = Table(screens, live, WALL, tv_language="fr")
-    red = table.join("red", "Ann", locale="fr")
+    table.join("red", "Ann", locale="fr")
     table.join("blue", "Bob")
     for d in events[:2]:                         # both exhausted soldiers
         table.play(d)
-    other = screens("tv", locale="fr", size=(1280, 720))
+    laptop = table.tv
+    other = screens("tv", locale="fr")
     other.goto(f"{live.url}/")
     other.fill("#join-code", table.code.lower())
     other.press("#join-code", "Enter")
     other.click('[data-testid="board-here"]')
-    move = other.get_by_test_id("move-here")       # the laptop is the table's screen still
-    move.click()
-    other.wait_for_selector('[data-testid="elsewhere"] details[open]')
     assert other.url == f"{live.url}/t/{table.code}"
-    assert other.get_by_test_id("hand-qr").count() == 0
-    said = other.get_by_test_id("elsewhere").inner_text()
-    assert "Fermez la table sur l'écran qui l'a ouverte" in said
-    shot(other, "screen-move-here-fr")
+    # the laptop is the table's screen, there: this one asks it, quietly
+    other.get_by_test_id("move-here").click()
+    other.get_by_test_id("hand-ask").click()
+    number = other.get_by_test_id("ask-number").inner_text()
+    assert len(number) == 4 and number.isdigit(), number
+    assert other.get_by_test_id("keeper-hint").count() == 0     # (the laptop is there)
+    shot(other, "screen-asks-fr-1920")
     assert audit(other) == []
-    laptop = table.tv.context
-    table.tv.close()                              # the laptop's page closed: the code shows
-    host_gone(live, table.code)
-    qr = other.get_by_test_id("hand-qr")
-    qr.wait_for()
-    qr.evaluate("img => img.complete || new Promise(r => img.onload = r)")
-    assert other.get_by_test_id("go-on").count() == 0      # a phone table: the same table
-    shot(other, "screen-hand-over-fr")
-    assert audit(other) == []                    # axe: the box, its QR code and its words
-    url = read_qr(qr.screenshot())
-    assert url.startswith(f"{live.url}/j/{table.code}?screen="), url
-    # a phone with no seat here: only a seated phone can
-    nobody = table.phone()
-    nobody.goto(url)
-    said = nobody.get_by_test_id("hand-over")
-    said.wait_for()
-    assert said.locator("button").count() == 0 and "seated at this table" in said.inner_text()
-    nobody.close()
-    red.goto(url)                                 # Ann's phone scans it
-    red.get_by_test_id("hand-over").wait_for()
-    shot(red, "phone-hand-over-fr")
-    assert audit(red) == []
-    # the two answers one above the other, each the card's width (side by side, German
-    # broke "Zum Bildschirm des Tisches machen" into five lines on a 360 phone)
-    yes, no = (red.locator(f'[data-hand="{a}"]').bounding_box() for a in ("yes", "no"))
-    assert yes["y"] + yes["height"] <= no["y"] and abs(yes["width"] - no["width"]) < 1
-    red.click('[data-hand="yes"]')
-    red.wait_for_function("() => !location.search")
-    # the other screen is the table's screen now: its undo, and no more QR code
+    small = {"width": 390, "height": 844}, {"width": 1920, "height": 1080}
+    # the laptop is shown the ask, with the same number; it keeps its place this time
+    asked = laptop.get_by_test_id("screen-request")
+    asked.wait_for()
+    assert asked.get_attribute("data-number") == number and number in asked.inner_text()
+    shot(laptop, "screen-asked-fr-1920")
+    assert audit(laptop) == []
+    for page, name in ((other, "screen-asks-fr-390"), (laptop, "screen-asked-fr-390")):
+        page.set_viewport_size(small[0])          # (a phone-wide window, to look at)
+        shot(page, name)
+        page.set_viewport_size(small[1])
+    laptop.click("[data-screen-no]")
+    asked.wait_for(state="detached")
+    other.get_by_test_id("move-here").wait_for()          # refused: it may ask again
+    assert "n'a pas fait entrer" in other.locator("#toast").inner_text()
+    # asked again, and let in: the other screen is the table's screen (its undo, the
+    # table's codes), the laptop forgets its key and only shows the board
+    other.get_by_test_id("move-here").click()
+    other.get_by_test_id("hand-ask").click()
+    assert other.get_by_test_id("ask-number").inner_text() == number    # the same screen
+    laptop.get_by_test_id("screen-request").wait_for()
+    laptop.click("[data-screen-yes]")
     other.wait_for_selector("#undo:not([hidden])")
     assert other.get_by_test_id("elsewhere").is_hidden()
-    # ... which lets a phone waiting for Bob's seat in
+    laptop.wait_for_function(f"() => !localStorage.getItem('sl-host-{table.code}')")
+    laptop.get_by_test_id("move-here").wait_for()
+    assert laptop.locator("#undo").is_hidden()
+    # ... which lets a phone waiting for Bob's seat in, and the game goes on
     eve = table.phone()
     table.tap(eve, '[data-join="blue:0"]')
     eve.fill("#name", "Eve")
@@ -687,25 +683,46 @@ def test_a_seated_phone_makes_another_screen_the_table_s_screen(screens, live):
     other.click("[data-approve]")
     eve.wait_for_function("() => document.getElementById('who').textContent.includes('Eve')")
     table.tv, table.phones["blue"] = other, eve
-    table.play(events[2])                         # and the game goes on at the same table
+    table.play(events[2])
+    # the new screen's battery dies for good: the laptop asks, and nobody answers there
+    other.close()
+    host_gone(live, table.code)
+    laptop.get_by_test_id("hand-gone").wait_for()
+    shot(laptop, "screen-gone-fr-1920")
+    laptop.get_by_test_id("hand-ask").click()
+    number = laptop.get_by_test_id("ask-number").inner_text()
+    said = laptop.get_by_test_id("keeper-hint").inner_text()
+    assert "lien de gardien" in said and "spies-lies keeper" in said
+    shot(laptop, "screen-asks-keeper-fr-1920")
+    # the keeper link, in another tab of the laptop's own browser: the ask, and one tap
+    key = (pathlib.Path(live.app.instance_path) / "keeper_key").read_text().strip()
+    keeper = laptop.context.new_page()
+    keeper.goto(f"{live.url}/keeper#key={key}")
+    ask = keeper.locator(f'[data-testid="keeper-ask"][data-code="{table.code}"]')
+    ask.wait_for()
+    assert number in ask.inner_text()
+    shot(keeper, "keeper-screens-fr-1920")
+    assert audit(keeper) == []
+    # (the same page on a phone that holds the keeper key, to look at)
+    phone = screens("phone", locale="fr")
+    phone.goto(f"{live.url}/keeper#key={key}")
+    phone.locator(f'[data-testid="keeper-ask"][data-code="{table.code}"]').wait_for()
+    shot(phone, "keeper-screens-fr-390")
+    ask.get_by_role("button").click()
+    laptop.wait_for_selector("#undo:not([hidden])")
+    keeper.get_by_test_id("keeper-status").filter(has_text=table.code).wait_for()
+    ask.wait_for(state="detached")
+    table.tv = laptop
+    table.play(events[3])                         # the same table goes on, seats and all
     record = live.app.test_client().get(f"/api/tables/{table.code}/record").get_json()
-    assert record["events"] == events[:3]
-    # the old laptop back: its key is worth nothing, so it only shows the board (no undo,
-    # no QR code: the table's screen is there, only how to take over from it) and forgets
-    # that key
-    back = laptop.new_page()
-    back.goto(f"{live.url}/t/{table.code}")
-    back.wait_for_function(f"() => !localStorage.getItem('sl-host-{table.code}')")
-    back.wait_for_selector("#undo[hidden]", state="attached")
-    back.get_by_test_id("move-here").wait_for()
-    assert back.get_by_test_id("hand-qr").count() == 0
+    assert record["events"] == events[:4]
 
 
 def test_an_answer_older_than_the_stream_does_not_undo_who_is_there(screens, live):
     """Who is connected comes with the live stream and with each answer to a look at the
     table (/state). An answer made before the table's screen came back, and arriving
     after the stream said it had, put the other screen back to "Is the screen that opened
-    this table gone?" and its hand-over code, for good: nothing more changed to correct
+    this table gone?" and its offer to take its place, for good: nothing more changed to correct
     it (a second screen after a rematch showed it ~1 time in 4, while the TV opening the
     new table was there all along)."""
     table = Table(screens, live, WALL)
@@ -717,7 +734,7 @@ def test_an_answer_older_than_the_stream_does_not_undo_who_is_there(screens, liv
     laptop = table.tv.context
     table.tv.close()                              # the table's screen goes for a moment
     host_gone(live, table.code)
-    other.get_by_test_id("hand-qr").wait_for()
+    other.get_by_test_id("hand-gone").wait_for()
     # a look at the table is answered while the screen is still away, the answer held
     held: list[Any] = []
     other.route(f"**/api/tables/{table.code}/state*",
@@ -736,5 +753,5 @@ def test_an_answer_older_than_the_stream_does_not_undo_who_is_there(screens, liv
     route.fulfill(response=answer)
     other.evaluate("() => window.looked")
     other.unroute(f"**/api/tables/{table.code}/state*")
-    assert other.get_by_test_id("hand-qr").count() == 0
+    assert other.get_by_test_id("hand-gone").count() == 0
     assert other.get_by_test_id("move-here").is_visible()
