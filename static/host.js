@@ -376,15 +376,17 @@
     if (asked) return `<b data-testid="hand-asked">${esc(T("Asked: the table's screen decides."))}</b>
       <p>${esc(T("It shows the same number as this screen:"))} <b class="ask-number" data-testid="ask-number">${handKey().number}</b></p>${hostHere ? "" : keeper}`;
     const ask = primary => `<button type="button" class="${primary ? "primary" : ""}" data-hand-ask data-testid="hand-ask">${esc(T("Make this screen the table's screen"))}</button>`;
-    if (move) return `<details class="no-phone"><summary data-testid="move-here">${esc(T("Make this screen the table's screen?"))}</summary>
+    // (the table's screen there: asked, it lets this one take its place, the same table)
+    const asking = `<details class="no-phone"><summary data-testid="move-here">${esc(T("Make this screen the table's screen?"))}</summary>
       <p class="muted">${esc(T("The table's screen is asked, and lets this one take its place."))}</p>${ask(false)}</details>`;
+    if (move) return asking;
     const button = `<button type="button" class="${gone ? "" : "primary"}" data-go-on data-testid="go-on">${esc(T("Go on with this game here"))}</button>`;
     return gone ? `<b data-testid="hand-gone">${esc(T("Is the screen that opened this table gone?"))}</b>
       <p class="muted">${esc(T("This screen can take its place: the table's screen allows it, or the keeper if it is gone for good."))}</p>${ask(true)}
       ${copy ? `<details class="no-phone"><summary data-testid="no-phone">${esc(T("Or go on at a new table here"))}</summary>
         <p class="muted">${esc(T("Go on at a new table here, every event so far; the phones join it with its code."))}</p>${button}</details>` : ""}`
       : `<b>${esc(T("This screen only shows this game: it is entered on the screen that opened the table."))}</b>
-      <p class="muted">${esc(T("Is that screen gone? Go on here: a new table with every event so far, the same sides entered on this screen."))}</p>${button}`;
+      <p class="muted">${esc(T("Is that screen gone? Go on here: a new table with every event so far, the same sides entered on this screen."))}</p>${button}${hostHere ? asking : ""}`;
   }
   // the key this screen would hold as the table's screen, kept for this tab (a reload
   // goes on waiting with the same ask); only its hash leaves the page, and the number

@@ -520,6 +520,9 @@ def test_another_screen_goes_on_with_a_game_whose_screen_is_gone(screens, live):
     box = other.get_by_test_id("elsewhere")
     box.wait_for()
     assert other.get_by_test_id("entry").is_hidden()
+    # (the laptop there, it may be asked to let this screen take its place instead)
+    other.get_by_test_id("move-here").wait_for()
+    shot(other, "screen-elsewhere-asks-de")
     # the screen with the key sees none of it
     assert table.tv.get_by_test_id("elsewhere").is_hidden()
     # and now it is gone (its laptop closed): no stream of the table's host is open
