@@ -9,7 +9,9 @@ backup, which copies a consistent database whatever is being written meanwhile:
 - ``backup`` works while the companion serves, and never writes over a file;
 - ``restore`` is refused while a companion serves the database (its lock file says),
   keeps the database it replaces beside it (``companion.sqlite.before-restore-…``), and
-  refuses a file that is not a companion's database or that a newer companion made.
+  refuses a file that is not a companion's database or that a newer companion made. A
+  file any earlier release made is taken as it is: the next start brings it up to date
+  (``tests/web/test_upgrades.py`` restores one of each).
 
 On PostgreSQL the games are in its database: ``pg_dump`` and ``pg_restore`` keep them.
 """
@@ -71,7 +73,8 @@ def backup(args: argparse.Namespace) -> int:
 
 def _checked(path: Path) -> str | None:
     """Why ``path`` cannot be restored (``None``: it can): not a companion database, or
-    one a newer companion brought up to date."""
+    one a newer companion brought up to date. An older one can: its schema is whatever
+    its release's migrations made (``database.counts`` reads any of them)."""
     from alembic.script import ScriptDirectory
 
     from .web import MIGRATIONS

@@ -93,9 +93,38 @@ def sqlite_path(engine_url: Any) -> Path | None:
 
 
 def counts(conn: sqlite3.Connection) -> str:
-    """"N finished games, M players" of a companion database."""
-    games = conn.execute("SELECT count(*) FROM game").fetchone()[0]
-    players = conn.execute("SELECT count(*) FROM player").fetchone()[0]
+    """"N finished games, M players" of a companion database of any release: a table a
+    later migration makes is not there in an older file (``game`` came with migration
+    0010, ``player`` and ``table.finished`` with 0007), so each figure comes from what
+    the file has (issue 50: "no such table: game" stopped every upgrade from 0009 down).
+
+    >>> old = sqlite3.connect(":memory:")
+    >>> _ = old.execute('CREATE TABLE "table" (id INTEGER PRIMARY KEY)')
+    >>> _ = old.executemany('INSERT INTO "table" VALUES (?)', [(1,), (2,)])
+    >>> counts(old)
+    '2 tables'
+    >>> _ = old.execute('ALTER TABLE "table" ADD COLUMN finished DATETIME')
+    >>> _ = old.execute('UPDATE "table" SET finished = 1 WHERE id = 1')
+    >>> _ = old.execute("CREATE TABLE player (id INTEGER PRIMARY KEY)")
+    >>> counts(old)
+    '1 finished game, 0 players'
+    """
+    tables = {n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "table" not in tables:
+        raise sqlite3.DatabaseError("no companion tables in it")
+
+    def count(sql: str) -> int:
+        n: int = conn.execute(sql).fetchone()[0]
+        return n
+
+    if "game" in tables:
+        games = count("SELECT count(*) FROM game")
+    elif any(c[1] == "finished" for c in conn.execute('PRAGMA table_info("table")')):
+        games = count('SELECT count(*) FROM "table" WHERE finished IS NOT NULL')
+    else:                    # before 0007 no game was marked finished: its tables, then
+        n = count('SELECT count(*) FROM "table"')
+        return f"{n} table{'' if n == 1 else 's'}"
+    players = count("SELECT count(*) FROM player") if "player" in tables else 0
     return (f"{games} finished game{'' if games == 1 else 's'}, "
             f"{players} player{'' if players == 1 else 's'}")
 

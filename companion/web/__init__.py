@@ -76,7 +76,8 @@ def _before_migrating() -> None:
     """Before the migrations run: refuse a database a newer companion brought up to date
     (they would stop with "Can't locate revision" and end the process), and keep a copy
     of an SQLite database they are about to change (``companion.sqlite.before-<head>``,
-    beside it: an upgrade that fails halfway leaves the group's games there as they were)."""
+    beside it, as the earlier release left it: a safety net, whatever release that was;
+    the copy's summary reads any earlier schema, issue 50)."""
     from alembic.runtime.migration import MigrationContext
     from alembic.script import ScriptDirectory
     script = ScriptDirectory(str(MIGRATIONS))

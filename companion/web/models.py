@@ -150,7 +150,9 @@ class Player(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
     name: Mapped[str] = mapped_column(String(40))
-    created: Mapped[datetime] = mapped_column(DateTime, default=now)
+    # nullable as migration 0007 made it (always set here): the model says what the
+    # migrations make (pytest-alembic's check, tests/web/test_upgrades.py)
+    created: Mapped[datetime] = mapped_column(DateTime, default=now, nullable=True)
     last_seen: Mapped[datetime | None] = mapped_column(DateTime)
     # the rating from every finished game (issue 21: openskill, companion/memory/ratings.py):
     # a cache of the games in order, rebuilt by `spies-lies ratings --rebuild`
