@@ -1,0 +1,269 @@
+"""A crash during an upgrade never strands the database (issue 50): the process is killed
+before each statement the migrations send, one point after another, from an empty
+database and from an earlier release's filled one; after each, the database is at a
+revision it was stamped with, exactly as that revision's migrations make it, with every
+row intact, and the next start brings it up to date.
+
+A kill is ``os._exit`` in a forked child (no rollback, no clean-up, as ``kill -9``) from
+a ``before_cursor_execute`` hook counting the statements of the start's upgrade; the
+child has everything imported already, and each point starts again from a template of
+the database (a copy of the file on SQLite, ``CREATE DATABASE ... TEMPLATE`` on
+PostgreSQL). Before issue 50 the migrations ran in one transaction that SQLite's driver
+committed before every CREATE, ALTER and DROP: a kill between a migration's change and
+its stamp left "duplicate column name: imported" or "table game already exists" at
+every start after.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import shutil
+import sys
+import time
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_alembic
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import Engine, make_url
+
+from companion.web import create_app
+
+from .test_upgrades import HEAD, PG, alembic_settings, build, empty
+
+FINISHED, CRASHED, FAILED = 70, 71, 72
+FILLED = "0006"      # an earlier release's games: 0007-0013 move and copy their rows
+
+
+def start(url: str, instance: Path, crash_at: int | None = None) -> int:
+    """Start the companion on ``url`` in a forked child, as ``spies-lies serve`` does;
+    ``crash_at``: killed before the upgrade's statement of that number. FINISHED (it
+    started), CRASHED, or FAILED (it refused to start: its error on stderr)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:                                              # the child
+        code = FAILED
+        try:
+            if crash_at is not None:
+                _crash_at(crash_at)
+            create_app({"SECRET_KEY": "crash", "SQLALCHEMY_DATABASE_URI": url},
+                       instance_path=str(instance))
+            code = FINISHED
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def _crash_at(k: int) -> None:
+    """In the child: exit at once before the ``k``-th statement of the upgrade."""
+    import companion.web as web
+    upgrading, sent = [False], [0]
+    real = web.upgrade
+
+    def upgrade(*args: Any, **kw: Any) -> None:
+        upgrading[0] = True
+        real(*args, **kw)
+        upgrading[0] = False
+
+    web.upgrade = upgrade
+
+    @event.listens_for(Engine, "before_cursor_execute")
+    def _before(*_: Any) -> None:
+        if upgrading[0]:
+            sent[0] += 1
+            if sent[0] == k:
+                os._exit(CRASHED)
+
+
+def shape(engine: sa.Engine) -> tuple[str | None, dict[str, Any]]:
+    """The stamped revision and the schema: each table's columns and indexes."""
+    engine.dispose()
+    inspect = sa.inspect(engine)
+    tables = {}
+    for name in sorted(inspect.get_table_names()):
+        if name == "alembic_version":
+            continue
+        tables[name] = (sorted(c["name"] for c in inspect.get_columns(name)),
+                        sorted(i["name"] or "" for i in inspect.get_indexes(name)))
+    with engine.connect() as c:
+        revision = (c.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
+                    if "alembic_version" in inspect.get_table_names() else None)
+    return revision, tables
+
+
+def rows(engine: sa.Engine, columns: dict[str, list[str]]) -> dict[str, list[Any]]:
+    """Every row of these tables, these columns (as the template had them)."""
+    out = {}
+    with engine.connect() as c:
+        for table, cols in columns.items():
+            listed = ", ".join(f'"{x}"' for x in cols)
+            out[table] = [tuple(r) for r in c.execute(sa.text(
+                f'SELECT {listed} FROM "{table}" ORDER BY {listed}'))]
+    return out
+
+
+class Databases:
+    """The template and the working database of one backend."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        if PG:
+            base = make_url(os.environ["DATABASE_URL"])
+            self.names = (f"{base.database}_tpl_{os.getpid()}",
+                          f"{base.database}_crash_{os.getpid()}")
+            self.admin = sa.create_engine(base.set(database="postgres"),
+                                          isolation_level="AUTOCOMMIT", poolclass=sa.NullPool)
+            self.template = base.set(database=self.names[0]).render_as_string(False)
+            self.work = base.set(database=self.names[1]).render_as_string(False)
+        else:
+            self.template = f"sqlite:///{folder / 'template.sqlite'}"
+            self.work = f"sqlite:///{folder / 'instance' / 'companion.sqlite'}"
+
+    def fresh_template(self) -> None:
+        if PG:
+            with self.admin.connect() as c:
+                c.execute(sa.text(f'DROP DATABASE IF EXISTS "{self.names[0]}"'))
+                c.execute(sa.text(f'CREATE DATABASE "{self.names[0]}"'))
+        else:
+            (self.folder / "template.sqlite").unlink(missing_ok=True)
+
+    def reset(self) -> None:
+        """The working database as the template is (and no copy kept before)."""
+        if PG:
+            with self.admin.connect() as c:
+                c.execute(sa.text(f'DROP DATABASE IF EXISTS "{self.names[1]}"'))
+                c.execute(sa.text(f'CREATE DATABASE "{self.names[1]}" '
+                                  f'TEMPLATE "{self.names[0]}"'))
+        else:
+            instance = self.folder / "instance"
+            shutil.rmtree(instance, ignore_errors=True)
+            instance.mkdir()
+            shutil.copy(self.folder / "template.sqlite", instance / "companion.sqlite")
+
+    def crashed(self) -> str:
+        """Where the database a crash left is looked at: on SQLite a copy of its files
+        (the next start meets the files as the crash left them), on PostgreSQL itself
+        (the server rolled back what the killed connection had begun)."""
+        return self.work if PG else f"sqlite:///{self.folder / 'crashed.sqlite'}"
+
+    def keep_crashed(self) -> None:
+        if PG:
+            return
+        for end in ("", "-wal", "-journal"):
+            copy = self.folder / f"crashed.sqlite{end}"
+            copy.unlink(missing_ok=True)
+            made = self.folder / "instance" / f"companion.sqlite{end}"
+            if made.exists():
+                shutil.copy(made, copy)
+
+    def close(self) -> None:
+        if PG:
+            with self.admin.connect() as c:
+                for name in self.names:
+                    c.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            self.admin.dispose()
+
+
+@pytest.fixture
+def databases() -> Iterator[Databases]:
+    folder = Path(tempfile_dir())
+    dbs = Databases(folder)
+    try:
+        yield dbs
+    finally:
+        dbs.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def tempfile_dir() -> str:
+    """A folder for the SQLite files: in memory where the machine has one (/dev/shm:
+    each point writes and syncs a few dozen times), else the usual temporary one."""
+    import tempfile
+    shm = Path("/dev/shm")
+    return tempfile.mkdtemp(prefix="crashes-", dir=shm if shm.is_dir() else None)
+
+
+def schemas(dbs: Databases) -> dict[str | None, dict[str, Any]]:
+    """The schema each revision's migrations make, one migration at a time."""
+    dbs.fresh_template()
+    engine = sa.create_engine(dbs.template, poolclass=sa.NullPool)
+    out = {None: shape(engine)[1]}
+    try:
+        with pytest_alembic.runner(alembic_settings(), engine) as runner:
+            while runner.current != HEAD:
+                runner.migrate_up_one()
+                revision, tables = shape(engine)
+                out[revision] = tables
+    finally:
+        empty(engine)
+        engine.dispose()
+    return out
+
+
+def test_a_kill_before_any_statement_of_any_migration_leaves_a_database_that_starts(
+        databases, capfd):
+    dbs = databases
+    expected = schemas(dbs)
+    warm = dbs.folder / "warm"           # each child forks from an app made once: ~0.1 s
+    create_app({"SECRET_KEY": "crash", "SQLALCHEMY_DATABASE_URI":
+                f"sqlite:///{warm / 'companion.sqlite'}"}, instance_path=str(warm))
+    gc.freeze()                          # (and the children copy fewer of its pages)
+    tried, restarted = {}, {}
+    began = time.monotonic()
+    for label in ("empty", "filled"):
+        dbs.fresh_template()
+        template = sa.create_engine(dbs.template, poolclass=sa.NullPool)
+        if label == "filled":
+            build(template, FILLED)
+        revision0, tables0 = shape(template)
+        columns = {t: cols for t, (cols, _) in tables0.items()}
+        kept = rows(template, columns)
+        template.dispose()
+        work = sa.create_engine(dbs.work, poolclass=sa.NullPool)
+        seen = sa.create_engine(dbs.crashed(), poolclass=sa.NullPool)
+        restarted[label] = set()
+        k, same = 0, False
+        while True:
+            k += 1
+            if not same:
+                dbs.reset()
+            said = start(dbs.work, dbs.folder / "instance", crash_at=k)
+            if said == FINISHED:                  # the whole upgrade ran: no point k
+                break
+            assert said == CRASHED, (label, k, capfd.readouterr().err[-3000:])
+            dbs.keep_crashed()                    # looked at in a copy: this one stays raw
+            revision, tables = shape(seen)        # a stamped revision, exactly
+            assert tables == expected[revision], (label, k, revision)
+            assert rows(seen, {t: c for t, c in columns.items() if t in tables}) == kept, \
+                (label, k)
+            # PostgreSQL rolled the crashed migration back: at the template's revision it
+            # is the template (checked just above), and the next point starts from it
+            same = PG and revision == revision0
+            if revision in restarted[label]:      # the same database as a point before
+                continue
+            same = False
+            restarted[label].add(revision)
+            said = start(dbs.work, dbs.folder / "instance")       # the next start
+            assert said == FINISHED, (label, k, capfd.readouterr().err[-3000:])
+            revision, tables = shape(work)
+            assert revision == HEAD and tables == expected[HEAD], (label, k)
+            assert rows(work, columns) == kept, (label, k)
+        work.dispose()
+        seen.dispose()
+        tried[label] = k - 1
+        assert k > 10, (label, k)            # the hook saw the migrations' statements
+    gc.unfreeze()
+    took = time.monotonic() - began
+    print(f"\ncrash points tried: {tried['empty']} from an empty database, "
+          f"{tried['filled']} from {FILLED}'s filled one, in {took:.1f} s; the next start "
+          f"from each revision they left: {len(restarted['empty'])} + "
+          f"{len(restarted['filled'])}")
