@@ -129,11 +129,22 @@ def counts(conn: sqlite3.Connection) -> str:
             f"{players} player{'' if players == 1 else 's'}")
 
 
+def _remove_part(part: Path) -> None:
+    """A copy's ``.part`` file, with SQLite's own files beside it: an earlier copy cut
+    short (a killed process, a full disk) may have left them, and SQLite would read the
+    old file (``file is not a database``) or its journal into the new copy."""
+    for leftover in (part, *(part.with_name(part.name + s) for s in ("-journal", "-wal",
+                                                                    "-shm"))):
+        leftover.unlink(missing_ok=True)
+
+
 def copy(source: Path, target: Path) -> str:
     """Copy the database ``source`` into the new file ``target`` through SQLite's online
     backup (consistent while the companion writes; one file, no log beside it); what it
-    holds ("N finished games, M players"). Nothing is left at ``target`` if it fails."""
+    holds ("N finished games, M players"). Nothing is left at ``target`` if it fails; a
+    ``.part`` file an earlier copy left is removed first."""
     part = target.with_name(f".{target.name}.part")
+    _remove_part(part)
     try:
         src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=15)
         try:
@@ -148,5 +159,5 @@ def copy(source: Path, target: Path) -> str:
             src.close()
         os.replace(part, target)
     finally:
-        part.unlink(missing_ok=True)
+        _remove_part(part)
     return said

@@ -243,3 +243,44 @@ def test_the_keeper_downloads_a_copy_and_nobody_else_does(app, client, table, ke
     assert _games(file) == 1
     assert not [p for p in pathlib.Path(app.instance_path).iterdir() if p.is_dir()
                 and p.name.startswith("tmp")]                   # nothing left behind
+
+
+def _cut_short(target: pathlib.Path, source: pathlib.Path) -> pathlib.Path:
+    """What a copy killed halfway leaves: ``.<name>.part`` with the first half of the
+    database and a journal beside it."""
+    part = target.with_name(f".{target.name}.part")
+    data = source.read_bytes()
+    part.write_bytes(data[:len(data) // 2])
+    part.with_name(part.name + "-journal").write_bytes(b"\xd9\xd5\x05\xf9 cut short" * 64)
+    return part
+
+
+def test_a_copy_cut_short_leaves_nothing_that_stops_the_next(instance, tmp_path, capsys):
+    """A ``.part`` file a killed backup (or a killed start's copy before migrating)
+    left made the next backup fail once ("file is not a database") and the next start
+    refuse to run; now the next one removes it and succeeds (issue 50)."""
+    from alembic.script import ScriptDirectory
+    from flask_migrate import downgrade
+
+    from companion.web import MIGRATIONS
+    app = _app()
+    _play(app.test_client(), "random-flag-1.json")
+    _dispose(app)
+    db_file = instance / "companion.sqlite"
+    target = tmp_path / "evening.sqlite"
+    part = _cut_short(target, db_file)
+    assert main(["backup", str(target)]) == 0, capsys.readouterr().err
+    assert _games(target) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["evening.sqlite", "instance"]
+    # the copy kept before migrating, cut short by a kill at an earlier start
+    script = ScriptDirectory(str(MIGRATIONS))
+    head = script.get_current_head()
+    app = _app()
+    with app.app_context():
+        downgrade(directory=str(MIGRATIONS), revision=script.get_revision(head).down_revision)
+    _dispose(app)
+    kept = instance / f"companion.sqlite.before-{head}"
+    part = _cut_short(kept, db_file)
+    _dispose(_app())
+    assert _games(kept) == 1 and not part.exists()
+    assert not part.with_name(part.name + "-journal").exists()
