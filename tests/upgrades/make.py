@@ -3,14 +3,14 @@
 For every migration that was the schema's head at some commit of this repository, the
 last such commit is checked out in a git worktree and *that release's own code* plays
 a few short games through its own HTTP API (its ``create_app`` and Flask test client):
-games finished and one in play, a table with an open seat, remembered players, an
-imported record, the intel cards the server learned, a rematch, a side on the big
-screen, a game gone on at another screen — whatever that release could make. Then every
-table's rows are dumped as JSON (plain values, portable to PostgreSQL), with what that
-release's API said about them: each table's state (phase, day, IP, winner), its seats,
-and the history, statistics and ratings where the release had them. Of the request
-receipts (each answer kept a while for a retried request) only each table's last two
-are kept, to keep the files small.
+games finished and one in play, a table with an open seat and a team table with one,
+remembered players, an imported record, the intel cards the server learned, a rematch,
+a side on the big screen, a game gone on at another screen — whatever that release
+could make. Then every table's rows are dumped as JSON (plain values, portable to
+PostgreSQL), with what that release's API said about them: each table's state (phase,
+day, IP, winner), its seats, and the history, statistics and ratings where the release
+had them. Of the request receipts (each answer kept a while for a retried request) only
+each table's last two are kept, to keep the files small.
 
 ``tests/web/test_upgrades.py`` builds the schema at that revision, puts the rows back,
 starts the current companion on them and compares what it says with what the old one
@@ -200,9 +200,10 @@ def drive(revision: str, commit: str, target: Path) -> None:
         tables[d["code"]] = {"role": role, "host_secret": d["host_secret"]}
         return Screen(client, d["code"], d["host_secret"])
 
-    def sit(host: Screen, side: str, name: str) -> Screen:
+    def sit(host: Screen, side: str, name: str, part: int | None = None) -> Screen:
         phone = Screen(client, host.code, None)
-        body: dict[str, Any] = {"side": side, "name": name}
+        body: dict[str, Any] = {"side": side, "name": name,
+                                **({} if part is None else {"part": part})}
         if can["players"]:
             body["player"] = players[name]
         d = phone.post("/seats", body).get_json()
@@ -224,6 +225,10 @@ def drive(revision: str, commit: str, target: Path) -> None:
     # a table waiting for its second player: blue's seat is open
     waiting = open_table("open seat", 3)
     sit(waiting, "red", "Ann")
+    # team play, three of its four seats taken: blue's missions 3-4 are open
+    team = open_table("open team seat", 4, teams=True)
+    for side, part, name in (("red", 1, "Ann"), ("red", 2, "Bob"), ("blue", 1, "Cy")):
+        sit(team, side, name, part)
     if can["rematch"]:                 # the second game again, colours swapped
         d = second.post("/rematch", {"swap": True,
                                      "host_secret": "rematch-host-" + "r" * 32}).get_json()

@@ -173,11 +173,12 @@ def finds_everything(app: Any, data: dict[str, Any]) -> None:
                 assert named == old[k], (rev, code, k, view[k])
         assert sorted(json.dumps(c, sort_keys=True) for c in view["seen_intel"]) == \
             old["seen_intel"], (rev, code)
-        if old["role"] == "open seat":      # the free seat is still free: a phone sits
+        if old["role"] in ("open seat", "open team seat"):   # still free: a phone sits
             r = client.post(f"/api/tables/{code}/seats", headers={"Origin": ORIGIN},
                             json={"side": "blue", "name": "Newcomer",
+                                  **({"part": 2} if view["teams"] else {}),
                                   "version": view["version"], "idempotency_key": "upgraded-" + rev})
-            assert r.status_code == 201, (rev, r.get_json())
+            assert r.status_code == 201, (rev, old["role"], r.get_json())
     history: dict[str, str] = {}
     page, pages = 1, 1
     while page <= pages:
