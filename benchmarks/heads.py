@@ -35,18 +35,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from harness.server import COMPANION
+from harness.server import COMPANION, rss_mb, server_side
 
 from .server import running_server
 
 FILES = 512             # the open-file limit at the cap: 512 - 256 reserved = 256 connections
 OLD_LINE, OLD_LINES = 64 * 1024, 99
 LINE, HEAD = 8 * 1024, 32 * 1024
-
-
-def rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as f:
-        return next(int(x.split()[1]) for x in f if x.startswith("VmRSS")) / 1024
 
 
 @contextmanager
@@ -69,22 +64,6 @@ def sampled(pid: int) -> Iterator[list[float]]:
         done.set()
         t.join()
         peak[0] = max(peak[0], rss_mb(pid))
-
-
-def server_side(port: int, sources: list[str]) -> tuple[int, int]:
-    """The server's open connections from ``sources`` and the bytes they sent that it has
-    not read yet (``/proc/net/tcp``: the server's side of each connection)."""
-    hexed = {socket.inet_aton(a)[::-1].hex().upper() for a in sources}
-    held = unread = 0
-    with open("/proc/net/tcp") as f:
-        next(f)
-        for row in f:
-            cols = row.split()
-            if (int(cols[1].split(":")[1], 16) == port and cols[2][:8] in hexed
-                    and cols[3] in ("01", "08")):
-                held += 1
-                unread += int(cols[4].split(":")[1], 16)
-    return held, unread
 
 
 def until(check: Callable[[], bool], seconds: float) -> float | None:

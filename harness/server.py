@@ -53,6 +53,31 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def rss_mb(pid: int, what: str = "VmRSS") -> float:
+    """A process's resident memory now (or at its highest: ``VmHWM``), in MB (Linux)."""
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(what)) / 1024
+
+
+def server_side(port: int, sources: Sequence[str]) -> tuple[int, int]:
+    """The server's connections on ``port`` from ``sources`` still open, and the bytes
+    they sent that the server has not read yet (``/proc/net/tcp``: its side of each
+    connection; Linux)."""
+    hexed = {socket.inet_aton(a)[::-1].hex().upper() for a in sources}
+    held = unread = 0
+    with open("/proc/net/tcp") as f:
+        next(f)
+        for row in f:
+            cols = row.split()
+            local, remote, state = cols[1], cols[2], cols[3]
+            if (int(local.split(":")[1], 16) == port
+                    and remote[:8] in hexed
+                    and state in ("01", "08")):          # established, or closed by the client
+                held += 1
+                unread += int(cols[4].split(":")[1], 16)
+    return held, unread
+
+
 class Server:
     """One server process on 127.0.0.1; its output goes to ``log``."""
 

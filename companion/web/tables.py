@@ -294,8 +294,7 @@ def open_table(body: dict[str, Any], imported: bool = False, keeper: bool = Fals
     and no secret: a retry never makes a new one. A finished game's record imported again
     is the same game (by content, issue 20): the table that holds it is answered, nothing
     new is opened. No intel card is learnt from an import: the cards offered at the intel
-    step come from rounds played live here (:mod:`.cards`). ``secret``: the request's
-    bearer (going on with a table's game, ``from``, needs that table's key).
+    step come from rounds played live here (:mod:`.cards`).
     """
     key = idempotency_key(body, required=False)
     own = secret_field(body, "host_secret")

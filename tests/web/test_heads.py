@@ -16,6 +16,8 @@ from pathlib import Path
 
 from companion.server import HEAD, HEADER_LINE, HEADER_LINES, Server
 from harness.server import Server as Process
+from harness.server import rss_mb
+from harness.server import server_side as connections_from
 
 from .test_streams_and_threads import open_stream, post, read_until
 
@@ -23,28 +25,10 @@ STRANGERS = [f"127.0.3.{i}" for i in (1, 2, 3)]
 CEILING_MB = 200            # the issue's bound, far above the ~110 MB the attack takes now
 
 
-def rss_mb(pid: int, what: str = "VmRSS") -> float:
-    """The process's resident memory now (or at its highest: ``VmHWM``), in MB."""
-    with open(f"/proc/{pid}/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith(what)) / 1024
-
-
 def server_side(port: int, sources: list[str] = STRANGERS) -> tuple[int, int]:
-    """The server's connections from ``sources`` still open, and the bytes they sent
-    that the server has not read yet (``/proc/net/tcp``: its side of each connection)."""
-    hexed = {socket.inet_aton(a)[::-1].hex().upper() for a in sources}
-    held = unread = 0
-    with open("/proc/net/tcp") as f:
-        next(f)
-        for row in f:
-            cols = row.split()
-            local, remote, state = cols[1], cols[2], cols[3]
-            if (int(local.split(":")[1], 16) == port
-                    and remote[:8] in hexed
-                    and state in ("01", "08")):          # established, or closed by the client
-                held += 1
-                unread += int(cols[4].split(":")[1], 16)
-    return held, unread
+    """The server's connections from the strangers (or ``sources``) still open, and the
+    bytes they sent that it has not read yet."""
+    return connections_from(port, sources)
 
 
 def until(check: Callable[[], bool], seconds: float = 30.0) -> bool:
