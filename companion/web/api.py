@@ -27,7 +27,7 @@ from . import actions, assets, chances, history, keeper, live, tables, when
 from .authority import Transaction
 from .edges import check_origin, client
 from .errors import ApiError, disk_full
-from .fields import clean_text, name_field
+from .fields import clean_text, flag, name_field
 from .lang import current, say, sentence
 from .models import ID_MAX, Table, db
 from .states import active_events, derive
@@ -537,7 +537,7 @@ def history_count(code: str) -> Response:
     null to let the rule decide): the keeper only."""
     body = _body()
     _keeper_only()
-    return jsonify(history.count_game(code, body.get("count", "missing")))
+    return jsonify(history.count_game(code, body.get("count", history.MISSING)))
 
 
 @bp.post("/history/<code>/delete")
@@ -554,10 +554,5 @@ def player_delete(player_id: int) -> Response:
     """Forget a player: from their own phone (the player key as the bearer) or by the
     keeper (the keeper key as the bearer); ``games``: true, the keeper also deletes every
     finished game they sat at, in the same step."""
-    body = _body()
-    games = body.get("games", False)
-    if type(games) is not bool:
-        raise ApiError(400, Msg("the field '{name}' must be true or false", name="games"),
-                       field="games", code="bad_field")
-    gone = history.delete_player(player_id, is_keeper(), _secret(), games)
+    gone = history.delete_player(player_id, is_keeper(), _secret(), flag(_body(), "games"))
     return jsonify({"deleted": player_id, "games": gone})

@@ -607,6 +607,9 @@ def delete_player(player_id: int, keeper: bool, key: str | None, games: bool = F
     return len(found)
 
 
+MISSING = object()      # a field the request did not send (refused as a wrong one)
+
+
 def count_game(code: str, count: Any) -> dict[str, Any]:
     """The keeper's word on a finished game (``count``: true counts it, false sets it
     aside, ``None`` lets the rule decide, :func:`counts`): its summary says so and the
