@@ -20,8 +20,8 @@ import time
 from flask import Blueprint, Response, jsonify, request
 from sqlalchemy import text
 
-from companion.web import live
-from companion.web.models import db
+from companion.live import hub as live
+from companion.store.models import db
 
 bp = Blueprint("floor", __name__, url_prefix="/_floor")
 

@@ -1,6 +1,6 @@
 """``python -m benchmarks.floor_server [spies-lies serve options]``: the companion
 with the floor endpoints (``benchmarks/floor.py``) added, served exactly as
-``spies-lies serve`` serves it (:class:`companion.server.Server`: the same loop, threads
+``spies-lies serve`` serves it (:class:`companion.run.server.Server`: the same loop, threads
 and database pool). ``python -m benchmarks server`` starts it.
 """
 
@@ -10,11 +10,12 @@ import sys
 from collections.abc import Sequence
 from contextlib import suppress
 
-from companion import gcfreeze
 from companion.cli import build_parser
-from companion.serve import client_cap, engine_config, public_url
-from companion.server import Server
-from companion.web import create_app, live
+from companion.live import hub as live
+from companion.run import gcfreeze
+from companion.run.serve import client_cap, engine_config, public_url
+from companion.run.server import Server
+from companion.web import create_app
 
 from . import floor
 

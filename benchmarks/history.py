@@ -8,7 +8,7 @@ Then the real server (``spies-lies serve``, with Python's garbage collector watc
 
 - cold: the first ``/history``, ``/stats`` and player page after the start;
 - warm: each page again and again (median and p95), 110 ms apart: a client gets one page
-  of the group's memory every 100 ms at most (:mod:`companion.pacing`);
+  of the group's memory every 100 ms at most (:mod:`companion.run.pacing`);
 - no stall: the phone's posts (back to back, 20 ms apart) alone and while two clients
   load the history, statistics and player pages in a loop, in alternating blocks, with
   every one of the 1,024 tables' states in the server's cache first: p95 loaded / alone;
@@ -51,8 +51,9 @@ def populate(url: str, n: int, instance: Path) -> dict[str, Any]:
     the database the way the companion keeps them."""
     import sqlalchemy as sa
 
-    from companion.web import create_app, history
-    from companion.web.models import Event, Player, Seat, Table, db, hash_secret, now
+    from companion.group import history
+    from companion.store.models import Event, Player, Seat, Table, db, hash_secret, now
+    from companion.web import create_app
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench"},
                      instance_path=str(instance))
@@ -110,7 +111,7 @@ def populate(url: str, n: int, instance: Path) -> dict[str, Any]:
         first = players[0].id
         db.session.remove()
         db.engine.dispose()
-    from companion.web import live as live_push
+    from companion.live import hub as live_push
     live_push.close(app)
     return {"live": [codes[t] for t in live], "probe": codes[probe],
             "probe_secret": f"seat-{k}-red", "player": first}

@@ -25,8 +25,9 @@ from typing import Any
 def main(games: int, seed: int) -> None:
     import companion
     from companion.engine.simulate import random_record
-    from companion.web import create_app, live
-    from companion.web.delta import patch
+    from companion.live import hub as live
+    from companion.live.delta import patch
+    from companion.web import create_app
     from harness.steps import steps
 
     with tempfile.TemporaryDirectory(prefix="spies-lies-post-") as tmp:

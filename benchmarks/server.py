@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.engine.simulate import random_record
-from companion.web.delta import patch
+from companion.live.delta import patch
 from harness.server import Server, children
 from harness.steps import steps
 
@@ -716,7 +716,7 @@ def main(args: argparse.Namespace) -> int:
     database_url = getattr(args, "database_url", None)
     soak_seconds = getattr(args, "soak", None)
     seconds = max(args.seconds, 5.0)
-    from companion.server import raise_file_limit
+    from companion.run.server import raise_file_limit
     raise_file_limit(tables * 18 + idle + 1024)     # this client's sockets too
     burst = getattr(args, "burst", None) or max(5.0, seconds / 3)
     block = getattr(args, "block", None) or 5.0

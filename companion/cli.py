@@ -10,7 +10,7 @@
 - ``spies-lies ratings --rebuild``: every player's rating made again from every finished
   game (issue 21); it prints the ladder.
 - ``spies-lies backup FILE`` / ``restore FILE``: the group's games in one file and back
-  (``companion/backup.py``).
+  (``companion/run/backup.py``).
 - ``spies-lies bench``: says that the benchmarks moved (``python -m benchmarks``).
 """
 
@@ -97,21 +97,21 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from .serve import serve
+    from .run.serve import serve
     return serve(args)
 
 
 def _keeper(args: argparse.Namespace) -> int:
-    from .serve import keeper
+    from .run.serve import keeper
     return keeper(args)
 
 
 def _ratings(args: argparse.Namespace) -> int:
+    from .group.history import rebuild_ratings
     from .memory.ratings import Rating, shown
-    from .serve import app_or_said
+    from .run.serve import app_or_said
+    from .store.models import Player, db
     from .web import create_app
-    from .web.history import rebuild_ratings
-    from .web.models import Player, db
 
     app = app_or_said(create_app)
     if app is None:
@@ -131,12 +131,12 @@ def _ratings(args: argparse.Namespace) -> int:
 
 
 def _backup(args: argparse.Namespace) -> int:
-    from .backup import backup
+    from .run.backup import backup
     return backup(args)
 
 
 def _restore(args: argparse.Namespace) -> int:
-    from .backup import restore
+    from .run.backup import restore
     return restore(args)
 
 

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from companion.web.limits import LIMITS
+from companion.edge.limits import LIMITS
 
 ROOT = Path(__file__).resolve().parents[1]          # the checkout
 COMPANION = (sys.executable, "-m", "companion", "serve")

@@ -7,7 +7,7 @@
 (() => {
   // when each game was played, in this screen's time: the server is told the zone (a
   // cookie, for the next pages and the month filter) and a date it wrote in another
-  // zone (this screen's first visit) is written again here (companion/web/when.py)
+  // zone (this screen's first visit) is written again here (companion/edge/when.py)
   let zone = "";
   try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { /* none */ }
   if (zone) {                 // (what a zone's name may be is the server's to judge)

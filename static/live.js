@@ -12,7 +12,7 @@ const SL = (() => {
     if (secret) h.Authorization = "Bearer " + secret;
     return h;
   }
-  // the operations of a delta (companion/web/delta.py): set, del, add (append to a list),
+  // the operations of a delta (companion/live/delta.py): set, del, add (append to a list),
   // on a copy (a view is JSON: copied as JSON, as the TV browsers of 2021-2023 and iOS
   // before 15.4 can, which have no structuredClone; their screens stayed on the first view)
   function patch(v, ops) {

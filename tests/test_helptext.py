@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from companion import helptext
-from companion.helptext import GLOSSARY, PHASE_NAMES, PHASES, RANKS, RULES, for_phase, search
+from companion.help import helptext
+from companion.help.helptext import GLOSSARY, PHASE_NAMES, PHASES, RANKS, RULES, for_phase, search
 
 RULES_MD = Path(__file__).resolve().parents[2] / "shared/spec/RULES.md"
 

@@ -121,8 +121,8 @@ def test_no_private_name_is_imported_from_another_module():
 
 
 # the modules that answer HTTP: the blueprints, the response middleware, the server's edges
-HTTP_MODULES = {"companion.web.api", "companion.web.pages", "companion.web.live",
-                "companion.web.compress", "companion.web.edges"}
+HTTP_MODULES = {"companion.api.routes", "companion.pages.routes", "companion.live.hub",
+                "companion.edge.compress", "companion.edge.hosts"}
 
 
 def test_only_http_modules_import_request():
@@ -132,4 +132,4 @@ def test_only_http_modules_import_request():
         if isinstance(node, ast.ImportFrom) and node.module == "flask"
         and any(a.name == "request" for a in node.names)}
     assert readers <= HTTP_MODULES, f"request read outside the HTTP layer: {readers - HTTP_MODULES}"
-    assert {"companion.web.api", "companion.web.pages"} <= readers   # it looks where it should
+    assert {"companion.api.routes", "companion.pages.routes"} <= readers   # it looks right

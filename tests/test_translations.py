@@ -19,8 +19,8 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po
 
-from companion import helptext
-from companion.web import lang
+from companion.edge import lang
+from companion.help import helptext
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CATALOGS = ROOT / "companion" / "translations"
@@ -35,7 +35,7 @@ def _used(domain: str) -> set[str]:
         keywords = {"_": None, "gettext": None, "ngettext": (1, 2), "Msg": None, "N_": None,
                     "plural": (1, 2)}
     else:
-        method_map = [("static/**.js", "companion.web.lang:extract_scripts")]
+        method_map = [("static/**.js", "companion.edge.lang:extract_scripts")]
         keywords = {"T": None, "TN": (1, 2)}
     found = set()
     for _, _, message, _, _ in extract_from_dir(str(ROOT), method_map, keywords=keywords):

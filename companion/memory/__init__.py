@@ -4,7 +4,7 @@
 - :mod:`.summary`: what one finished game contributes (winner, reason, days, each side's
   figures), derived once from the referee's state when the game ends or is imported;
 - :mod:`.stats`: the group's and a player's statistics over such summaries (the
-  definition the database's aggregates in ``companion/web/history.py`` are tested
+  definition the database's aggregates in ``companion/group/history.py`` are tested
   against);
 - :mod:`.ratings`: a rating per remembered player (openskill), teams included.
 

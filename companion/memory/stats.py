@@ -1,7 +1,7 @@
 """A group's statistics from its finished games (issues 14, 21): plain Python, no Flask.
 
 The database answers the pages with SQL over the kept summaries
-(``companion/web/history.py``); this is the same arithmetic over a list of games, the
+(``companion/group/history.py``); this is the same arithmetic over a list of games, the
 definition those queries are tested against. A game is its summary
 (:func:`~companion.memory.summary.summarize`) and who sat at each side; a player at a
 side shares that side's game (in team play both players of a side share its wins, IP

@@ -8,7 +8,7 @@ Python's sqlite3 driver commits before each CREATE, ALTER and DROP on its own; s
 SQLite file the migrations get an engine of their own whose connections leave the
 transactions to SQLAlchemy (``isolation_level = None``) and that says ``BEGIN
 IMMEDIATE`` itself when one starts (SQLAlchemy's documented recipe for pysqlite). The
-server's engine, with its queued writer (``companion/web/sqlite_writer.py``), is not
+server's engine, with its queued writer (``companion/store/sqlite_writer.py``), is not
 touched. The "move and copy" migrations (``batch_alter_table``: a new table, the rows
 copied, the old one dropped, the new one renamed) are inside that transaction too.
 
@@ -29,8 +29,8 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import NullPool
 
-from companion.database import sqlite_path
-from companion.web.models import db
+from companion.store.database import sqlite_path
+from companion.store.models import db
 
 target_metadata = db.metadata
 

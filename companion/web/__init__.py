@@ -22,9 +22,9 @@ from flask.sessions import SessionInterface, SessionMixin
 from flask_babel import Babel
 from flask_migrate import Migrate, upgrade
 
-from .. import database
-from . import lang
-from .models import db
+from ..edge import lang
+from ..store import database
+from ..store.models import db
 
 PACKAGE = Path(__file__).resolve().parent.parent            # companion/
 MIGRATIONS = PACKAGE / "migrations"
@@ -139,7 +139,7 @@ def create_app(test_config: Mapping[str, Any] | None = None,
         BABEL_TRANSLATION_DIRECTORIES=str(lang.TRANSLATIONS),
     )
     # SPIES_LIES_<KEY> in the environment sets a config key (JSON values parsed), e.g.
-    # SPIES_LIES_RATE_LIMITS='{"tables": "100 per hour"}' (companion/web/limits.py)
+    # SPIES_LIES_RATE_LIMITS='{"tables": "100 per hour"}' (companion/edge/limits.py)
     app.config.from_prefixed_env("SPIES_LIES")
     if test_config is not None:
         app.config.from_mapping(test_config)
@@ -152,14 +152,19 @@ def create_app(test_config: Mapping[str, Any] | None = None,
     migrate.init_app(app, db, directory=str(MIGRATIONS))
     with app.app_context():
         if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
-            from .sqlite_writer import install
+            from ..store.sqlite_writer import install
             install(db.engine)         # writers queue in-process; WAL
         _before_migrating()
         upgrade(directory=str(MIGRATIONS))
-        from .history import backfill
+        from ..group.history import backfill
         backfill()                     # summaries of games finished before they were kept
 
-    from . import api, compress, edges, keeper, limits, live, pages
+    from ..api import routes as api
+    from ..edge import compress, limits
+    from ..edge import hosts as edges
+    from ..live import hub as live
+    from ..pages import routes as pages
+    from ..play import keeper
     keeper.init_app(app)
     # gettext catalogs through Flask-Babel: the pages' `_()`, the locale per request
     # (the screen's own choice, else its browser's languages)

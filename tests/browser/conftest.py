@@ -59,7 +59,7 @@ class Live:
     of ``spies-lies serve``), as phones would meet it."""
 
     def __init__(self, tmp_path: pathlib.Path) -> None:
-        from companion.server import Server
+        from companion.run.server import Server
         from companion.web import create_app
 
         db_url = os.environ.get("DATABASE_URL") or f"sqlite:///{tmp_path / 'live.sqlite'}"
@@ -70,10 +70,10 @@ class Live:
         self.server.start()
 
     def close(self) -> None:
-        from companion.web import live
+        from companion.live import hub as live
         self.server.stop()
         live.close(self.app)
-        from companion.web.models import db
+        from companion.store.models import db
         with self.app.app_context():
             db.session.remove()
             if os.environ.get("DATABASE_URL"):

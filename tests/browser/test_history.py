@@ -13,7 +13,7 @@ import random
 import sqlite3
 
 from companion.engine.simulate import random_record
-from companion.web.keeper import new_link
+from companion.play.keeper import new_link
 
 from .conftest import shot
 from .table import Table

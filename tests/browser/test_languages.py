@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from companion.edge.lang import translations
 from companion.engine import Options, Record, event_from_dict, replay, reveal_words
 from companion.engine.simulate import random_record
-from companion.web.lang import translations
 
 from .conftest import shot, wider_than_screen
 from .table import Table, normalise

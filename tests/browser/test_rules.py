@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion import helptext
+from companion.help import helptext
 
 from .conftest import LEAST_WORD, audit, shot
 from .table import Table

@@ -282,7 +282,7 @@ def drive(revision: str, commit: str, target: Path) -> None:
     said["can"] = can
 
     with app.app_context():
-        from companion.web.models import db
+        from companion.store.models import db
         db.session.remove()
         db.engine.dispose()
     conn = sqlite3.connect(folder / "companion.sqlite")

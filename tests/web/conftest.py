@@ -26,8 +26,8 @@ def app(tmp_path):
                       "SQLALCHEMY_DATABASE_URI": url if pg else
                       f"sqlite:///{tmp_path / 'test.sqlite'}"}, instance_path=str(tmp_path))
     yield app
-    from companion.web import live
-    from companion.web.models import db
+    from companion.live import hub as live
+    from companion.store.models import db
     live.close(app)             # its PostgreSQL listener reads this database no more
     with app.app_context():
         db.session.remove()

@@ -55,7 +55,7 @@ def day_two(app, api: Api) -> str:
 
     from companion.engine import expected, replay
     from companion.engine.simulate import random_record
-    from companion.web.models import Event, Table, db
+    from companion.store.models import Event, Table, db
 
     rng = random.Random(11)
     while True:

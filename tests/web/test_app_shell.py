@@ -9,7 +9,7 @@ import re
 
 from PIL import Image
 
-from companion.web.edges import CSP
+from companion.edge.hosts import CSP
 
 
 def test_the_manifest_names_the_app_and_its_icons(client):

@@ -11,7 +11,7 @@ from datetime import timedelta
 import sqlalchemy as sa
 
 from companion.engine.simulate import random_record
-from companion.web.models import Table, db, now
+from companion.store.models import Table, db, now
 
 from .conftest import ORIGIN, enter, sit
 

@@ -11,8 +11,8 @@ from contextlib import closing
 
 import pytest
 
-from companion import serve
 from companion.cli import main
+from companion.run import serve
 from companion.web import create_app
 
 from .conftest import ORIGIN
@@ -47,8 +47,8 @@ def _games(path: pathlib.Path) -> int:
 
 
 def _dispose(app) -> None:
-    from companion.web import live
-    from companion.web.models import db
+    from companion.live import hub as live
+    from companion.store.models import db
     live.close(app)
     with app.app_context():
         db.session.remove()
@@ -158,7 +158,7 @@ def test_an_upgrade_that_cannot_keep_its_copy_changes_nothing(instance, capsys, 
     from alembic.script import ScriptDirectory
     from flask_migrate import downgrade
 
-    from companion import database
+    from companion.store import database
     from companion.web import MIGRATIONS
     script = ScriptDirectory(str(MIGRATIONS))
     before = script.get_revision(script.get_current_head()).down_revision

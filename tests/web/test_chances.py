@@ -56,7 +56,7 @@ def test_a_figure_of_a_game_the_table_has_left_is_not_worked_out(client, monkeyp
     """On a busy server the figures asked for queue up; one whose game moved on before its
     turn came is skipped, not worked out (0.3 s of a core each) while the table waits for
     the figure of the game as it is."""
-    from companion.web import chances
+    from companion.group import chances
     gate, worked = threading.Event(), []
     real = chances.helper.call
 
@@ -123,8 +123,10 @@ def test_a_dropped_app_s_stories_are_not_worked_out(app, tmp_path, monkeypatch):
     unworked: the background worker skipped nothing before and spent seconds of a core
     on each, long after, while the next tests ran (16 series in tests/web/test_memory.py
     alone, 35 s of CPU)."""
-    from companion.web import chances, create_app, live
-    from companion.web.models import db
+    from companion.group import chances
+    from companion.live import hub as live
+    from companion.store.models import db
+    from companion.web import create_app
 
     worked: list[int] = []
     real = chances.series_of

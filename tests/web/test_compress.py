@@ -109,7 +109,7 @@ def test_scripts_go_out_without_their_comment_lines_and_nothing_else(client):
     reading of every script of the pages and of one written to trip a scanner up."""
     from pathlib import Path
 
-    from companion.web.compress import lean_js
+    from companion.edge.compress import lean_js
     scripts = sorted((Path(__file__).parents[2] / "static").glob("*.js"))
     for name, source in [("tricky.js", TRICKY), *((p.name, p.read_bytes()) for p in scripts)]:
         lean = lean_js(source)

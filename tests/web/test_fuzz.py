@@ -24,10 +24,10 @@ from hypothesis import strategies as st
 from schemathesis.core import NotSet
 from schemathesis.generation import GenerationMode
 
+from companion.api.openapi import document
+from companion.edge import limits
 from companion.engine import Options, event_from_dict, replay
-from companion.web import limits
-from companion.web.models import Event, Table, db
-from companion.web.openapi import document
+from companion.store.models import Event, Table, db
 
 from .conftest import ORIGIN, sit
 

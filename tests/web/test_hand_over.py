@@ -21,7 +21,7 @@ import pytest
 from flask import request
 
 from companion.engine.simulate import random_record
-from companion.web import live
+from companion.live import hub as live
 
 from .conftest import ORIGIN, Player, enter, sit
 

@@ -12,9 +12,9 @@ import time
 import pytest
 import sqlalchemy as sa
 
-from companion.server import MAX_BODY, Server
-from companion.web import states
-from companion.web.models import Event, Receipt, Table, db
+from companion.run.server import MAX_BODY, Server
+from companion.store.models import Event, Receipt, Table, db
+from companion.table import states
 
 from .conftest import ORIGIN, sit
 
@@ -266,8 +266,8 @@ def test_a_laptop_that_joins_the_wifi_after_the_start_is_reached_at_its_new_addr
     address): the big screen said so, its next load shows the new address in the QR, and
     phones opening that address are served, not refused as a stranger's name (421). An
     address the machine does not have is still refused."""
-    from companion import address
-    from companion.web import edges
+    from companion.edge import address
+    from companion.edge import hosts as edges
     host = table()
     monkeypatch.setattr(address, "lan_ipv4", lambda: "127.0.0.1")     # on no network
     page = client.get(f"/t/{host.code}", headers={"Host": "127.0.0.1:8000"})
@@ -297,7 +297,7 @@ def test_postgresqls_full_disk_is_recognised_through_sqlalchemys_wrapper():
     import psycopg
     from sqlalchemy.exc import OperationalError
 
-    from companion.web.errors import disk_full
+    from companion.edge.errors import disk_full
     full = psycopg.errors.DiskFull("could not extend file: No space left on device")
     assert disk_full(OperationalError("INSERT INTO event …", {}, full))
     assert not disk_full(OperationalError("SELECT …", {}, psycopg.errors.AdminShutdown("x")))
@@ -308,7 +308,7 @@ def test_a_full_disk_is_said_plainly_and_nothing_is_half_recorded(table, app, ca
     in for it): the tap that cannot be stored is answered 507 with what to do, in one log
     line, nothing of it recorded; once there is room the same tap goes through and the
     game ends as the referee says. PostgreSQL's disk_full (53100) is recognised the same
-    way (``companion.web.errors.disk_full``)."""
+    way (``companion.edge.errors.disk_full``)."""
     import random
 
     from companion.engine import replay, replay_output

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from companion.engine import Record, RecordError, replay, replay_output
 from companion.engine.simulate import random_record
-from companion.web.models import Event, Table, db
+from companion.store.models import Event, Table, db
 
 from .conftest import ORIGIN, Player, sit
 

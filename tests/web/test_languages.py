@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from companion.web import live
+from companion.live import hub as live
 
 from .conftest import ORIGIN, sit
 
@@ -74,7 +74,7 @@ def test_each_request_s_own_headers_give_its_language_however_many_were_seen(cli
     """The language is known by the two headers it comes from (issue 24: parsed once per
     pair); each request still gets the one its own headers say, a cookie before the
     browser's list, after a flood of made-up headers has filled what is kept."""
-    from companion.web import pages
+    from companion.pages import routes as pages
 
     def spoken(headers):
         for name in ("sl-lang", "other"):
@@ -126,8 +126,8 @@ def test_the_live_push_encodes_each_change_once_per_language_in_use(table, app):
     ch = live.hub.subscribe(host.code)
     try:
         with app.test_request_context():
-            from companion.web.tables import load
-            from companion.web.views import public_view
+            from companion.play.tables import load
+            from companion.table.views import public_view
             view = public_view(load(host.code))
         ch.publish(view["version"], view)
         with ch.cond:

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from companion.server import Server
-from companion.web.delta import patch
-from companion.web.live import KEPT
+from companion.live.delta import patch
+from companion.live.hub import KEPT
+from companion.run.server import Server
 
 
 @pytest.fixture
@@ -198,7 +198,7 @@ def test_the_heartbeat_says_how_long_ago_each_phone_was_heard_from(table, app):
 
     import sqlalchemy as sa
 
-    from companion.web.models import Seat, db, now
+    from companion.store.models import Seat, db, now
 
     from .conftest import sit
     host = table()

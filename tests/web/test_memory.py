@@ -13,11 +13,12 @@ import sqlalchemy as sa
 from companion.cli import main
 from companion.engine import Record, replay
 from companion.engine.simulate import random_record
+from companion.group import history
 from companion.memory import ratings
 from companion.memory.stats import group_stats, player_stats
 from companion.memory.summary import summarize
-from companion.web import create_app, history
-from companion.web.models import Game, GameSide, Player, Table, db
+from companion.store.models import Game, GameSide, Player, Table, db
+from companion.web import create_app
 from harness.steps import steps
 
 from .conftest import ORIGIN, enter, sit
@@ -310,7 +311,7 @@ def test_games_finished_before_are_summarised_at_start(app, table, client, tmp_p
         assert kept(app, host.code) == before
         assert len(_ratings(app)) == 2
     finally:
-        from companion.web import live
+        from companion.live import hub as live
         live.close(again)
         with again.app_context():
             db.session.remove()
@@ -327,7 +328,7 @@ def test_the_history_shows_each_game_in_the_time_of_the_screen_looking(client, m
     midnight on 1 April reads 00:30 and finds it among April's games; the same game seen
     from New York ended on 31 March. The zone is the browser's (history.js tells it in
     the sl-tz cookie); until it is told, the zone of the computer running the companion
-    (companion/web/when.py). A cookie that names no zone is that too, never an error."""
+    (companion/edge/when.py). A cookie that names no zone is that too, never an error."""
     import time
     rec = random_record(random.Random(330), wall_distance=3).to_dict()
     rec["options"]["played"] = "2026-03-31T22:30:00Z"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from flask_migrate import downgrade, upgrade
 
+from companion.store.models import db
 from companion.web import MIGRATIONS
-from companion.web.models import db
 
 from .conftest import ORIGIN
 

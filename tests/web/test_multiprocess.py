@@ -1,7 +1,7 @@
 """Two server processes on one PostgreSQL database show each other's changes live.
 
 Each process fans out its changes with NOTIFY and republishes the others'
-(``companion/web/live.py``). Skipped unless ``DATABASE_URL`` names PostgreSQL
+(``companion/live/hub.py``). Skipped unless ``DATABASE_URL`` names PostgreSQL
 (``./scripts/test`` runs the suite a second time on PostgreSQL).
 """
 
@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from companion.web.delta import patch
+from companion.live.delta import patch
 from harness.server import Server
 
 URL = os.environ.get("DATABASE_URL", "")
@@ -123,7 +123,7 @@ def test_a_change_made_while_a_listener_was_away_still_reaches_its_screens(two, 
                             "datname = current_database() AND pid <> pg_backend_pid()"
                             ).fetchall()
     assert len(cut) >= 3              # b's listener and pooled connection, a's pool at least
-    from companion.web.models import db
+    from companion.store.models import db
     with app.app_context():           # (and this test's own, which drops the schema after)
         db.engine.dispose()
     for _ in range(3):                # at once, before they are back (503: a's pool too)
@@ -172,9 +172,11 @@ def test_a_tap_tells_the_others_what_changed_in_its_own_transaction(app, table, 
     next view exactly, in any language."""
     import psycopg
 
-    from companion.web import lang, live, views
-    from companion.web.delta import patched
-    from companion.web.tables import load
+    from companion.edge import lang
+    from companion.live import hub as live
+    from companion.live.delta import patched
+    from companion.play.tables import load
+    from companion.table import views
 
     from .conftest import sit
 
@@ -235,8 +237,11 @@ def test_a_change_whose_commit_failed_lends_nothing_to_the_next(app, table, monk
     to the streams with its own operations, not the failed one's."""
     from sqlalchemy.exc import OperationalError
 
-    from companion.web import authority, lang, live, views
-    from companion.web.tables import load
+    from companion.edge import lang
+    from companion.live import hub as live
+    from companion.play import authority
+    from companion.play.tables import load
+    from companion.table import views
 
     from .conftest import sit
 

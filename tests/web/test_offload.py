@@ -19,7 +19,7 @@ import pytest
 
 from companion.engine import Options
 from companion.engine.chances import step_chances
-from companion.offload import NICE, Helper, HelperFailed
+from companion.group.offload import NICE, Helper, HelperFailed
 from harness.server import Server, children, database
 
 RECORD = json.loads((Path(__file__).resolve().parents[1] / "records" / "random-flag-1.json")
@@ -159,7 +159,7 @@ def test_a_process_that_ends_leaves_no_helper_to_warn_of(mid_job):
     script = (
         "import threading, time\n"
         "from companion.engine import Options\n"
-        "from companion.offload import helper\n"
+        "from companion.group.offload import helper\n"
         f"OPTIONS = Options({OPTIONS.wall_distance})\n"
         "helper.call('step_chances', OPTIONS, [], 1, 10)\n"
         f"job = lambda: helper.call('step_chances', OPTIONS, {events!r}, 3, 2000)\n"

@@ -30,7 +30,7 @@ def test_pages_render_without_outside_resources(table, client):
 
 
 def test_rules_page_lists_every_rule_by_id(client):
-    from companion import helptext
+    from companion.help import helptext
     html = client.get("/rules").get_data(as_text=True)
     for r in helptext.RULES:
         assert f'id="{r["id"]}"' in html
@@ -76,7 +76,7 @@ def test_a_page_that_cannot_be_shown_is_a_page_in_the_screens_language(client, m
     Found", a page refused its method bare "Method Not Allowed", and a page that failed
     answered JSON: each is now a page in the screen's language with the ways on. The API
     still answers JSON."""
-    from companion.web import history
+    from companion.group import history
 
     r = client.get("/histroy", headers={"Accept-Language": "de"})
     text = r.get_data(as_text=True)

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from companion.server import Server
-from companion.web import live
+from companion.live import hub as live
+from companion.run.server import Server
 
 from .test_streams_and_threads import open_stream, post, read_until
 

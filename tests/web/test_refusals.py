@@ -142,7 +142,7 @@ def test_a_retry_returns_the_first_answer_and_applies_once(table):
 def test_a_receipt_keeps_the_answer_not_the_view_and_a_retry_gets_the_view_of_now(table, app):
     """Issue 15: the receipt is small (no ~19 KB view in it); a retry after the table moved
     on gets its first answer and the view as it is now, so the phone carries on from there."""
-    from companion.web.models import Receipt, db
+    from companion.store.models import Receipt, db
     host, red, blue = seated(table)
     red.refresh()
     v = red.version
@@ -202,7 +202,7 @@ def test_a_retried_join_never_mints_a_new_secret_and_no_secret_is_stored(table, 
     """Issue 10: whoever learns a join's idempotency key learns nothing by retrying it:
     the retry gets the first answer without any secret, and the first secret still holds.
     A phone that makes its own key sends it once; the server keeps only its hash."""
-    from companion.web.models import Receipt, db
+    from companion.store.models import Receipt, db
     host = table()
     host.refresh()
     v = host.version

@@ -1,12 +1,12 @@
 """The rules search asked of the server (issue 22 item 4): one search, in
-companion/helptext.py, for the /rules page and the phone's rules panel; and the rules
+companion/help/helptext.py, for the /rules page and the phone's rules panel; and the rules
 page's phase tags in the screen's language."""
 
 from __future__ import annotations
 
 import re
 
-from companion import helptext
+from companion.help import helptext
 
 
 def _ids(client, q, lang: str | None = None) -> list[str]:

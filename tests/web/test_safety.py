@@ -13,8 +13,9 @@ import pytest
 import sqlalchemy as sa
 from limits.storage import memory as limits_memory
 
-from companion.web import api, limits
-from companion.web.models import Event, Receipt, Seat, Table, db, now
+from companion.api import routes as api
+from companion.edge import limits
+from companion.store.models import Event, Receipt, Seat, Table, db, now
 
 from .conftest import ORIGIN, sit
 

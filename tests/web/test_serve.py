@@ -6,7 +6,8 @@ import argparse
 
 import sqlalchemy as sa
 
-from companion import address, serve
+from companion.edge import address
+from companion.run import serve
 from companion.web import MIGRATIONS
 
 
@@ -154,8 +155,8 @@ def test_a_database_that_cannot_be_used_is_said_in_one_line(tmp_path, capsys, mo
     password hidden), exit status 2, no traceback."""
     import sys
 
-    from companion import database
     from companion.cli import main
+    from companion.store import database
     assert database.url({"DATABASE_URL": "postgresql://u@h/d"}) == "postgresql+psycopg://u@h/d"
     assert database.on_postgresql({"DATABASE_URL": "postgres://u@h/d"})
     monkeypatch.setenv("SPIES_LIES_INSTANCE", str(tmp_path / "instance"))
@@ -224,8 +225,8 @@ def test_a_database_a_newer_companion_brought_up_to_date_is_left_as_it_is(tmp_pa
 def test_a_second_server_on_the_same_sqlite_file_is_refused(tmp_path, capsys, monkeypatch):
     """Two servers on one SQLite file would each push only their own taps: a phone on
     one would not see what the other recorded. The second is refused, naming the first."""
-    from companion import serve as serving
     from companion.cli import main
+    from companion.run import serve as serving
     monkeypatch.setenv("SPIES_LIES_INSTANCE", str(tmp_path))
     monkeypatch.delenv("DATABASE_URL", raising=False)
     assert serving.hold_sqlite_file(8000) is None            # the first, this process

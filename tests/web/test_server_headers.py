@@ -9,7 +9,7 @@ import io
 import pytest
 from gevent.pywsgi import headers_factory
 
-from companion.server import HEADER_LINE, HEADER_LINES, _Headers
+from companion.run.server import HEADER_LINE, HEADER_LINES, _Headers
 
 BLOCKS = [
     b"Host: 127.0.0.1:5000\r\nContent-Type: application/json\r\nContent-Length: 42\r\n\r\n",
@@ -77,7 +77,7 @@ def test_an_answer_larger_than_the_socket_takes_at_once_arrives_whole() -> None:
     import http.client
     import time
 
-    from companion.server import Server
+    from companion.run.server import Server
 
     body = bytes(range(251)) * (32 * 4177)     # ~32 MiB: more than a socket takes at once
 

@@ -133,7 +133,7 @@ def test_the_story_matches_the_openapi_document(client):
 
 
 def test_the_first_game_switch_is_stored_and_in_the_view(client, app):
-    from companion.web.models import Table, db
+    from companion.store.models import Table, db
     r = client.post("/api/tables", json={"first_game": True}, headers={"Origin": ORIGIN})
     assert r.status_code == 201 and r.get_json()["view"]["first_game"] is True
     on = r.get_json()["code"]

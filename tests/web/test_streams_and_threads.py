@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from companion.server import Server
-from companion.web import live
+from companion.live import hub as live
+from companion.run.server import Server
 
 THREADS = 4
 SCREENS = 3 * THREADS * 5          # 60 open streams: 15 x the threads (issue: 3 x)

@@ -21,8 +21,9 @@ from typing import Any
 import pytest
 
 from companion.engine.simulate import random_record
-from companion.server import Server
-from companion.web import create_app, live
+from companion.live import hub as live
+from companion.run.server import Server
+from companion.web import create_app
 
 from .conftest import ORIGIN, enter, sit
 
@@ -227,7 +228,7 @@ def proxied(tmp_path) -> Iterator[Server]:
     yield server
     server.stop()
     live.close(app)
-    from companion.web.models import db
+    from companion.store.models import db
     with app.app_context():
         db.session.remove()
         if url.startswith("postgresql"):

@@ -43,9 +43,9 @@ from pytest_alembic.tests import (
     test_upgrade,  # noqa: F401
 )
 
-from companion import serve
+from companion.run import serve
+from companion.store.models import now
 from companion.web import MIGRATIONS, create_app
-from companion.web.models import now
 
 from .conftest import ORIGIN
 
@@ -143,8 +143,8 @@ def start(url: str, instance: Path) -> Any:
 
 
 def stop(app: Any) -> None:
-    from companion.web import live
-    from companion.web.models import db
+    from companion.live import hub as live
+    from companion.store.models import db
     live.close(app)
     with app.app_context():
         db.session.remove()
@@ -218,7 +218,7 @@ def test_a_database_of_each_earlier_release_upgrades_keeping_every_game(revision
     app = start(url, tmp_path / "instance")
     try:
         with app.app_context():
-            from companion.web.models import db
+            from companion.store.models import db
             with db.engine.connect() as c:
                 assert c.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() \
                     == HEAD

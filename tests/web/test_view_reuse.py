@@ -10,10 +10,11 @@ import threading
 
 import pytest
 
+from companion.edge import lang
 from companion.engine import Reveal
 from companion.engine.simulate import random_record
-from companion.web import lang, states, views
-from companion.web.tables import load
+from companion.play.tables import load
+from companion.table import states, views
 
 from .conftest import enter, sit
 
@@ -142,7 +143,7 @@ def test_a_change_sent_as_its_delta_makes_the_next_view_exactly(table, app):
     import copy
     import json
 
-    from companion.web.delta import diff, patched
+    from companion.live.delta import diff, patched
 
     rec = random_record(random.Random(5), wall_distance=3)
     host = table(wall_distance=3)
@@ -171,8 +172,8 @@ def test_a_change_told_by_another_process_is_applied_or_read(table, app):
     be applied: the table is read (a load is due). Its own change: nothing."""
     import json
 
-    from companion.web import live
-    from companion.web.delta import diff
+    from companion.live import hub as live
+    from companion.live.delta import diff
 
     host = table(wall_distance=3)
     sit(host, "red", "Ann")

@@ -23,7 +23,7 @@ import time
 import pytest
 
 from companion.engine.simulate import random_record
-from companion.web.delta import patch
+from companion.live.delta import patch
 from harness.server import COMPANION, ROOT, Server, children
 from harness.steps import steps
 

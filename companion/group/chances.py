@@ -1,0 +1,194 @@
+"""The chance to win at the table (issue 25), worked out off the request path.
+
+- **Live** (a table that opted in): the chance as the game stands, 300 ms of playouts
+  (at least 100) asked for by one background thread per process, kept in memory per table; the
+  big screen and the watchers ask ``GET /api/tables/CODE/chances`` while the figure
+  they show is older than the game. A post never waits for it.
+- **The story** (every finished game): the chance after every event, 200 playouts
+  each, worked out once in the background and kept with the table
+  (``chance_series``); the story draws it and names its three biggest swings, the
+  history its biggest one.
+
+The numbers come from :mod:`companion.engine.chances` (docs/CHANCES.md), worked out in
+a helper process (:mod:`companion.group.offload`): seconds of Python that would otherwise hold
+this process's GIL while every table's posts wait for it (issue 24).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import queue
+import random
+import threading
+from typing import Any, cast
+
+from flask import Flask, current_app
+from sqlalchemy import Table as SATable
+from sqlalchemy import select, update
+
+from ..engine import Msg, Options, event_from_dict, new_game, reveal_words
+from ..engine.chances import standard_error
+from ..engine.referee import advance
+from ..store.models import CLOSED, Table, db
+from ..table.states import Recent, derive, event_rows
+from ..table.views import event_text, stored_words
+from .offload import helper
+
+LIVE_SECONDS = 0.3          # a live figure's time on one core
+SERIES_PLAYOUTS = 200       # per step of a finished game's story (standard error 3.5 points)
+TABLE = cast(SATable, Table.__table__)
+
+_live: Recent[dict[str, Any]] = Recent(1024)     # (app, table id) -> its latest live figure
+_asked: set[tuple[int, str, int, int]] = set()   # jobs waiting or running (by app)
+# (app, table id) -> the game (its events) of the newest live figure asked for: an older
+# one still waiting is of a game the table has left, and never worked out
+_newest: dict[tuple[int, int], int] = {}
+# live figures first: a story's series (seconds of work) never holds up the table's bar
+_jobs: queue.PriorityQueue[tuple[int, int, Flask, str, int, int, Any]] = queue.PriorityQueue()
+_order = itertools.count()
+_lock = threading.Lock()
+_worker: threading.Thread | None = None
+
+
+def _start() -> None:
+    global _worker
+    with _lock:
+        if _worker is None or not _worker.is_alive():
+            _worker = threading.Thread(target=_work, name="chances", daemon=True)
+            _worker.start()
+
+
+def _ask(kind: str, table_id: int, events: int, payload: Any) -> None:
+    app = current_app._get_current_object()    # type: ignore[attr-defined]
+    key = (id(app), kind, table_id, events)
+    with _lock:
+        if kind == "live":
+            _newest[(id(app), table_id)] = events
+        if key in _asked:
+            return
+        _asked.add(key)
+    _start()
+    _jobs.put((0 if kind == "live" else 1, next(_order), app, kind, table_id, events, payload))
+
+
+def _work() -> None:
+    while True:
+        _first, _n, app, kind, table_id, events, payload = _jobs.get()
+        try:
+            if app.extensions.get(CLOSED):
+                continue        # the app was dropped (a test's): no seconds of work for it
+            if kind == "live":
+                if _newest.get((id(app), table_id)) != events:
+                    continue    # the game moved on (a busy server): its newest state next
+                p, n = helper.call("timed_estimate", payload, 100_000,
+                                   random.Random(events), LIVE_SECONDS)
+                _live.keep((id(app), table_id), {"events": events, "playouts": n,
+                                      "standard_error": round(standard_error(n), 4),
+                                      **{k: round(v, 4) for k, v in p.items()}})
+            else:
+                _store_series(app, table_id, events, payload)
+        except Exception:           # a figure is never worth a dead worker
+            if not helper.ending:   # (a server stopping mid-job: nothing went wrong)
+                app.logger.exception("chances: %s for table %s failed", kind, table_id)
+        finally:
+            with _lock:
+                _asked.discard((id(app), kind, table_id, events))
+                if kind == "live" and _newest.get((id(app), table_id)) == events:
+                    del _newest[(id(app), table_id)]
+
+
+def live(table: Table) -> dict[str, Any] | None:
+    """The latest live figure of a table that opted in (``events``: the game it is
+    of); a newer one is asked for when the game has moved on. ``None`` before any."""
+    if not table.chances:
+        return None
+    state = derive(table)
+    got = _live.recall((id(current_app._get_current_object()),   # type: ignore[attr-defined]
+                        table.id))
+    if got is None or got["events"] != state.event_count:
+        _ask("live", table.id, state.event_count, state.copy())
+    return got
+
+
+def series_of(options: Options, events: list[dict[str, Any]], seed: int
+              ) -> tuple[list[list[float]], list[Msg | str]]:
+    """Red's, blue's and the draw's chance at every step of a game (step 0: before any
+    event), :data:`SERIES_PLAYOUTS` playouts each (the same seed, the same numbers), and
+    each step's words (a reveal's narration, another event's entry). The numbers are
+    worked out in the helper process; the words here (a replay: well under a millisecond)."""
+    out = helper.call("step_chances", options, events, seed, SERIES_PLAYOUTS)
+    s = new_game(options)
+    said: list[Msg | str] = [""]
+    for d in events:
+        e = event_from_dict(d)
+        advance(s, e)
+        said.append(reveal_words(s.reveals[-1]) if e.type == "reveal" else event_text(d))
+    return out, said
+
+
+def _store_series(app: Flask, table_id: int, events: int, payload: Any) -> None:
+    options, rows = payload
+    steps, said = series_of(options, rows, table_id)
+    turning = [{**t, "text": _kept(said[t["step"]])} for t in turning_points(steps)]
+    if app.extensions.get(CLOSED):
+        return              # dropped meanwhile: its database with it
+    with app.app_context():
+        try:
+            db.session.execute(update(TABLE).where(TABLE.c.id == table_id,
+                                                   TABLE.c.finished.is_not(None))
+                               .values(chance_series=json.dumps(
+                                   {"events": events, "playouts": SERIES_PLAYOUTS,
+                                    "steps": steps, "turning": turning})))
+            db.session.commit()
+            from .history import changed
+            changed()               # the history's pages name each game's turning point
+            db.session.commit()
+        finally:
+            db.session.remove()
+
+
+def _kept(words: Msg | str) -> Any:
+    """Words as kept in the database: a message's dict, read in each page's language."""
+    return words.to_dict() if isinstance(words, Msg) else words
+
+
+def turning_words(kept: dict[str, Any]) -> list[dict[str, Any]]:
+    """A kept game's turning points with their words to render."""
+    return [{**t, "text": stored_words(t["text"])} for t in kept.get("turning", [])]
+
+
+def series(table: Table) -> dict[str, Any] | None:
+    """A finished game's chances by step, or ``None`` while they are being worked out
+    (asked for here, once). A game that goes on has none."""
+    if table.finished is None:
+        return None
+    rows = [json.loads(r.data) for r in event_rows(table)]
+    if table.chance_series:
+        kept = json.loads(table.chance_series)
+        if kept.get("events") == len(rows):
+            return cast(dict[str, Any], kept)
+    _ask("series", table.id, len(rows), (Options(table.wall_distance, table.teams), rows))
+    return None
+
+
+def turning_points(steps: list[list[float]], n: int = 3) -> list[dict[str, Any]]:
+    """The ``n`` steps where red's chance moved the most (earliest first among equals),
+    in the order of the game: ``{"step", "swing", "toward"}``.
+
+    >>> turning_points([[.5, .5, 0], [.6, .4, 0], [.2, .8, 0], [.25, .75, 0]], 2)
+    [{'step': 1, 'swing': 0.1, 'toward': 'red'}, {'step': 2, 'swing': 0.4, 'toward': 'blue'}]
+    """
+    swings = [(abs(steps[i][0] - steps[i - 1][0]), i) for i in range(1, len(steps))]
+    top = sorted(swings, key=lambda x: (-x[0], x[1]))[:n]
+    return [{"step": i, "swing": round(abs(steps[i][0] - steps[i - 1][0]), 3),
+             "toward": "red" if steps[i][0] > steps[i - 1][0] else "blue"}
+            for _s, i in sorted(top, key=lambda x: x[1]) if _s > 0]
+
+
+def missing(codes: list[str]) -> None:
+    """Ask for the chances of the finished games among ``codes`` that have none yet (the
+    history shows their turning point once they are in)."""
+    for table in db.session.scalars(select(Table).where(Table.code.in_(codes),
+                                                        Table.chance_series.is_(None))):
+        series(table)

@@ -1,0 +1,63 @@
+"""The intel cards this server remembers (issue 11): one tap for a card seen before.
+
+The box holds six intel cards and every game draws three of them, so after a game or
+two every card a group turns up has been seen. A card is learnt when a round played
+with it ends (its eighth reveal, or a flag capture or infiltration that ends the game),
+so a card mistapped and undone during the intel step is never offered again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from ..engine import Phase, State
+from ..store.models import IntelCard, db, now
+
+SHOWN = 6          # the box's intel cards: more than six is a slip learnt in an old game
+
+
+def key(ranks: Sequence[int]) -> str:
+    """A card's stored key: its ranks in order.
+
+    >>> key((8, 1, 6, 3))
+    '1-3-6-8'
+    """
+    return "-".join(str(r) for r in sorted(ranks))
+
+
+def learn(cards: Iterable[Sequence[int]]) -> None:
+    """Count each card once more, in the caller's transaction (an upsert: two tables
+    ending a round with the same card at the same moment both count it)."""
+    insert = postgresql.insert if db.engine.dialect.name == "postgresql" else sqlite.insert
+    for card in cards:
+        stmt = insert(IntelCard).values(ranks=key(card), seen=1, last=now())
+        db.session.execute(stmt.on_conflict_do_update(
+            index_elements=[IntelCard.ranks],
+            set_={"seen": IntelCard.seen + 1, "last": stmt.excluded.last}))
+
+
+def ended_round(before: State, after: State) -> list[tuple[int, ...]]:
+    """The intel card of a round that ``after`` ends (its reveals are over), if any."""
+    if before.phase == Phase.MISSION and after.phase != Phase.MISSION and before.intel:
+        return [before.intel]
+    return []
+
+
+def played(state: State) -> list[tuple[int, ...]]:
+    """The cards of every round of a game that ended (an imported game)."""
+    done = state.phase not in (Phase.INTEL, Phase.MISSION)
+    return [*state.old_intel, *([state.intel] if done and state.intel else [])]
+
+
+def known(used: Iterable[Sequence[int]]) -> list[list[int]]:
+    """The cards to offer: the most often seen first, without those this game has used
+    (they lie on the old-intel pile)."""
+    gone = {key(c) for c in used}
+    rows = db.session.execute(select(IntelCard.ranks).where(IntelCard.seen > 0)
+                              .order_by(IntelCard.seen.desc(), IntelCard.last.desc(),
+                                        IntelCard.ranks)
+                              .limit(SHOWN + len(gone))).scalars()
+    return [[int(r) for r in k.split("-")] for k in rows if k not in gone][:SHOWN]
