@@ -20,7 +20,7 @@ import time
 from flask import Blueprint, Response, jsonify, request
 from sqlalchemy import text
 
-from companion.live import hub as live
+from companion import live
 from companion.store.models import db
 
 bp = Blueprint("floor", __name__, url_prefix="/_floor")

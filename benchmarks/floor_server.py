@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from contextlib import suppress
 
 from companion.cli import build_parser
-from companion.live import hub as live
+from companion.live import channel
 from companion.run import gcfreeze
 from companion.run.serve import client_cap, engine_config, public_url
 from companion.run.server import Server
@@ -24,8 +24,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(["serve", *(sys.argv[1:] if argv is None else argv)])
     app = create_app({"PUBLIC_URL": public_url(args), **engine_config(args.threads)})
     # one client (the benchmark) holds every table's screens: no cap on its streams
-    # (a real client may hold live.STREAMS_PER_CLIENT)
-    live.STREAMS_PER_CLIENT = 1 << 30
+    # (a real client may hold channel.STREAMS_PER_CLIENT)
+    channel.STREAMS_PER_CLIENT = 1 << 30
     app.register_blueprint(floor.bp)
     with app.app_context():
         floor.create_table()

@@ -111,7 +111,7 @@ def populate(url: str, n: int, instance: Path) -> dict[str, Any]:
         first = players[0].id
         db.session.remove()
         db.engine.dispose()
-    from companion.live import hub as live_push
+    from companion import live_push
     live_push.close(app)
     return {"live": [codes[t] for t in live], "probe": codes[probe],
             "probe_secret": f"seat-{k}-red", "player": first}

@@ -24,8 +24,8 @@ from typing import Any
 
 def main(games: int, seed: int) -> None:
     import companion
+    from companion import live
     from companion.engine.simulate import random_record
-    from companion.live import hub as live
     from companion.live.delta import patch
     from companion.web import create_app
     from harness.steps import steps

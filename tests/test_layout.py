@@ -121,7 +121,7 @@ def test_no_private_name_is_imported_from_another_module():
 
 
 # the modules that answer HTTP: the blueprints, the response middleware, the server's edges
-HTTP_MODULES = {"companion.api.routes", "companion.pages.routes", "companion.live.hub",
+HTTP_MODULES = {"companion.api.routes", "companion.pages.routes", "companion.live.stream",
                 "companion.edge.compress", "companion.edge.hosts"}
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from .. import live
 from ..edge import assets
 from ..edge.errors import ApiError, disk_full
 from ..edge.fields import clean_text, flag, name_field
@@ -29,7 +30,6 @@ from ..engine import SIDES, Msg, Options, Side, ability_preview
 from ..engine import rank as rank_word
 from ..group import chances, history
 from ..group.story import story as game_story
-from ..live import hub as live
 from ..play import actions, keeper, tables
 from ..play.authority import Transaction
 from ..store import database

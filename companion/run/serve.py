@@ -332,7 +332,7 @@ def _supervise(args: argparse.Namespace, url: str, sock: socket.socket, app: Fla
                workers: int) -> int:
     """The parent of ``--workers N``: the app it made is dropped (its workers make their
     own), the socket is shared with them (:mod:`companion.run.workers`)."""
-    from ..live import hub as live
+    from .. import live
     from ..store.models import db
     from .workers import Supervisor, worker_command
     with app.app_context():

@@ -12,7 +12,7 @@ sockets took the rest. Here gevent's loop (no monkey-patching) owns every socket
   a thread like any request, then handed back to the loop
   (``environ["companion.loop"]``): from there it is a greenlet, an event and a socket,
   woken through a thread-safe watcher when its channel changes
-  (:func:`companion.live.hub.add_waker`), ended when its socket closes;
+  (:func:`companion.live.add_waker`), ended when its socket closes;
 - idle and slow connections cost a greenlet each and are closed after ``idle``
   seconds without a byte;
 - a request's head is bounded (issue 50: 8 KB a line, 32 KB and 100 lines in all, else
@@ -42,8 +42,8 @@ from gevent.pool import Pool
 from gevent.pywsgi import WSGIHandler, WSGIServer
 from gevent.threadpool import ThreadPool
 
+from .. import live
 from ..edge.compress import gzip_stream
-from ..live import hub as live
 from .pacing import Pacer
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ wants more. Here a small parent process
 
 What one process knew alone, the workers share through PostgreSQL: every change is
 announced with NOTIFY and pushed by every worker to the screens it holds, and who is
-connected to a table is announced the same way (:mod:`companion.live.hub`). Per-client
+connected to a table is announced the same way (:mod:`companion.live.fanout`). Per-client
 limits (opening tables, wrong codes, connections per address) are counted by each worker
 on its own: behind a reverse proxy, let the proxy cap them (the README's *A hosted
 service*).

@@ -159,10 +159,10 @@ def create_app(test_config: Mapping[str, Any] | None = None,
         from ..group.history import backfill
         backfill()                     # summaries of games finished before they were kept
 
+    from .. import live
     from ..api import routes as api
     from ..edge import compress, limits
     from ..edge import hosts as edges
-    from ..live import hub as live
     from ..pages import routes as pages
     from ..play import keeper
     keeper.init_app(app)

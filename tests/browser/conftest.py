@@ -70,7 +70,7 @@ class Live:
         self.server.start()
 
     def close(self) -> None:
-        from companion.live import hub as live
+        from companion import live
         self.server.stop()
         live.close(self.app)
         from companion.store.models import db

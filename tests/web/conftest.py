@@ -26,7 +26,7 @@ def app(tmp_path):
                       "SQLALCHEMY_DATABASE_URI": url if pg else
                       f"sqlite:///{tmp_path / 'test.sqlite'}"}, instance_path=str(tmp_path))
     yield app
-    from companion.live import hub as live
+    from companion import live
     from companion.store.models import db
     live.close(app)             # its PostgreSQL listener reads this database no more
     with app.app_context():

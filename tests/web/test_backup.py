@@ -47,7 +47,7 @@ def _games(path: pathlib.Path) -> int:
 
 
 def _dispose(app) -> None:
-    from companion.live import hub as live
+    from companion import live
     from companion.store.models import db
     live.close(app)
     with app.app_context():

@@ -123,8 +123,8 @@ def test_a_dropped_app_s_stories_are_not_worked_out(app, tmp_path, monkeypatch):
     unworked: the background worker skipped nothing before and spent seconds of a core
     on each, long after, while the next tests ran (16 series in tests/web/test_memory.py
     alone, 35 s of CPU)."""
+    from companion import live
     from companion.group import chances
-    from companion.live import hub as live
     from companion.store.models import db
     from companion.web import create_app
 

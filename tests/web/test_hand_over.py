@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from flask import request
 
+from companion import live
 from companion.engine.simulate import random_record
-from companion.live import hub as live
 
 from .conftest import ORIGIN, Player, enter, sit
 

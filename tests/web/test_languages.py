@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from companion.live import hub as live
+from companion import live
 
 from .conftest import ORIGIN, sit
 

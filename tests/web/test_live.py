@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from companion.live.channel import KEPT
 from companion.live.delta import patch
-from companion.live.hub import KEPT
 from companion.run.server import Server
 
 

@@ -311,7 +311,7 @@ def test_games_finished_before_are_summarised_at_start(app, table, client, tmp_p
         assert kept(app, host.code) == before
         assert len(_ratings(app)) == 2
     finally:
-        from companion.live import hub as live
+        from companion import live
         live.close(again)
         with again.app_context():
             db.session.remove()

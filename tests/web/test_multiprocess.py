@@ -1,7 +1,7 @@
 """Two server processes on one PostgreSQL database show each other's changes live.
 
 Each process fans out its changes with NOTIFY and republishes the others'
-(``companion/live/hub.py``). Skipped unless ``DATABASE_URL`` names PostgreSQL
+(``companion/live/fanout.py``). Skipped unless ``DATABASE_URL`` names PostgreSQL
 (``./scripts/test`` runs the suite a second time on PostgreSQL).
 """
 
@@ -172,8 +172,8 @@ def test_a_tap_tells_the_others_what_changed_in_its_own_transaction(app, table, 
     next view exactly, in any language."""
     import psycopg
 
+    from companion import live
     from companion.edge import lang
-    from companion.live import hub as live
     from companion.live.delta import patched
     from companion.play.tables import load
     from companion.table import views
@@ -237,8 +237,8 @@ def test_a_change_whose_commit_failed_lends_nothing_to_the_next(app, table, monk
     to the streams with its own operations, not the failed one's."""
     from sqlalchemy.exc import OperationalError
 
+    from companion import live
     from companion.edge import lang
-    from companion.live import hub as live
     from companion.play import authority
     from companion.play.tables import load
     from companion.table import views

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from companion.live import hub as live
+from companion import live
 from companion.run.server import Server
 
 from .test_streams_and_threads import open_stream, post, read_until

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from companion.live import hub as live
+from companion import live
 from companion.run.server import Server
 
 THREADS = 4

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
+from companion import live
 from companion.engine.simulate import random_record
-from companion.live import hub as live
 from companion.run.server import Server
 from companion.web import create_app
 

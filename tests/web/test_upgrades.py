@@ -143,7 +143,7 @@ def start(url: str, instance: Path) -> Any:
 
 
 def stop(app: Any) -> None:
-    from companion.live import hub as live
+    from companion import live
     from companion.store.models import db
     live.close(app)
     with app.app_context():

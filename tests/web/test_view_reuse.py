@@ -172,7 +172,7 @@ def test_a_change_told_by_another_process_is_applied_or_read(table, app):
     be applied: the table is read (a load is due). Its own change: nothing."""
     import json
 
-    from companion.live import hub as live
+    from companion import live
     from companion.live.delta import diff
 
     host = table(wall_distance=3)
