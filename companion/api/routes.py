@@ -30,7 +30,7 @@ from ..engine import SIDES, Msg, Options, Side, ability_preview
 from ..engine import rank as rank_word
 from ..group import chances, history
 from ..group.story import story as game_story
-from ..play import actions, keeper, tables
+from ..play import actions, handover, keeper, opening, seats, tables
 from ..play.authority import Transaction
 from ..store import database
 from ..store.models import Table, db
@@ -185,7 +185,7 @@ def _done(tx: Transaction) -> tuple[Response, int]:
     return jsonify(body), status
 
 
-def _opened(opened: tables.Opened) -> tuple[Response, int]:
+def _opened(opened: opening.Opened) -> tuple[Response, int]:
     """The answer to an opened table: its code, its view, and the host secret the
     server made (only the first time, and only when the page sent none of its own);
     ``existing`` (200): the same finished game was already here."""
@@ -200,7 +200,7 @@ def _opened(opened: tables.Opened) -> tuple[Response, int]:
 @bp.post("/tables")
 def create_table() -> tuple[Response, int]:
     """Open a new table; the answer carries the host screen's secret, once."""
-    return _opened(tables.open_table(_body()))
+    return _opened(opening.open_table(_body()))
 
 
 @bp.post("/tables/import")
@@ -209,7 +209,7 @@ def import_record() -> tuple[Response, int]:
     a finished game already here is answered as it is (200, ``existing``). The keeper's
     imports count in the group's memory; anyone else's are kept apart until the keeper
     counts them."""
-    opened = tables.open_table(_body(), imported=True, keeper=is_keeper(), secret=_secret())
+    opened = opening.open_table(_body(), imported=True, keeper=is_keeper(), secret=_secret())
     if opened.source is not None:
         _went_on(opened.source, opened.table.code)
     return _opened(opened)
@@ -229,7 +229,7 @@ def _went_on(source: Table, code: str) -> None:
         with Transaction(source, {"idempotency_key": f"went-on:{code}"}, "went_on",
                          need_version=False) as tx:
             if tx.receipt is None and source.rematch is None:
-                tables.went_on(tx, code)
+                handover.went_on(tx, code)
     except ApiError:
         return
     if tx.receipt is None and tx.result[0] == 200:     # pushed to the table's screens
@@ -297,10 +297,10 @@ def _act(code: str, kind: str, action: Callable[[Transaction, tables.Actor], Non
         actor = tables.Actor() if anonymous else tables.actor_for(table, _secret())
     with Transaction(table, body, kind, actor.key) as tx:
         if tx.receipt is None:
-            tables.closed(table)         # a game that went on at a rematch takes no more
+            opening.closed(table)         # a game that went on at a rematch takes no more
             action(tx, actor)
     if tx.receipt is not None:           # a retry: the answer its first attempt got
-        status, again = tables.answered_before(tx.receipt, table)
+        status, again = seats.answered_before(tx.receipt, table)
         return jsonify(again), status
     return _done(tx)
 
@@ -309,7 +309,7 @@ def _act(code: str, kind: str, action: Callable[[Transaction, tables.Actor], Non
 def join(code: str) -> tuple[Response, int]:
     """Sit down: a side (and in team play a part) and a name, and the key this phone made
     for its seat (``secret``; without one the server makes it and sends it once)."""
-    return _act(code, "seats", lambda tx, actor: tables.join(
+    return _act(code, "seats", lambda tx, actor: seats.join(
         tx, tx.body.get("name"), tx.body.get("side"), tx.body.get("part"), tx.body.get("secret"),
         client(), tx.body.get("player")), anonymous=True)
 
@@ -318,7 +318,7 @@ def join(code: str) -> tuple[Response, int]:
 def screen_seat(code: str) -> tuple[Response, int]:
     """The host screen takes a side to enter it there (``on``: true, ``name``), or frees
     it for a phone (``on``: false): a table played without phones (issue 23)."""
-    return _act(code, "screen", tables.screen_seat)
+    return _act(code, "screen", seats.screen_seat)
 
 
 @bp.post("/tables/<code>/host")
@@ -327,7 +327,7 @@ def hand_over(code: str) -> tuple[Response, int]:
     made): at once with the table's screen's key or the keeper's as the bearer; from any
     other screen it is an ask (202) the table's screen allows or refuses (``/decision``).
     A seat's key is refused (issue 50)."""
-    return _act(code, "host", lambda tx, actor: tables.hand_over(tx, actor, client()),
+    return _act(code, "host", lambda tx, actor: handover.hand_over(tx, actor, client()),
                 keeper_too=True)
 
 
@@ -335,7 +335,7 @@ def hand_over(code: str) -> tuple[Response, int]:
 def rematch(code: str) -> tuple[Response, int]:
     """The next game, same options, everyone seated (``swap``: colours exchanged); the
     host screen sends the new table's host key it made (``host_secret``)."""
-    return _act(code, "rematch", tables.rematch)
+    return _act(code, "rematch", opening.rematch)
 
 
 @bp.get("/tables/<code>/requests")
@@ -347,7 +347,7 @@ def seat_requests(code: str) -> Response:
     table = _load(code)
     out = {"requests": requests(table), "seen": tables.heard_from(table)}
     if tables.actor_for(table, _secret()).host:
-        out["screens"] = tables.screen_asks(table)
+        out["screens"] = handover.screen_asks(table)
     return jsonify(out)
 
 
@@ -356,7 +356,7 @@ def decide(code: str, seat_id: int) -> tuple[Response, int]:
     """The host screen lets a phone take over a seat, or keeps it; or lets a screen that
     asked take its place (issue 50), or not."""
     return _act(code, "decision", lambda tx, actor:
-                tables.decide_takeover(tx, actor, seat_id, tx.body.get("approve")))
+                handover.decide_takeover(tx, actor, seat_id, tx.body.get("approve")))
 
 
 @bp.post("/tables/<code>/events")
@@ -472,7 +472,7 @@ def keeper_check() -> Response:
     _body()
     _keeper_only()
     return jsonify({"keeper": True, "backup": database.sqlite_path(db.engine.url) is not None,
-                    "screens": tables.asks_everywhere()})
+                    "screens": handover.asks_everywhere()})
 
 
 @bp.post("/keeper/claim")
