@@ -51,7 +51,7 @@ def populate(url: str, n: int, instance: Path) -> dict[str, Any]:
     the database the way the companion keeps them."""
     import sqlalchemy as sa
 
-    from companion.group import history
+    from companion.group import games
     from companion.store.models import Event, Player, Seat, Table, db, hash_secret, now
     from companion.web import create_app
 
@@ -96,12 +96,12 @@ def populate(url: str, n: int, instance: Path) -> dict[str, Any]:
             finished = t0 + timedelta(minutes=50 * i)
             red, blue = rng.sample(range(PLAYERS), 2)
             tid, _ = add_table(records[j], len(records[j].events), finished, [red, blue])
-            history.remember_game(SimpleNamespace(id=tid, finished=finished,  # type: ignore[arg-type]
+            games.remember_game(SimpleNamespace(id=tid, finished=finished,  # type: ignore[arg-type]
                                                   accepted=True),
                                   ends[j], rate=False)
             if i % 500 == 499:
                 db.session.commit()
-        history.rebuild_ratings()
+        games.rebuild_ratings()
         live = [add_table(records[i % DISTINCT], 12, None, [None, None])[0]
                 for i in range(LIVE)]
         probe, k = add_table(Record(records[0].options, ()), 0, None, [None, None])

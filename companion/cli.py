@@ -107,7 +107,7 @@ def _keeper(args: argparse.Namespace) -> int:
 
 
 def _ratings(args: argparse.Namespace) -> int:
-    from .group.history import rebuild_ratings
+    from .group.games import rebuild_ratings
     from .memory.ratings import Rating, shown
     from .run.serve import app_or_said
     from .store.models import Player, db

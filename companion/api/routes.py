@@ -28,7 +28,7 @@ from ..edge.hosts import check_origin, client
 from ..edge.lang import current, say, sentence
 from ..engine import SIDES, Msg, Options, Side, ability_preview
 from ..engine import rank as rank_word
-from ..group import chances, history
+from ..group import chances, changes, games, history
 from ..group.story import story as game_story
 from ..play import actions, handover, keeper, opening, seats, tables
 from ..play.authority import Transaction
@@ -424,7 +424,7 @@ def record(code: str) -> Response:
     table = _load(code, allow_expired=True)
     out = {"format": "spies-and-lies-record/1",
            "options": {**Options(table.wall_distance, table.teams).to_dict(),
-                       **history.record_options(table)},
+                       **games.record_options(table)},
            "events": [json.loads(r.data) for r in active_events(table)]}
     resp = jsonify(out)
     resp.headers["Content-Disposition"] = f'attachment; filename="spies-lies-{table.code}.json"'
@@ -459,7 +459,7 @@ def player_stats(player_id: int) -> Response:
 def player_rename() -> Response:
     """A player renames themself from their phone (``player``: the phone's player key)."""
     body = _body()
-    return jsonify(history.rename(body.get("player"), name_field(body)))
+    return jsonify(changes.rename(body.get("player"), name_field(body)))
 
 
 @bp.post("/keeper")
@@ -518,7 +518,7 @@ def keeper_backup() -> Response:
 def history_delete_imported() -> Response:
     """Delete every game opened from a saved record, in one action: the keeper only."""
     _body()
-    return jsonify({"deleted": history.delete_imported(is_keeper())})
+    return jsonify({"deleted": changes.delete_imported(is_keeper())})
 
 
 @bp.post("/history/<code>/count")
@@ -527,7 +527,7 @@ def history_count(code: str) -> Response:
     null to let the rule decide): the keeper only."""
     body = _body()
     _keeper_only()
-    return jsonify(history.count_game(code, body.get("count", history.MISSING)))
+    return jsonify(changes.count_game(code, body.get("count", changes.MISSING)))
 
 
 @bp.post("/history/<code>/delete")
@@ -535,7 +535,7 @@ def history_delete(code: str) -> Response:
     """Delete a finished game: from the screen that hosted it (its host key as the
     bearer) or by the keeper (the keeper key as the bearer)."""
     _body()
-    history.delete_game(code, is_keeper(), _secret())
+    changes.delete_game(code, is_keeper(), _secret())
     return jsonify({"deleted": code.upper()})
 
 
@@ -544,5 +544,5 @@ def player_delete(player_id: int) -> Response:
     """Forget a player: from their own phone (the player key as the bearer) or by the
     keeper (the keeper key as the bearer); ``games``: true, the keeper also deletes every
     finished game they sat at, in the same step."""
-    gone = history.delete_player(player_id, is_keeper(), _secret(), flag(_body(), "games"))
+    gone = changes.delete_player(player_id, is_keeper(), _secret(), flag(_body(), "games"))
     return jsonify({"deleted": player_id, "games": gone})

@@ -141,7 +141,7 @@ def _store_series(app: Flask, table_id: int, events: int, payload: Any) -> None:
                                    {"events": events, "playouts": SERIES_PLAYOUTS,
                                     "steps": steps, "turning": turning})))
             db.session.commit()
-            from .history import changed
+            from .games import changed
             changed()               # the history's pages name each game's turning point
             db.session.commit()
         finally:

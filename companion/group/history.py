@@ -1,26 +1,6 @@
-"""The group's history in the database (issues 14, 20, 21): finished games, players,
-statistics, ratings, deletions.
-
-What a finished game contributes is its summary (:mod:`companion.memory.summary`),
-derived from its events once — when the referee ends it (:func:`remember_game`, in the
-transaction of the post that ended it) or when it is imported — and kept beside the
-events in ``game`` and ``game_side``: a cache, never separate truth (an undone end
-deletes it, :func:`forget_game`; ``tests/web/test_memory.py`` checks it against a fresh
-replay). The history is paged, and the statistics are SQL aggregates over the
-summaries, whatever their number. Ratings (:mod:`companion.memory.ratings`) are updated
-as games finish and rebuilt when the order of games changes.
-
-Only real play counts (issue 50, :func:`counts`): the ratings, the statistics and the
-history's own list take the games played live here at a table's pace, with the seats
-that sat before each began, and the games the keeper counted. An imported game, or one
-entered faster than any table plays (a script), is kept and listed apart ("not
-counted"), where the keeper may count it; a stranger's games cannot move the group's
-ladder or push its games off the history's first page.
-
-A player is who a phone remembers (``tables.remember``). Deleting asks who may (issue 20:
-a key, never an address): the keeper (:mod:`.keeper`: any game, any player, every
-imported game at once), the screen that hosted that game (its host key), or, for a
-player, that player's own phone (its player key).
+"""The group's history as the pages show it (issues 14, 21): a page of games (paged and
+filtered by player and month, the counted ones or those apart), the group's statistics
+as SQL aggregates over the summaries, whatever their number, and a player's page.
 """
 
 from __future__ import annotations
@@ -28,232 +8,35 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime, timedelta, tzinfo
+from collections.abc import Mapping
+from datetime import datetime, timedelta, tzinfo
 from typing import Any, cast
 
 from flask import current_app
 from sqlalchemy import Table as SATable
-from sqlalchemy import and_, case, delete, exists, func, insert, or_, select, update
+from sqlalchemy import and_, case, exists, func, or_, select
 
 from ..edge.errors import ApiError
 from ..edge.when import COOKIE, in_utc, zone_named
-from ..engine import Msg, State
+from ..engine import Msg
 from ..memory import ratings
 from ..memory.stats import RESULT_KEY, finish_player_stats, ladder, new_player_stats
-from ..memory.summary import FIGURES, REASONS, SIDES, SOURCES, summarize
+from ..memory.summary import REASONS, SIDES, SOURCES
 from ..store.models import (
     ID_MAX,
-    Event,
-    Game,
-    GameSide,
-    Memory,
     Player,
-    Receipt,
-    Seat,
     Table,
     db,
-    hash_secret,
     now,
 )
-from ..table.states import Recent, derive
 from ..table.views import stored_words
+from .games import EXPIRY_DAYS, GAME, SEAT, SIDE, kept, seat_counts
 
 PAGE = 20               # games a history page lists
-PACE = 1.0              # seconds a step, at the least, a game played at a table takes on average
-EXPIRY_DAYS = 30        # a table untouched this long is no longer in play
-GAME, SIDE, SEAT, MEMORY = (cast(SATable, m.__table__) for m in (Game, GameSide, Seat, Memory))
-PLAYER = cast(SATable, Player.__table__)
-KEPT_PAGES = 256        # pages' answers kept per version of the memory (all languages)
+
+
 SOLDIERS = [f"s{r}" for r in range(1, 11)]
 MONTH = re.compile(r"\d{4}-\d{2}")
-
-
-# --- the version of the memory, and the pages' answers kept per version ------------------
-
-def changed() -> None:
-    """The group's memory changed (in the caller's transaction): the pages answered from
-    the version before are answered again."""
-    db.session.execute(update(MEMORY).where(MEMORY.c.id == 1)
-                       .values(version=MEMORY.c.version + 1))
-
-
-def version() -> tuple[int, int, int]:
-    """What the pages depend on, in one small query: the memory's version, and the
-    newest player and seat (a phone that sits down anywhere may be listed)."""
-    row = db.session.execute(select(
-        MEMORY.c.version,
-        select(func.max(PLAYER.c.id)).scalar_subquery(),
-        select(func.max(SEAT.c.id)).scalar_subquery()).where(MEMORY.c.id == 1)).one()
-    return row[0], row[1] or 0, row[2] or 0
-
-
-def kept(name: str, args: tuple[Any, ...], make: Callable[[], Any]) -> Any:
-    """``make()``'s answer for this version of the memory, made once per version and
-    kept (every screen and language reads the same words as data)."""
-    pages: Recent[Any] | None = current_app.extensions.get("companion.pages")
-    if pages is None:         # each app its own (apps in one process share nothing)
-        pages = current_app.extensions.setdefault("companion.pages", Recent(KEPT_PAGES))
-    # one page of the group's memory at a time: however many screens load them, the
-    # tables' posts share the interpreter with one of them at most
-    with pages.lock_pages:
-        key = (name, args, version())
-        found = pages.recall(key)
-        if found is None:
-            found = make()
-            pages.keep(key, found)
-    return found
-
-
-# --- which games count (issue 50) ---------------------------------------------------------
-
-def counts(table: Table) -> tuple[bool, datetime | None]:
-    """Whether the finished game of ``table`` counts in the ratings, the statistics and
-    the history's own list, and when it began here (``None``: every seat counts).
-
-    The keeper's word first (``table.accepted``). Else an imported game does not count
-    (anyone can write a record), and a game played here counts if it was entered at a
-    table's pace: on average at least ``TABLE_PACE`` seconds a step (1 s; people turn
-    cards, a table takes many minutes; a script that plays a game in seconds does not
-    count). It began at its first step entered at this table (a game another screen went
-    on with keeps the times of the steps entered before): a seat that sat down later is
-    not rated for it (:func:`seat_counts`).
-    """
-    if table.accepted is not None:
-        return table.accepted, None
-    if table.imported:
-        return False, None
-    times = list(db.session.scalars(select(Event.created).where(
-        Event.table_id == table.id, Event.undone.is_(False)).order_by(Event.seq)))
-    if not times:
-        return False, None
-    pace = float(current_app.config.get("TABLE_PACE", PACE))
-    live = (times[-1] - times[0]).total_seconds() >= pace * (len(times) - 1)
-    opened = table.created or times[0]
-    began = min((t for t in times if t >= opened), default=times[-1])
-    return live, began
-
-
-def seat_counts(seat: Any = SEAT) -> Any:
-    """The SQL condition of a seat whose player a counted game rates and counts (``GAME``
-    joined): active, and sat before the game began here — or took over a seat that did
-    (a phone that died and came back on another). For a game the keeper counted
-    (``began`` unset), every active seat."""
-    earlier = SEAT.alias("earlier")
-    return and_(seat.c.status == "active", or_(
-        GAME.c.began.is_(None), seat.c.created <= GAME.c.began,
-        exists().where(earlier.c.table_id == seat.c.table_id,
-                       earlier.c.side == seat.c.side, earlier.c.part == seat.c.part,
-                       earlier.c.status == "replaced", earlier.c.created <= GAME.c.began)))
-
-
-# --- keeping the summaries: written when a game ends, deleted when its end is undone ---
-
-def remember_game(table: Table, state: State, played: datetime | None = None,
-                  names: Mapping[str, Sequence[str]] | None = None, rate: bool = True) -> None:
-    """Keep what the finished game of ``table`` contributes (in the caller's transaction),
-    and rate its players (``rate``). ``played``/``names``: what an imported record says
-    of when it was played and who sat."""
-    s = summarize(state)
-    finished = table.finished or now()
-    counted, began = counts(table)
-    db.session.execute(insert(GAME).values(
-        table_id=table.id, finished=finished, played=played or finished, winner=s["winner"],
-        reason=s["reason"], days=s["days"], ending=json.dumps(s["ending"]),
-        names=json.dumps({k: list(v) for k, v in names.items()}) if names else None,
-        counted=counted, began=began))
-    for side in SIDES:
-        t = s["sides"][side]
-        db.session.execute(insert(SIDE).values(
-            table_id=table.id, side=side, result=t["result"], **{k: t[k] for k in FIGURES},
-            **{f"s{r}": t["soldiers"][r] for r in range(1, 11)}))
-    changed()
-    if not rate or not counted:
-        return
-    later = db.session.scalar(select(func.count()).select_from(GAME).where(
-        GAME.c.counted.is_(True), (GAME.c.played > (played or finished))
-        | and_(GAME.c.played == (played or finished), GAME.c.table_id > table.id)))
-    if later:                           # an older game came in: the order changed
-        rebuild_ratings()
-    else:
-        _rate(table.id, s["winner"])
-
-
-def forget_game(table_id: int) -> None:
-    """The game of ``table_id`` is no longer finished (its end undone) or is deleted:
-    its summary goes, and the ratings are made again without it."""
-    gone = db.session.execute(delete(GAME).where(GAME.c.table_id == table_id))
-    db.session.execute(delete(SIDE).where(SIDE.c.table_id == table_id))
-    if gone.rowcount:                   # type: ignore[attr-defined]
-        rebuild_ratings()
-        changed()
-
-
-def backfill() -> int:
-    """Summaries for the finished games that have none (finished before issue 21); how
-    many were made. Run once at the app's start."""
-    missing = list(db.session.scalars(select(Table).where(
-        Table.finished.is_not(None), ~exists().where(GAME.c.table_id == Table.id))
-        .order_by(Table.finished, Table.id)))
-    for table in missing:
-        remember_game(table, derive(table), rate=False)
-    if missing:
-        rebuild_ratings()
-        db.session.commit()
-    return len(missing)
-
-
-# --- ratings -------------------------------------------------------------------------------
-
-def _sides_of(table_ids: Sequence[int]) -> dict[int, dict[str, list[int | None]]]:
-    """Who sat at each side of these finished games, as they count (:func:`seat_counts`;
-    ``None``: not remembered)."""
-    out: dict[int, dict[str, list[int | None]]] = {t: {"red": [], "blue": []}
-                                                   for t in table_ids}
-    if not table_ids:
-        return out
-    rows = db.session.execute(select(SEAT.c.table_id, SEAT.c.side, SEAT.c.player_id)
-                              .join(GAME, GAME.c.table_id == SEAT.c.table_id)
-                              .where(SEAT.c.table_id.in_(table_ids), seat_counts())
-                              .order_by(SEAT.c.table_id, SEAT.c.part, SEAT.c.id))
-    for t, side, player in rows:
-        out[t][side].append(player)
-    return out
-
-
-def _rate(table_id: int, winner: str) -> None:
-    """Rate the players of one more game, the latest (their rows locked meanwhile)."""
-    sides = _sides_of([table_id])[table_id]
-    ids = [i for s in SIDES for i in sides[s] if i is not None]
-    if not ids:
-        return
-    rows = db.session.scalars(select(Player).where(Player.id.in_(ids)).with_for_update())
-    known = {p.id: ratings.Rating(p.mu, p.sigma, p.rated) for p in rows
-             if p.mu is not None and p.sigma is not None}
-    for i, r in ratings.rate(known, sides, winner).items():
-        db.session.execute(update(Player).where(Player.id == i)
-                           .values(mu=r.mu, sigma=r.sigma, rated=r.games))
-
-
-def rated_games() -> list[tuple[dict[str, list[int | None]], str]]:
-    """Every counted game's sides and winner, in the order played."""
-    games = db.session.execute(select(GAME.c.table_id, GAME.c.winner)
-                               .where(GAME.c.counted.is_(True))
-                               .order_by(GAME.c.played, GAME.c.table_id)).all()
-    sides = _sides_of([t for t, _ in games])
-    return [(sides[t], w) for t, w in games]
-
-
-def rebuild_ratings() -> dict[int, ratings.Rating]:
-    """Every player's rating made again from every finished game (in the caller's
-    transaction): ``spies-lies ratings --rebuild``, and whenever the order changed."""
-    found = ratings.rebuild(rated_games())
-    changed()
-    db.session.execute(update(Player).values(mu=None, sigma=None, rated=0))
-    for i, r in found.items():
-        db.session.execute(update(Player).where(Player.id == i)
-                           .values(mu=r.mu, sigma=r.sigma, rated=r.games))
-    return found
 
 
 # --- the pages: a page of games, the group's statistics, a player ---------------------------
@@ -478,7 +261,7 @@ def _rating(mu: float | None, sigma: float | None, games: int) -> dict[str, Any]
             "rated": games}
 
 
-def _player(player_id: int) -> Player:
+def find_player(player_id: int) -> Player:
     """A remembered player by id; 404 for one the server does not know (or an id no
     database row can have)."""
     who = db.session.get(Player, player_id) if 0 < player_id <= ID_MAX else None
@@ -496,7 +279,7 @@ def player(player_id: int) -> dict[str, Any]:
 
 
 def _player_stats(player_id: int) -> dict[str, Any]:
-    who = _player(player_id)
+    who = find_player(player_id)
     out = new_player_stats()
     figures = ["guesses", "correct", *[f"ip_{s}" for s in SOURCES], "infiltrations", *SOLDIERS]
     rows = db.session.execute(
@@ -541,149 +324,3 @@ def _player_stats(player_id: int) -> dict[str, Any]:
     finish_player_stats(out, soldiers, rivals.values())
     return {**out, "name": who.name, "id": who.id,
             **_rating(who.mu, who.sigma, who.rated)}
-
-
-# --- a player renames or forgets themself; deleting games ----------------------------------
-
-def rename(key: Any, name: str) -> dict[str, Any]:
-    """A player renames themself from their own phone (``key``: the player key)."""
-    who = _by_key(key)
-    who.name = name
-    changed()
-    db.session.commit()
-    return {"id": who.id, "name": who.name}
-
-
-def _by_key(key: Any) -> Player:
-    if not isinstance(key, str) or not key:
-        raise ApiError(400, Msg("the field 'player' must be this phone's player key"),
-                       field="player", code="bad_field")
-    who = db.session.scalar(select(Player).where(Player.key_hash == hash_secret(key)))
-    if who is None:
-        raise ApiError(404, Msg("this phone's player is not known here"), code="not_found")
-    return who
-
-
-def _drop(table: Table) -> None:
-    """A table and everything of it, in the caller's transaction (ratings not remade)."""
-    for model in (Event, Receipt, Game, GameSide):
-        db.session.execute(delete(model).where(model.table_id == table.id))
-    db.session.delete(table)              # its seats go with it
-
-
-def delete_game(code: str, keeper: bool, host_key: str | None) -> None:
-    """Delete a finished game and its events (by the keeper or the screen that hosted it)."""
-    table = db.session.scalar(select(Table).where(Table.code == code.upper()))
-    if table is None or table.finished is None:
-        raise ApiError(404, Msg("no finished game with this code"), code="not_found")
-    if not (keeper or (host_key and hash_secret(host_key) == table.host_hash)):
-        raise ApiError(403, Msg("a game is deleted from the screen that hosted it or by the "
-                                "keeper of the group's games"), code="not_host")
-    _drop(table)
-    db.session.flush()
-    rebuild_ratings()
-    db.session.commit()
-
-
-def delete_imported(keeper: bool) -> int:
-    """Delete every table opened from a saved record (the keeper only, in one action);
-    how many went."""
-    if not keeper:
-        raise ApiError(403, Msg("only the keeper of the group's games can delete every imported "
-                                "game"), code="not_keeper")
-    found = list(db.session.scalars(select(Table).where(Table.imported.is_(True))))
-    for table in found:
-        _drop(table)
-    db.session.flush()
-    rebuild_ratings()
-    db.session.commit()
-    return len(found)
-
-
-def delete_player(player_id: int, keeper: bool, key: str | None, games: bool = False) -> int:
-    """Forget a player (by the keeper or the player's own phone): their seats in old
-    games keep no name and no link to them. ``games``: the keeper also deletes every
-    finished game they sat at (a stranger's made-up games gone in one step, issue 50);
-    how many went."""
-    who = _player(player_id)
-    if games and not keeper:
-        raise ApiError(403, Msg("only the keeper of the group's games can delete a player's "
-                                "games"), code="not_keeper")
-    if not (keeper or (key and hash_secret(key) == who.key_hash)):
-        raise ApiError(403, Msg("a player is forgotten from their own phone or by the keeper "
-                                "of the group's games"), code="not_host")
-    found = list(db.session.scalars(select(Table).where(
-        Table.finished.is_not(None), exists().where(
-            SEAT.c.table_id == Table.id, SEAT.c.player_id == who.id,
-            SEAT.c.status == "active")))) if games else []
-    for table in found:
-        _drop(table)
-    db.session.execute(update(Seat).where(Seat.player_id == who.id)
-                       .values(player_id=None, name="(forgotten)"))
-    db.session.delete(who)
-    db.session.flush()
-    rebuild_ratings()
-    db.session.commit()
-    return len(found)
-
-
-MISSING = object()      # a field the request did not send (refused as a wrong one)
-
-
-def count_game(code: str, count: Any) -> dict[str, Any]:
-    """The keeper's word on a finished game (``count``: true counts it, false sets it
-    aside, ``None`` lets the rule decide, :func:`counts`): its summary says so and the
-    ratings are made again. The caller checked the keeper key."""
-    if count is not None and type(count) is not bool:
-        raise ApiError(400, Msg("the field 'count' must be true, false or null"),
-                       field="count", code="bad_field")
-    table = db.session.scalar(select(Table).where(Table.code == str(code).upper()))
-    if table is None or table.finished is None:
-        raise ApiError(404, Msg("no finished game with this code"), code="not_found")
-    table.accepted = count
-    db.session.flush()
-    counted, began = counts(table)
-    db.session.execute(update(GAME).where(GAME.c.table_id == table.id)
-                       .values(counted=counted, began=began))
-    rebuild_ratings()
-    db.session.commit()
-    return {"code": table.code, "counted": counted, "accepted": count}
-
-
-def record_options(table: Table) -> dict[str, Any]:
-    """What a finished game's record says of when it was played and who sat (optional
-    keys of ``options``, RULINGS.md D4): an import of it shows them again."""
-    row = db.session.execute(select(GAME.c.played, GAME.c.names)
-                             .where(GAME.c.table_id == table.id)).one_or_none()
-    if row is None:
-        return {}
-    sides: dict[str, list[str]] = {"red": [], "blue": []}
-    for s in sorted(table.seats, key=lambda s: (s.part, s.id)):
-        if s.status == "active":
-            sides[s.side].append(s.name)
-    told = json.loads(row.names) if row.names else {}
-    players = {side: sides[side] or told.get(side, []) for side in SIDES}
-    # kept in UTC, and said so: a time with no zone reads as the reader's own
-    out: dict[str, Any] = {"played": row.played.isoformat(timespec="seconds") + "+00:00"}
-    if any(players.values()):
-        out["players"] = {k: v for k, v in players.items() if v}
-    return out
-
-
-def played_at(value: Any) -> datetime | None:
-    """When a record says its game was played (``options.played``: an ISO date or date
-    and time; with a zone, kept in UTC); ``None`` when it says nothing usable.
-
-    >>> played_at("2025-06-01T20:15:00+02:00"), played_at("2025-06-01"), played_at("x")
-    (datetime.datetime(2025, 6, 1, 18, 15), datetime.datetime(2025, 6, 1, 0, 0), None)
-    >>> played_at("0001-01-01T00:00+01:00")          # in UTC, before the first year there is
-    """
-    if not isinstance(value, str) or len(value) > 40:
-        return None
-    try:
-        at = datetime.fromisoformat(value)
-        if at.tzinfo is not None:
-            at = at.astimezone(UTC).replace(tzinfo=None)
-    except (ValueError, OverflowError):
-        return None
-    return at

@@ -28,7 +28,7 @@ from ..edge.hosts import client, is_loopback_address
 from ..edge.limits import code_wait
 from ..engine import Msg
 from ..engine import rank as rank_word
-from ..group import chances, history
+from ..group import chances, games, history
 from ..help import helptext
 from ..play.tables import load
 
@@ -269,7 +269,7 @@ def _kept_page(name: str, make: Callable[[], str], *more: Any) -> str:
     """A page of the group's memory, rendered once per version of the memory, address
     and language (``more``: what else it shows), then served as it was (issue 21: a
     page that renders hundreds of words costs every table the time it takes)."""
-    page: str = history.kept(name, (request.full_path, lang.current(), *more), make)
+    page: str = games.kept(name, (request.full_path, lang.current(), *more), make)
     return page
 
 

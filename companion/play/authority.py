@@ -24,7 +24,7 @@ from ..edge.fields import body_field, idempotency_key
 from ..edge.lang import stored
 from ..engine import Event as GameEvent
 from ..engine import Msg, Phase, RecordError, State, apply
-from ..group.history import forget_game, remember_game
+from ..group.games import forget_game, remember_game
 from ..store.models import Event, Receipt, Table, db, now
 from ..store.prepared import Prepared
 from ..table.cards import ended_round, learn

@@ -17,7 +17,7 @@ from ..edge.fields import (
 )
 from ..engine import Msg
 from ..engine import side as side_word
-from ..group.history import changed
+from ..group.games import changed
 from ..store.models import (
     ID_MAX,
     Seat,

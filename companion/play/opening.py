@@ -24,7 +24,7 @@ from ..edge.fields import (
     secret_field,
 )
 from ..engine import Msg, Options, Phase, Record, RecordError, State, replay
-from ..group.history import played_at, remember_game
+from ..group.games import played_at, remember_game
 from ..store.models import (
     Event,
     Seat,
@@ -125,7 +125,7 @@ def open_table(body: dict[str, Any], imported: bool = False, keeper: bool = Fals
     # game another screen entered); a finished one has nobody left to enter anything
     screens = screen_field(body, teams) if end is None or end.phase != Phase.OVER else []
     # a game going on here keeps when each step was entered at its first table (it is
-    # counted at a table's pace, history.counts)
+    # counted at a table's pace, games.counts)
     times = [r.created for r in active_events(source)] if source is not None else None
     made, secret = _insert_table(table, key, events, own, remember, times)
     if screens:

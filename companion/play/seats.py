@@ -18,7 +18,7 @@ from ..edge.fields import (
 from ..edge.lang import revive
 from ..engine import SIDES, Msg
 from ..engine import side as side_word
-from ..group.history import changed, rebuild_ratings
+from ..group.games import changed, rebuild_ratings
 from ..store.models import (
     Player,
     Receipt,

@@ -180,7 +180,7 @@ class Game(Base):
     # JSON: who sat, as an imported record's options.players says ({"red": [names], ...})
     names: Mapped[str | None] = mapped_column(Text)
     # whether it counts in the ratings, the statistics and the history's own list (issue
-    # 50: companion/group/history.py ``counts``), and when it began here (seats that sat
+    # 50: companion/group/games.py ``counts``), and when it began here (seats that sat
     # later are not rated; None: every seat counts)
     counted: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     began: Mapped[datetime | None] = mapped_column(DateTime)
@@ -218,7 +218,7 @@ class GameSide(Base):
 class Memory(Base):
     """One row: the version of the group's memory, one more at every change of the
     finished games, their players' names or ratings (issue 21). The history, statistics
-    and player pages are kept per version (``companion/group/history.py``)."""
+    and player pages are kept per version (``companion/group/games.py``)."""
 
     __tablename__ = "memory"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -134,7 +134,7 @@ def create_app(test_config: Mapping[str, Any] | None = None,
         TRUST_PROXY=0,                   # reverse-proxy hops whose forwarded headers count
         SSE_KEEPALIVE=15.0,
         TABLE_PACE=1.0,                  # seconds a step a counted game takes at least
-                                         # on average (issue 50: history.counts)
+                                         # on average (issue 50: games.counts)
         JSON_SORT_KEYS=False,
         BABEL_TRANSLATION_DIRECTORIES=str(lang.TRANSLATIONS),
     )
@@ -156,7 +156,7 @@ def create_app(test_config: Mapping[str, Any] | None = None,
             install(db.engine)         # writers queue in-process; WAL
         _before_migrating()
         upgrade(directory=str(MIGRATIONS))
-        from ..group.history import backfill
+        from ..group.games import backfill
         backfill()                     # summaries of games finished before they were kept
 
     from .. import live

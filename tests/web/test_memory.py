@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from companion.cli import main
 from companion.engine import Record, replay
 from companion.engine.simulate import random_record
-from companion.group import history
+from companion.group import games as memory_games
 from companion.memory import ratings
 from companion.memory.stats import group_stats, player_stats
 from companion.memory.summary import summarize
@@ -281,7 +281,7 @@ def test_ratings_incremental_equal_rebuilt_and_teams_are_rated(app, table, clien
         i: (round(mu, 3), round(sigma, 3), k) for i, (mu, sigma, k) in incremental.items()}
     with app.app_context():
         db.session.remove()
-        games = history.rated_games()
+        games = memory_games.rated_games()
     assert _ratings(app) == incremental
     assert {i: (round(r.mu, 9), round(r.sigma, 9), r.games)
             for i, r in ratings.rebuild(games).items()} == incremental

@@ -2,7 +2,7 @@
 its sides' figures (``game_side``), kept beside its events as a cache, and each player's
 rating; ``memory``: one row whose version grows with every change of the group's memory
 (the pages answered from it are cached per version). The summaries of games finished
-before are made at the app's start (``companion/group/history.py``: ``backfill``); the
+before are made at the app's start (``companion/group/games.py``: ``backfill``); the
 ratings with them.
 
 Revision ID: 0010

@@ -5,7 +5,7 @@ statistics and history's first page.
 played live here at a table's pace counts, an imported one does not; true: counted;
 false: set aside). Every game finished before this migration is marked counted: an
 upgrade keeps every game as it counted before. ``game.counted`` and ``game.began`` are
-the summary's cache of that decision (:func:`companion.group.history.remember_game`):
+the summary's cache of that decision (:func:`companion.group.games.remember_game`):
 whether the game counts, and when it began here (a seat that sat later is not rated;
 ``NULL``: every seat counts, as for a game the keeper counted). A team game's digest is
 made again from the options it has (one imported with ``teams`` from a record without

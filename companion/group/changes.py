@@ -1,0 +1,136 @@
+"""What people change in the group's memory: a player renames or forgets themself, a game
+or every imported one deleted, the keeper's word on whether a game counts.
+
+Deleting asks who may (issue 20: a key, never an address): the keeper
+(:mod:`companion.play.keeper`: any game, any player, every imported game at once), the
+screen that hosted that game (its host key), or, for a player, that player's own phone
+(its player key). A player is who a phone remembers (``seats.remember``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import delete, exists, select, update
+
+from ..edge.errors import ApiError
+from ..engine import Msg
+from ..store.models import (
+    Event,
+    Game,
+    GameSide,
+    Player,
+    Receipt,
+    Seat,
+    Table,
+    db,
+    hash_secret,
+)
+from .games import GAME, SEAT, changed, counts, rebuild_ratings
+from .history import find_player
+
+# --- a player renames or forgets themself; deleting games ----------------------------------
+
+def rename(key: Any, name: str) -> dict[str, Any]:
+    """A player renames themself from their own phone (``key``: the player key)."""
+    who = _by_key(key)
+    who.name = name
+    changed()
+    db.session.commit()
+    return {"id": who.id, "name": who.name}
+
+
+def _by_key(key: Any) -> Player:
+    if not isinstance(key, str) or not key:
+        raise ApiError(400, Msg("the field 'player' must be this phone's player key"),
+                       field="player", code="bad_field")
+    who = db.session.scalar(select(Player).where(Player.key_hash == hash_secret(key)))
+    if who is None:
+        raise ApiError(404, Msg("this phone's player is not known here"), code="not_found")
+    return who
+
+
+def _drop(table: Table) -> None:
+    """A table and everything of it, in the caller's transaction (ratings not remade)."""
+    for model in (Event, Receipt, Game, GameSide):
+        db.session.execute(delete(model).where(model.table_id == table.id))
+    db.session.delete(table)              # its seats go with it
+
+
+def delete_game(code: str, keeper: bool, host_key: str | None) -> None:
+    """Delete a finished game and its events (by the keeper or the screen that hosted it)."""
+    table = db.session.scalar(select(Table).where(Table.code == code.upper()))
+    if table is None or table.finished is None:
+        raise ApiError(404, Msg("no finished game with this code"), code="not_found")
+    if not (keeper or (host_key and hash_secret(host_key) == table.host_hash)):
+        raise ApiError(403, Msg("a game is deleted from the screen that hosted it or by the "
+                                "keeper of the group's games"), code="not_host")
+    _drop(table)
+    db.session.flush()
+    rebuild_ratings()
+    db.session.commit()
+
+
+def delete_imported(keeper: bool) -> int:
+    """Delete every table opened from a saved record (the keeper only, in one action);
+    how many went."""
+    if not keeper:
+        raise ApiError(403, Msg("only the keeper of the group's games can delete every imported "
+                                "game"), code="not_keeper")
+    found = list(db.session.scalars(select(Table).where(Table.imported.is_(True))))
+    for table in found:
+        _drop(table)
+    db.session.flush()
+    rebuild_ratings()
+    db.session.commit()
+    return len(found)
+
+
+def delete_player(player_id: int, keeper: bool, key: str | None, games: bool = False) -> int:
+    """Forget a player (by the keeper or the player's own phone): their seats in old
+    games keep no name and no link to them. ``games``: the keeper also deletes every
+    finished game they sat at (a stranger's made-up games gone in one step, issue 50);
+    how many went."""
+    who = find_player(player_id)
+    if games and not keeper:
+        raise ApiError(403, Msg("only the keeper of the group's games can delete a player's "
+                                "games"), code="not_keeper")
+    if not (keeper or (key and hash_secret(key) == who.key_hash)):
+        raise ApiError(403, Msg("a player is forgotten from their own phone or by the keeper "
+                                "of the group's games"), code="not_host")
+    found = list(db.session.scalars(select(Table).where(
+        Table.finished.is_not(None), exists().where(
+            SEAT.c.table_id == Table.id, SEAT.c.player_id == who.id,
+            SEAT.c.status == "active")))) if games else []
+    for table in found:
+        _drop(table)
+    db.session.execute(update(Seat).where(Seat.player_id == who.id)
+                       .values(player_id=None, name="(forgotten)"))
+    db.session.delete(who)
+    db.session.flush()
+    rebuild_ratings()
+    db.session.commit()
+    return len(found)
+
+
+MISSING = object()      # a field the request did not send (refused as a wrong one)
+
+
+def count_game(code: str, count: Any) -> dict[str, Any]:
+    """The keeper's word on a finished game (``count``: true counts it, false sets it
+    aside, ``None`` lets the rule decide, :func:`counts`): its summary says so and the
+    ratings are made again. The caller checked the keeper key."""
+    if count is not None and type(count) is not bool:
+        raise ApiError(400, Msg("the field 'count' must be true, false or null"),
+                       field="count", code="bad_field")
+    table = db.session.scalar(select(Table).where(Table.code == str(code).upper()))
+    if table is None or table.finished is None:
+        raise ApiError(404, Msg("no finished game with this code"), code="not_found")
+    table.accepted = count
+    db.session.flush()
+    counted, began = counts(table)
+    db.session.execute(update(GAME).where(GAME.c.table_id == table.id)
+                       .values(counted=counted, began=began))
+    rebuild_ratings()
+    db.session.commit()
+    return {"code": table.code, "counted": counted, "accepted": count}
