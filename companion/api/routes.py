@@ -35,7 +35,8 @@ from ..play.authority import Transaction
 from ..store import database
 from ..store.models import Table, db
 from ..table.states import active_events, derive
-from ..table.views import choice_label, choice_summary, effect_list, public_view, requests
+from ..table.views import public_view, requests
+from ..table.words import choice_label, choice_summary, effect_list
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

@@ -32,7 +32,7 @@ from ..engine.chances import standard_error
 from ..engine.referee import advance
 from ..store.models import CLOSED, Table, db
 from ..table.states import Recent, derive, event_rows
-from ..table.views import event_text, stored_words
+from ..table.words import event_text, stored_words
 from .offload import helper
 
 LIVE_SECONDS = 0.3          # a live figure's time on one core

@@ -29,7 +29,7 @@ from ..store.models import (
     db,
     now,
 )
-from ..table.views import stored_words
+from ..table.words import stored_words
 from .games import EXPIRY_DAYS, GAME, SEAT, SIDE, kept, seat_counts
 
 PAGE = 20               # games a history page lists

@@ -31,7 +31,7 @@ from ..engine import (
 )
 from ..store.models import Table
 from ..table.states import event_rows
-from ..table.views import RANK_WORDS, event_text
+from ..table.words import RANK_WORDS, event_text
 
 
 def _standing(state: State) -> str:

@@ -29,7 +29,8 @@ from ..engine import (
 from ..engine import side as side_word
 from ..engine.draft import STEP_WORDS, STEPS
 from ..table.states import active_events, derive
-from ..table.views import event_text, public_view, stored_words, undo_question, undo_target
+from ..table.views import public_view, undo_target
+from ..table.words import event_text, stored_words, undo_question
 from .authority import Transaction
 from .tables import Actor
 

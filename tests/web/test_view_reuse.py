@@ -16,7 +16,7 @@ from companion.engine.simulate import random_record
 from companion.play.tables import load
 from companion.table import states, views
 
-from .conftest import enter, sit
+from .conftest import Player, enter, sit
 
 
 def fresh_view(app, code: str) -> str:
@@ -295,3 +295,53 @@ def test_a_view_given_its_state_is_not_told_another_versions_events_of_the_same_
         assert view["version"] == v + 2, view["version"]
         got = lang.dumps(view, "fr")
     assert got == fresh_view(app, host.code)
+
+
+def test_a_change_makes_the_table_s_view_once(table, app, monkeypatch):
+    """Issue 51: the view of a table is made in one place (``views.public_view``), and a
+    change makes it once — its answer, the live push and the receipt share that one view
+    (no second view from another module on the way back). Every post of a game entered
+    from the phones is counted: events, each tap of a reveal, an ability's choice, an
+    undo, a seat taken."""
+    from harness.steps import steps
+
+    made = 0
+    real = views.words
+
+    def counted(*args, **kwargs):
+        nonlocal made
+        made += 1
+        return real(*args, **kwargs)
+    monkeypatch.setattr(views, "words", counted)
+    rec = random_record(random.Random(5), wall_distance=2)
+    host = table()
+    seats = {}
+    for side, name in (("red", "Ann"), ("blue", "Bob")):
+        phone = Player(host.client, host.code, None, name)
+        phone.refresh()
+        made = 0
+        d = phone.post("/seats", {"side": side, "name": name}, 201).get_json()
+        assert made == 1, made                  # a seat taken: one view
+        phone.secret, phone.seat = d["secret"], d["seat"]
+        seats[side] = phone
+    screens = {**seats, "host": host}
+    posts = 0
+    for e in rec.events[:40]:
+        todo, status = steps(e, host.refresh()), None
+        try:
+            while True:
+                who, path, body = todo.send(status)
+                screens[who].refresh()          # caught up, as the live push would have
+                made = 0
+                r = screens[who].post(path, body, fresh=False)
+                assert r.status_code in (200, 201), r.get_json()
+                assert made == 1, (path, body, made)
+                posts += 1
+                status = r.status_code
+        except StopIteration:
+            pass
+    host.refresh()
+    made = 0
+    host.post("/undo", {}, 200, fresh=False)
+    assert made == 1, made
+    assert posts > 20

@@ -203,7 +203,7 @@ def test_a_choice_that_would_fizzle_says_so_before_it_is_tapped():
     """R45 with R40: a Captain using the exhausted Marshal against the enemy Spy gains
     nothing, and its button says so (issue 11)."""
     from companion.engine import choice_options
-    from companion.table.views import choice_label
+    from companion.table.words import choice_label
 
     from ..engine.builder import Table as Game
     t = Game(red_exhausted=10)
