@@ -11,84 +11,6 @@
   let connected = [];
   const presence = {known: false};     // who is connected, once the server has said
 
-  // any TV or laptop: the screen is laid out once at 1920x1080 (body.staged) and scaled to
-  // fit, so 720p, 768p, 1440p and 4K show all of it, nothing clipped, text growing with the
-  // screen (a phone-width window stacks instead: host.css, body:not(.staged))
-  function fit() {
-    const root = document.documentElement.style, body = document.body;
-    // a table entered here (issue 23): a tablet too gets the stage, shaped to its screen
-    const entry = body.classList.contains("entry");
-    // (a TV whose browser counts its 1080 lines as 540, twice as big: staged too, or its
-    // codes to join were below the fold, a remote's scroll away)
-    const wide = innerWidth >= 900 && innerHeight >= 500 && innerWidth > innerHeight;
-    const staged = wide || (entry ? Math.min(innerWidth, innerHeight) >= 600 : innerWidth > 1000);
-    body.classList.toggle("staged", staged);
-    document.documentElement.classList.toggle("host-staged", staged);     // (no :has() in old TVs)
-    if (!staged) { ["--s", "--x", "--y", "--w", "--h"].forEach(k => root.removeProperty(k)); body.classList.remove("portrait"); return; }
-    // the stage is as wide as the screen's shape, 1440 to 1920 for 1080 high: a 16:10
-    // laptop, a 4:3 projector or a 5:4 monitor is filled, not banded above and below
-    let W = 1920, H = 1080;
-    const r = innerWidth / innerHeight;
-    if (entry && r < 1) { W = 1080; H = Math.round(Math.min(1920, Math.max(1350, 1080 / r))); }
-    else W = Math.round(Math.min(1920, Math.max(1440, 1080 * r)));
-    body.classList.toggle("portrait", W < H);
-    const s = Math.min(innerWidth / W, innerHeight / H);
-    root.setProperty("--w", W + "px");
-    root.setProperty("--h", H + "px");
-    root.setProperty("--s", s);
-    root.setProperty("--x", (innerWidth - W * s) / 2 + "px");
-    root.setProperty("--y", (innerHeight - H * s) / 2 + "px");
-    trimHistory();
-    roomy();
-  }
-  // the side column keeps its tools on screen: a first game's note, then the last reveal,
-  // give up their last lines when even an empty "Today" leaves no room for all of them
-  // (a long German reveal, a note and a team's four seats on a 4:3 screen pushed the tools
-  // off it); then the day's history shows the newest reveals that fit whole
-  function trimHistory() {
-    const list = $("history");
-    if (!list) return;
-    const side = list.parentElement;
-    // (the note's lines sit in a box of their own, inside its padding: cut there, a cut
-    // line does not show in the padding)
-    const texts = [$("first-time"), $("narration")].map(box => [box, box.querySelector(".lines") || box]);
-    for (const [, text] of texts) {
-      text.classList.remove("clamped");
-      text.style.webkitLineClamp = "";
-    }
-    if (!document.body.classList.contains("entry")) {      // (there they sit under the board)
-      for (const [box, text] of texts) {
-        const over = side.scrollHeight - side.clientHeight;
-        if (over < 1 || box.classList.contains("hidden")) continue;
-        const line = parseFloat(getComputedStyle(text).lineHeight) || 32;
-        text.classList.add("clamped");
-        text.style.webkitLineClamp = String(Math.max(2, Math.floor((text.clientHeight - over) / line)));
-      }
-    }
-    $("today").hidden = false;
-    [...list.children].forEach(li => { li.hidden = false; });
-    const newest = list.querySelector("li:first-child > span");
-    if (newest) newest.style.webkitLineClamp = "none";    // whole where it fits
-    // the newest stays, whole before an older one (an R60's last words were cut to four
-    // lines while the day's first reveal stood whole under it)
-    for (const li of [...list.children].slice(1).reverse()) {
-      if (list.scrollHeight <= list.clientHeight + 1) break;
-      li.hidden = true;
-    }
-    // the room left is shorter than even its lines (a 4:3 screen's narrower column): as
-    // many whole lines as fit, none cut through
-    if (newest && list.scrollHeight > list.clientHeight + 1) {
-      const line = parseFloat(getComputedStyle(newest).lineHeight) || 32;
-      const lines = Math.floor((list.clientHeight - 8) / line);
-      newest.style.webkitLineClamp = String(Math.max(1, lines));
-      newest.parentElement.hidden = lines < 1;
-      // no line of it fits (a first game's note and a long reveal took the column): no
-      // "Today" over an empty list either
-      $("today").hidden = lines < 1;
-    }
-  }
-  addEventListener("resize", fit);
-  fit();
   // a round's effect by the rank that set it off (R40-R46)
   const EFFECT_RANK = {spy: 1, scout: 2, miner: 3, bomb: 7};
   // the board's colours come from the page's look (base.css: dark room or light room)
@@ -303,7 +225,7 @@
       const j = $("join");                 // in its corner it is a button that shows them big
       if (full) { j.setAttribute("role", "button"); j.tabIndex = 0; j.setAttribute("aria-label", j.dataset.label); j.setAttribute("aria-expanded", "false"); }
       else { ["role", "tabindex", "aria-label", "aria-expanded"].forEach(a => j.removeAttribute(a)); document.body.classList.remove("codes-open"); }
-      setTimeout(fit);
+      setTimeout(Stage.fit);
     }
     $("rules-link").href = "/rules?phase=" + s.phase;
     $("open-end").hidden = s.phase !== "over";
@@ -364,10 +286,10 @@
       box.innerHTML = elsewhereBox(v, to, asked, gone, copy, move, hostHere);
       if (open && box.querySelector("details")) box.querySelector("details").open = true;
     } else if (shown === on) return;
-    trimHistory();        // the box above "Today" took (or gave back) its room
+    Stage.trim();        // the box above "Today" took (or gave back) its room
   }
   // "Go on here" opened or closed: the box's height changed under "Today"
-  $("elsewhere").addEventListener("toggle", () => trimHistory(), true);
+  $("elsewhere").addEventListener("toggle", () => Stage.trim(), true);
   function elsewhereBox(v, to, asked, gone, copy, move, hostHere) {
     if (to) return `<b>${esc(T("This game goes on at table {code}, on another screen.", {code: to}))}</b>
         ${SL.secret ? `<p class="muted">${esc(T("Anything entered here carries it on at this table instead."))}</p>` : ""}
@@ -535,7 +457,7 @@
       // step's (the codes, a team's four seats or a notice pushed its ranks and last button away)
       if (on) $("board").after($("join"), $("requests"), $("notice"), $("narration"), $("first-time"));
       else { $("seats").before($("join")); $("aids").after($("requests"), $("notice")); $("today").before($("narration"), $("first-time")); }
-      setTimeout(fit);
+      setTimeout(Stage.fit);
     }
     if (!on) return;
     const a = acting(v), t = v.taps, body = $("entry-body");
@@ -570,13 +492,7 @@
     if (a.step === "start") $("entry-keys-now").textContent = " · " + T("R or B: who starts");
     else if (body.querySelector('[data-dec="ask"]')) $("entry-keys-now").textContent = " · " + T("D: a deception token");
     SL.fitNames(body);
-    roomy();
-  }
-  // the keys' hint only where the step leaves room for it: never a button pushed away
-  function roomy() {
-    const box = $("entry");
-    box.classList.remove("full");
-    box.classList.toggle("full", box.scrollHeight > box.clientHeight + 1);
+    Stage.roomy();
   }
   // the sides this screen may take or give back: at a table's start, or later
   function screenTools(v) {
@@ -612,7 +528,7 @@
           for (const x of d.ranks) abilities[x.rank] = x;
           // (the note comes after the reveal was drawn: the side column makes room again,
           // or on a busy 4:3 laptop it pushed the tools off the screen)
-          if (SL.view) { firstTime(SL.view); trimHistory(); }
+          if (SL.view) { firstTime(SL.view); Stage.trim(); }
         }).catch(() => { asked = false; });
       }
       return;
@@ -620,7 +536,7 @@
     const before = new Set(s.reveals.slice(0, -1).flatMap(activatedRanks));
     const fresh = activatedRanks(last).filter(r => !before.has(r) && abilities[r]);
     // (lines of text in one box inside its padding: the side column may cut them to its
-    // room, trimHistory)
+    // room, Stage.trim)
     box.innerHTML = `<div class="lines">${fresh.map(r => `${esc(T("First time in this game:"))} <b>${esc(T("the {name} ({r})", {name: abilities[r].name, r}))}</b> — ${esc(abilities[r].ability)}.`).join("<br>")}</div>`;
     show(!!fresh.length);
   }
@@ -655,8 +571,8 @@
     if (answers) $("notice").classList.add("hidden");     // its card says it: not twice
     $("requests").innerHTML += answers ? `<div class="req" data-testid="undo-request"><div>${mark(u.by || "red")} <b>${esc(u.what)}</b>: ${esc(T("{side!c}'s phone or this screen agrees", {side: sideName(u.needs)}))}</div>
       <div class="req-actions"><button class="primary" data-undo="yes">${esc(T("Undo it"))}</button><button data-undo="no">${esc(T("Keep it"))}</button></div></div>` : "";
-    roomy();            // (the seats' row may have grown: "Play without phones" opened)
-    trimHistory();      // the seats or a request above "Today" may have taken its room
+    Stage.roomy();      // (the seats' row may have grown: "Play without phones" opened)
+    Stage.trim();      // the seats or a request above "Today" may have taken its room
   }
 
   // one navigation to the rematch, whichever of the answer and the push comes first

@@ -1,0 +1,94 @@
+/* The big screen fitted to the screen it is on: one 1920x1080 stage scaled to any TV,
+   laptop or tablet (fit), the side column's words given up to keep its tools in view
+   (trim), and the entry panel's keys' hint shown only where it leaves room (roomy).
+   Measuring only: the page's other scripts draw. */
+"use strict";
+const Stage = (() => {
+  const $ = id => document.getElementById(id);
+
+  // any TV or laptop: the screen is laid out once at 1920x1080 (body.staged) and scaled to
+  // fit, so 720p, 768p, 1440p and 4K show all of it, nothing clipped, text growing with the
+  // screen (a phone-width window stacks instead: host.css, body:not(.staged))
+  function fit() {
+    const root = document.documentElement.style, body = document.body;
+    // a table entered here (issue 23): a tablet too gets the stage, shaped to its screen
+    const entry = body.classList.contains("entry");
+    // (a TV whose browser counts its 1080 lines as 540, twice as big: staged too, or its
+    // codes to join were below the fold, a remote's scroll away)
+    const wide = innerWidth >= 900 && innerHeight >= 500 && innerWidth > innerHeight;
+    const staged = wide || (entry ? Math.min(innerWidth, innerHeight) >= 600 : innerWidth > 1000);
+    body.classList.toggle("staged", staged);
+    document.documentElement.classList.toggle("host-staged", staged);     // (no :has() in old TVs)
+    if (!staged) { ["--s", "--x", "--y", "--w", "--h"].forEach(k => root.removeProperty(k)); body.classList.remove("portrait"); return; }
+    // the stage is as wide as the screen's shape, 1440 to 1920 for 1080 high: a 16:10
+    // laptop, a 4:3 projector or a 5:4 monitor is filled, not banded above and below
+    let W = 1920, H = 1080;
+    const r = innerWidth / innerHeight;
+    if (entry && r < 1) { W = 1080; H = Math.round(Math.min(1920, Math.max(1350, 1080 / r))); }
+    else W = Math.round(Math.min(1920, Math.max(1440, 1080 * r)));
+    body.classList.toggle("portrait", W < H);
+    const s = Math.min(innerWidth / W, innerHeight / H);
+    root.setProperty("--w", W + "px");
+    root.setProperty("--h", H + "px");
+    root.setProperty("--s", s);
+    root.setProperty("--x", (innerWidth - W * s) / 2 + "px");
+    root.setProperty("--y", (innerHeight - H * s) / 2 + "px");
+    trim();
+    roomy();
+  }
+  // the side column keeps its tools on screen: a first game's note, then the last reveal,
+  // give up their last lines when even an empty "Today" leaves no room for all of them
+  // (a long German reveal, a note and a team's four seats on a 4:3 screen pushed the tools
+  // off it); then the day's history shows the newest reveals that fit whole
+  function trim() {
+    const list = $("history");
+    if (!list) return;
+    const side = list.parentElement;
+    // (the note's lines sit in a box of their own, inside its padding: cut there, a cut
+    // line does not show in the padding)
+    const texts = [$("first-time"), $("narration")].map(box => [box, box.querySelector(".lines") || box]);
+    for (const [, text] of texts) {
+      text.classList.remove("clamped");
+      text.style.webkitLineClamp = "";
+    }
+    if (!document.body.classList.contains("entry")) {      // (there they sit under the board)
+      for (const [box, text] of texts) {
+        const over = side.scrollHeight - side.clientHeight;
+        if (over < 1 || box.classList.contains("hidden")) continue;
+        const line = parseFloat(getComputedStyle(text).lineHeight) || 32;
+        text.classList.add("clamped");
+        text.style.webkitLineClamp = String(Math.max(2, Math.floor((text.clientHeight - over) / line)));
+      }
+    }
+    $("today").hidden = false;
+    [...list.children].forEach(li => { li.hidden = false; });
+    const newest = list.querySelector("li:first-child > span");
+    if (newest) newest.style.webkitLineClamp = "none";    // whole where it fits
+    // the newest stays, whole before an older one (an R60's last words were cut to four
+    // lines while the day's first reveal stood whole under it)
+    for (const li of [...list.children].slice(1).reverse()) {
+      if (list.scrollHeight <= list.clientHeight + 1) break;
+      li.hidden = true;
+    }
+    // the room left is shorter than even its lines (a 4:3 screen's narrower column): as
+    // many whole lines as fit, none cut through
+    if (newest && list.scrollHeight > list.clientHeight + 1) {
+      const line = parseFloat(getComputedStyle(newest).lineHeight) || 32;
+      const lines = Math.floor((list.clientHeight - 8) / line);
+      newest.style.webkitLineClamp = String(Math.max(1, lines));
+      newest.parentElement.hidden = lines < 1;
+      // no line of it fits (a first game's note and a long reveal took the column): no
+      // "Today" over an empty list either
+      $("today").hidden = lines < 1;
+    }
+  }
+  // the keys' hint only where the step leaves room for it: never a button pushed away
+  function roomy() {
+    const box = $("entry");
+    box.classList.remove("full");
+    box.classList.toggle("full", box.scrollHeight > box.clientHeight + 1);
+  }
+  addEventListener("resize", fit);
+  fit();
+  return {fit, trim, roomy};
+})();
