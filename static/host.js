@@ -50,7 +50,7 @@
     seats(v);
     Entry.draw(v);
     elsewhere(v);
-    end(v);
+    Result.draw(v);
   }
   // a screen without the table's key, at a game whose sides are entered on the screen
   // that opened it: if that one is gone (a flat battery, a browser that forgot its key),
@@ -215,7 +215,7 @@
         record, ...(keeper ? {from: SL.code} : {}), teams: v.teams, deduction: "deduction" in v, first_game: v.first_game, chances: v.chances, host_secret: key,
         screen: screenSeats(v).map(x => ({side: x.side, part: x.part, name: x.name})), idempotency_key: goOn.request})});
       const d = await r.json();
-      if (r.ok) { localStorage.setItem("sl-host-" + d.code, key); leave("/t/" + d.code); return; }
+      if (r.ok) { localStorage.setItem("sl-host-" + d.code, key); Result.leave("/t/" + d.code); return; }
       SL.toast(Words.said(d.error) || T("refused"));
     } catch (e) { SL.toast(T("No answer from the companion. Is it still running?")); }
     b.disabled = false;
@@ -302,35 +302,6 @@
     Stage.trim();      // the seats or a request above "Today" may have taken its room
   }
 
-  // one navigation to the rematch, whichever of the answer and the push comes first
-  let leaving = false;
-  const leave = url => { if (!leaving) { leaving = true; location.replace(url); } };
-
-  function end(v) {
-    const s = v.state, w = v.words, box = $("end");
-    // the rematch opened from this screen (it holds the new table's key): go on there
-    if (v.rematch && localStorage.getItem("sl-host-" + v.rematch.code)) { leave("/t/" + v.rematch.code); return; }
-    // a second screen showing the board (no key) follows, as a watching phone does, when
-    // it was showing this game before the rematch (an old table's board opened later stays)
-    if (v.rematch && !SL.secret && end.before) { leave("/t/" + v.rematch.code); return; }
-    if (!v.rematch) end.before = true;
-    if (s.phase !== "over") { box.classList.add("hidden"); return; }
-    const rows = [[T("IP now"), x => s.ip[x]], [T("identifications"), x => s.stats[x].identified],
-      [T("IP from identifying"), x => s.stats[x].ip_identified], [T("IP from abilities"), x => s.stats[x].ip_abilities],
-      [T("IP from deception"), x => s.stats[x].ip_deception], [T("infiltrations"), x => s.stats[x].infiltrations],
-      [T("double-agent steps"), x => s.stats[x].da_steps], [T("cards activated"), x => s.stats[x].activated]];
-    box.innerHTML = `<h1 id="end-title" data-testid="winner" data-winner="${s.winner}">${s.winner === "draw" ? "" : mark(s.winner) + " "}${esc(w.winner)}</h1>
-      <div class="end-reason" data-testid="reason" data-reason="${s.reason}">${esc(w.reason || "")}</div>
-      <table><tr><th></th><th class="side-red">${mark("red")} ${esc(capSide("red"))}</th><th class="side-blue">${mark("blue")} ${esc(capSide("blue"))}</th></tr>
-      ${rows.map(([k, f]) => `<tr><td>${esc(k)}</td><td>${f("red")}</td><td>${f("blue")}</td></tr>`).join("")}</table>
-      <div class="end-acts"><a class="btn primary story-link" href="/t/${SL.code}/story" data-testid="story-link">${esc(T("The story of the game"))}&nbsp;▶</a>
-      ${v.rematch ? `<span data-testid="rematch-at">${esc(T("The rematch is at table {code}.", {code: v.rematch.code}))} <a href="/t/${v.rematch.code}">${v.rematch.code}</a></span>`
-        : SL.secret ? `<span class="rematch" data-testid="rematch"><button type="button" class="primary" data-rematch="same">${esc(T("Rematch — same seats"))}</button>
-          <button type="button" data-rematch="swap">${esc(T("Rematch — swap colours"))}</button></span>` : ""}</div>
-      <p class="muted">${esc(T("Double agent {where}", {where: w.da}))} · <button id="close-end" type="button">${esc(T("Show the board"))}</button></p>`;
-    box.classList.remove("hidden");
-  }
-
   const codes = $("join");
   function openCodes(on) {
     document.body.classList.toggle("codes-open", on);
@@ -353,16 +324,10 @@
     if (menu && !menu.contains(e.target)) { menu.open = false; e.preventDefault(); return; }
     const b = e.target.closest("button");
     if (!b) return;
-    if (b.id === "close-end" || b.hasAttribute("data-open-end")) $("end").classList.toggle("hidden", b.id === "close-end");
+    if (b.id === "close-end" || b.hasAttribute("data-open-end")) Result.show(b.id !== "close-end");
     if (b.hasAttribute("data-go-on")) { await goOnHere(b); return; }
     if (b.hasAttribute("data-hand-ask")) { await askToHost(b); return; }
-    if (b.dataset.rematch) {         // one tap: a new table, same options, everyone seated
-      const key = Keys.secret();
-      b.disabled = true;
-      const r = await SL.post("/rematch", {swap: b.dataset.rematch === "swap", host_secret: key});
-      if (r.ok) { localStorage.setItem("sl-host-" + r.data.rematch.code, key); leave("/t/" + r.data.rematch.code); }
-      else b.disabled = false;
-    }
+    if (b.dataset.rematch) await Result.rematch(b);
     if (b.id === "sound") Moments.toggleSound();
     if (b.id === "undo") {
       if (!SL.secret) return SL.toast(T("Only a seated phone or the screen that opened the table can undo."));
