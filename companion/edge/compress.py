@@ -10,7 +10,9 @@ keys and words again and again cost a few bytes each: issue 15).
 
 from __future__ import annotations
 
+import bisect
 import gzip
+import itertools
 import re
 import threading
 import zlib
@@ -148,18 +150,36 @@ def _code_lines(text: str) -> list[bool]:
 
 
 def lean_js(data: bytes) -> bytes:
-    r"""A script without its whole-line comments, each such line left empty (so an error's
-    line number is the file's); a line inside a template literal, a block comment or a
-    continued string is kept as it is (it is text, not a comment).
+    r"""A script without its whole-line comments (a line comment, or a block comment on
+    lines of its own, such as a file's opening words), each such line left empty (so an
+    error's line number is the file's); a line inside a template literal, a block comment
+    or a continued string is kept as it is (it is text, not a comment), and so is a block
+    comment with code on its first or last line.
 
     >>> lean_js(b"  // why\nconst a = 1; // kept\nconst t = `\n// text\n`;\n")
     b'\nconst a = 1; // kept\nconst t = `\n// text\n`;\n'
+    >>> lean_js(b"/* what\n   and why */\nconst b = 2; /* kept */\n/* kept */ b;\n")
+    b'\n\nconst b = 2; /* kept */\n/* kept */ b;\n'
     """
     text = data.decode("utf-8")
     lines = text.split("\n")
     starts = _code_lines(text)
-    return "\n".join("" if code and line.lstrip().startswith("//") else line
-                     for line, code in zip(lines, starts, strict=True)).encode("utf-8")
+    at = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+    out, i = [], 0
+    while i < len(lines):
+        line = lines[i]
+        bare = line.lstrip()
+        if starts[i] and bare.startswith("/*"):
+            # its end: the first "*/" after the opening (a block comment holds no other)
+            end = text.find("*/", at[i] + len(line) - len(bare) + 2)
+            last = bisect.bisect_right(at, end) - 1
+            if end >= 0 and not lines[last][end + 2 - at[last]:].strip():
+                out.extend([""] * (last - i + 1))
+                i = last + 1
+                continue
+        out.append("" if starts[i] and bare.startswith("//") else line)
+        i += 1
+    return "\n".join(out).encode("utf-8")
 
 
 _lean: dict[tuple[str, str], bytes] = {}
