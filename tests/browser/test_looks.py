@@ -114,7 +114,7 @@ TV_SIZES = [(1280, 720), (1366, 768), (1920, 1080), (2560, 1440), (3840, 2160), 
 
 def stage_scale(w: int, h: int) -> float:
     """The shared screen's scale at w x h: a stage 1080 high and as wide as the screen's
-    shape, 1440 to 1920 (host.js, fit)."""
+    shape, 1440 to 1920 (stage.js, fit)."""
     stage = min(1920, max(1440, round(1080 * w / h)))
     return min(w / stage, h / 1080)
 
@@ -140,7 +140,7 @@ FIT = """() => {
       out.cut.push((el.id || el.className || el.tagName) + ": "
                    + el.textContent.trim().slice(0, 30));
     // (the day's newest reveal but one in "Today" is set in whole lines, as many as its room
-    // holds, ending in "…": host.js, trimHistory)
+    // holds, ending in "…": stage.js, Stage.trim)
     if (["hidden", "clip"].includes(cs.overflowY) && el.scrollHeight > el.clientHeight + 1
         && el.id !== "board" && !(el.closest("#history") && cs.webkitLineClamp !== "none"))
       out.cut.push((el.id || el.className || el.tagName) + " (height)");
