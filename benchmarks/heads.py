@@ -37,7 +37,7 @@ from typing import Any
 
 from harness.server import COMPANION, rss_mb, server_side
 
-from .server import running_server
+from .served import running_server
 
 FILES = 512             # the open-file limit at the cap: 512 - 256 reserved = 256 connections
 OLD_LINE, OLD_LINES = 64 * 1024, 99

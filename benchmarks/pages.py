@@ -22,7 +22,7 @@ from html.parser import HTMLParser
 
 from harness.server import COMPANION
 
-from .server import running_server
+from .served import running_server
 
 TARGETS = {"phone": 40 * 1024, "host": 60 * 1024}        # issue 24 (were 60 and 150 KB)
 CHANGE_TARGET, GAME_TARGET = 1536, 40 * 1024     # issue 15: a change, a whole game

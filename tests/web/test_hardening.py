@@ -12,7 +12,8 @@ import time
 import pytest
 import sqlalchemy as sa
 
-from companion.run.server import MAX_BODY, Server
+from companion.run.connection import MAX_BODY
+from companion.run.server import Server
 from companion.store.models import Event, Receipt, Table, db
 from companion.table import states
 

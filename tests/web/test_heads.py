@@ -14,7 +14,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from companion.run.server import HEAD, HEADER_LINE, HEADER_LINES, Server
+from companion.run.heads import HEAD, HEADER_LINE, HEADER_LINES
+from companion.run.server import Server
 from harness.server import Server as Process
 from harness.server import rss_mb
 from harness.server import server_side as connections_from

@@ -9,7 +9,7 @@ import io
 import pytest
 from gevent.pywsgi import headers_factory
 
-from companion.run.server import HEADER_LINE, HEADER_LINES, _Headers
+from companion.run.heads import HEADER_LINE, HEADER_LINES, Headers
 
 BLOCKS = [
     b"Host: 127.0.0.1:5000\r\nContent-Type: application/json\r\nContent-Length: 42\r\n\r\n",
@@ -32,7 +32,7 @@ def _norm(value: str | None) -> str | None:
 
 @pytest.mark.parametrize("block", BLOCKS)
 def test_headers_as_pywsgi_read_them(block: bytes) -> None:
-    ours, theirs = _Headers(io.BytesIO(block)), headers_factory(io.BytesIO(block))
+    ours, theirs = Headers(io.BytesIO(block)), headers_factory(io.BytesIO(block))
     assert ours.status == theirs.status == ""
     for name in NAMES:       # a folded value may differ only in its inner spaces
         assert _norm(ours.get(name)) == _norm(theirs.get(name)), name
@@ -51,24 +51,24 @@ def test_a_line_too_long_too_many_lines_or_too_large_a_head_is_refused() -> None
     limit and one byte."""
     line = b"X-Big: " + b"a" * (HEADER_LINE - 9) + b"\r\n"          # HEADER_LINE bytes
     assert len(line) == HEADER_LINE
-    assert _Headers(io.BytesIO(b"Host: a\r\n" + line + b"\r\n")).status == ""
+    assert Headers(io.BytesIO(b"Host: a\r\n" + line + b"\r\n")).status == ""
     over = io.BytesIO(b"Host: a\r\n" + line[:-2] + b"a\r\n" + b"\r\n" + b"z" * 99999)
-    assert _Headers(over).status == "Line too long"
+    assert Headers(over).status == "Line too long"
     assert over.tell() == 9 + HEADER_LINE + 1                   # nothing more was read
     many = b"".join(b"X-%d: 1\r\n" % i for i in range(HEADER_LINES + 1)) + b"\r\n"
-    assert _Headers(io.BytesIO(many)).status == "Too many headers"
+    assert Headers(io.BytesIO(many)).status == "Too many headers"
     exactly = b"".join(b"X-%d: 1\r\n" % i for i in range(HEADER_LINES)) + b"\r\n"
-    assert _Headers(io.BytesIO(exactly)).status == ""
+    assert Headers(io.BytesIO(exactly)).status == ""
     # the whole head, blank line included, within the budget
     head = line * 3 + b"Host: a\r\n\r\n"
-    assert _Headers(io.BytesIO(head), len(head)).status == ""
-    assert _Headers(io.BytesIO(head), len(head) - 1).status == "Head too large"
+    assert Headers(io.BytesIO(head), len(head)).status == ""
+    assert Headers(io.BytesIO(head), len(head) - 1).status == "Head too large"
     seen: list[int] = []
-    _Headers(io.BytesIO(head), took=seen.append)                # the guard's count
+    Headers(io.BytesIO(head), took=seen.append)                # the guard's count
     assert sum(seen) == len(head)
     # a head cut short by the end of the connection is not whole (not a request)
-    assert not _Headers(io.BytesIO(b"Host: a\r\nX-Cut: 1")).whole
-    assert _Headers(io.BytesIO(b"Host: a\r\n\r\n")).whole
+    assert not Headers(io.BytesIO(b"Host: a\r\nX-Cut: 1")).whole
+    assert Headers(io.BytesIO(b"Host: a\r\n\r\n")).whole
 
 
 def test_an_answer_larger_than_the_socket_takes_at_once_arrives_whole() -> None:
