@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.help import helptext
-from companion.help.helptext import GLOSSARY, PHASE_NAMES, PHASES, RANKS, RULES, for_phase, search
+from companion import help as rules_help
+from companion.help import GLOSSARY, PHASE_NAMES, PHASES, RANKS, RULES, for_phase, search
 
 RULES_MD = Path(__file__).resolve().parents[2] / "shared/spec/RULES.md"
 
@@ -92,7 +92,7 @@ def test_search_captain():
 def test_search_returns_copies():
     found = search("R45")
     found[0]["title"] = "changed"
-    assert helptext.rule("R45")["title"] != "changed"
+    assert rules_help.rule("R45")["title"] != "changed"
 
 
 def test_for_phase():
@@ -121,17 +121,17 @@ def test_search_ranks_an_exact_id_then_titles_then_text():
     assert search("R45")[0]["id"] == "R45"
     found = search("bomb")
     names = [e.get("name") or e.get("title") or e.get("term") for e in found]
-    first_text_only = next(i for i, e in enumerate(found) if helptext.score(e, "bomb") >= 2)
+    first_text_only = next(i for i, e in enumerate(found) if rules_help.score(e, "bomb") >= 2)
     assert "Bomb" in names[:first_text_only]
-    assert all(helptext.score(e, "bomb") < 2 for e in found[:first_text_only])
-    assert [helptext.score(e, "bomb") for e in found] == sorted(
-        helptext.score(e, "bomb") for e in found)
+    assert all(rules_help.score(e, "bomb") < 2 for e in found[:first_text_only])
+    assert [rules_help.score(e, "bomb") for e in found] == sorted(
+        rules_help.score(e, "bomb") for e in found)
 
 
 # --- a search that forgives (issue 22 item 4) ------------------------------------------
 
 def _where(found) -> list[str]:
-    return [helptext.anchor(e) for e in found]
+    return [rules_help.anchor(e) for e in found]
 
 
 def test_search_folds_accents_and_case():
@@ -157,7 +157,7 @@ def test_search_knows_every_name_in_all_four_languages_and_answers_in_the_screen
         assert deception[:3] == ["R14", "R50", "R51"], screen
         agent = _where(search("double agent", screen))
         assert agent[0] == "R32" and "word-8" in agent, screen         # its title; DA
-        assert search("deception", screen)[0]["title"] == helptext.texts(screen)["rules"][7][
+        assert search("deception", screen)[0]["title"] == rules_help.texts(screen)["rules"][7][
             "title"]
     assert _where(search("feldmarschall", "en"))[:2] == ["R49", "rank-10"]
     assert _where(search("maarschalk", "en"))[:2] == ["R49", "rank-10"]
@@ -172,17 +172,17 @@ def test_search_tolerates_a_typo():
     assert _where(search("double agnet", "fr"))[0] == "R32"
     assert _where(search("feldmarshal", "en"))[:2] == ["R49", "rank-10"]
     # a typo is forgiven only when the words as typed find nothing: no noise then
-    assert all(helptext.score(e, "wall") <= 3 for e in search("wall"))
+    assert all(rules_help.score(e, "wall") <= 3 for e in search("wall"))
     assert search("zzzzqqq") == []
 
 
 def test_search_ranks_an_exact_id_first_in_every_language():
-    for screen in helptext.LOCALES:
+    for screen in rules_help.LOCALES:
         assert search("R45", screen)[0]["id"] == "R45"
         assert search("r45", screen)[0]["id"] == "R45"
         assert search("R45", screen)[1].get("rank") == 6           # the Captain: its rule
     for query in ("captain", "deception", "marechal", "Marshal", "captian"):
-        tiers = [helptext.score(e, query) for e in search(query, "de")]
+        tiers = [rules_help.score(e, query) for e in search(query, "de")]
         assert tiers == sorted(tiers), query
 
 
@@ -197,9 +197,9 @@ def test_search_answers_in_the_screens_language_with_english_for_an_unknown_one(
 
 
 def test_ids_are_the_anchors_of_the_rules_page():
-    assert helptext.ids("captain")[:2] == ["R45", "rank-6"]
-    assert helptext.ids("") == []
-    assert {helptext.anchor(e) for e in helptext.texts("fr")["glossary"]} == {
+    assert rules_help.ids("captain")[:2] == ["R45", "rank-6"]
+    assert rules_help.ids("") == []
+    assert {rules_help.anchor(e) for e in rules_help.texts("fr")["glossary"]} == {
         f"word-{i}" for i in range(len(GLOSSARY))}
 
 
@@ -675,3 +675,39 @@ def test_a_word_of_one_language_sends_no_other_language_astray():
     assert _where(search("was steht hier?", "de"))[:1] != ["word-23"]
     assert _where(search("wat moet ik hier doen?", "nl"))[:1] != ["word-23"]
     assert _where(search("qui a gagné hier soir ?", "fr"))[:1] == ["word-23"]
+
+
+@pytest.mark.parametrize("module", ["companion.help", "companion.help.entries",
+                                    "companion.help.questions", "companion.help.ranking"])
+def test_the_help_docstring_examples_run(module):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_the_words_of_a_question_are_data_an_editor_can_read():
+    """companion/help/words.json: each word list is words apart by spaces, folded as a
+    query is (a word with an accent or a capital would never be met), each synonym group
+    says what it asks and means (and may say why), each pattern compiles; the search
+    reads them from there."""
+    import json
+
+    from companion.help import questions
+    from companion.help.ranking import fold
+
+    path = Path(questions.__file__).with_name("words.json")
+    data = json.loads(path.read_text("utf-8"))
+    assert set(data) == {"about", "question_words", "ability", "same", "idioms", "scoring",
+                         "phrases"}
+    lists = [*data["question_words"], data["ability"], *data["scoring"].values()]
+    for g in data["same"]:
+        if not isinstance(g, str):                       # a plain string: a note
+            assert set(g) in ({"asked", "means"}, {"asked", "means", "why"}), g
+            lists += [g["asked"], g["means"]]
+    for words in lists:
+        assert words.split() and all(fold(w) == w and w.isalnum() for w in words.split()), words
+    for item in data["idioms"] + data["phrases"]:
+        re.compile(item["pattern"].replace("{win}", "win"))
+    assert questions.SAME["wrong"] == ("incorrect",) and "comment" in questions.QUESTION_WORDS
+    assert rules_help.ids("what is wrong")[:1] == rules_help.ids("incorrect")[:1]

@@ -11,7 +11,9 @@ when there is one, else to the package.
 from __future__ import annotations
 
 import ast
+import json
 import pathlib
+import re
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "companion"
@@ -95,9 +97,61 @@ def _cycles() -> list[list[str]]:
 
 
 def test_the_layout_sees_the_engine_chain():
-    assert "companion.engine.referee" in GRAPH["companion.engine.preview"]
-    assert "companion.engine.expect" in GRAPH["companion.engine.referee"]
-    assert "companion.engine.referee" not in GRAPH["companion.engine.expect"]
+    engine = {m.rpartition(".")[2]: m for m in MODULES if m.startswith("companion.engine.")}
+    # scoring <- abilities <- referee <- preview, and expect <- referee: never back
+    chain = ["scoring", "abilities", "referee", "preview"]
+    for lower, upper in zip(chain, chain[1:], strict=False):
+        assert engine[lower] in GRAPH[engine[upper]], (lower, upper)
+    assert engine["expect"] in GRAPH[engine["referee"]]
+    for lower in ("scoring", "abilities", "expect"):
+        assert engine["referee"] not in GRAPH[engine[lower]], lower
+    assert engine["abilities"] not in GRAPH[engine["scoring"]]
+
+
+def _rule_ids(text: str) -> set[str]:
+    """The ids in a rule list such as ``R3, R15`` or ``R40-R49``, ranges expanded."""
+    ids: set[str] = set()
+    for a, b in re.findall(r"R(\d+)(?:-R(\d+))?", text):
+        ids |= {f"R{n}" for n in range(int(a), int(b or a) + 1)}
+    return ids
+
+
+def test_a_rule_is_found_by_its_id():
+    """Every rule id names the engine function that implements it, first thing in its
+    docstring (``R45, R49: ...``), or marks the branch or constant that does
+    (``# R51 ...``, ``rule = "R61"``), so ``grep -rn R45 companion/engine/`` shows
+    where it lives."""
+    rules = json.loads((PACKAGE / "help" / "en.json").read_text(encoding="utf-8"))["rules"]
+    wanted = {r["id"] for r in rules}
+    found: dict[str, set[str]] = {}
+    for m, path in MODULES.items():
+        if not m.startswith("companion.engine"):
+            continue
+        text = path.read_text()
+        for node in ast.walk(ast.parse(text, str(path))):
+            doc = isinstance(node, ast.FunctionDef) and ast.get_docstring(node)
+            lead = re.match(r"(R\d+(?:-R\d+)?(?:, R\d+(?:-R\d+)?)*)\b", doc or "")
+            for rid in _rule_ids(lead.group(1)) if lead else ():
+                found.setdefault(rid, set()).add(f"{m}.{node.name}")
+            if isinstance(node, ast.Constant) and re.fullmatch(r"R\d+", str(node.value)):
+                found.setdefault(str(node.value), set()).add(m)   # the rule a reveal names
+        for line in text.splitlines():
+            for rid in re.findall(r"\bR\d+\b", line.partition("  # ")[2]):
+                found.setdefault(rid, set()).add(m)
+    assert wanted and wanted <= set(found), f"rules found nowhere: {sorted(wanted - set(found))}"
+    assert {"companion.engine.abilities.parse_choice",
+            "companion.engine.abilities.use_ability"} <= found["R45"]
+
+
+# the data files beside the code that reads them are exempt (the rules' words)
+MAX_LINES = 450
+
+
+def test_no_module_of_the_engine_or_the_help_is_over_450_lines():
+    long = {m: n for m, path in MODULES.items()
+            if m.startswith(("companion.engine", "companion.help"))
+            and (n := len(path.read_text().splitlines())) > MAX_LINES}
+    assert long == {}
 
 
 def test_the_engine_imports_nothing_outside_itself():

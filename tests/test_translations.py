@@ -19,8 +19,8 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po
 
+from companion import help as rules_help
 from companion.edge import lang
-from companion.help import helptext
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CATALOGS = ROOT / "companion" / "translations"
@@ -107,7 +107,7 @@ def _words(value, path=""):
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_the_help_texts_hold_the_same_entries_in_every_language(locale):
-    en, other = helptext.texts("en"), helptext.texts(locale)
+    en, other = rules_help.texts("en"), rules_help.texts(locale)
     assert _shape(other) == _shape(en)
     mine = dict(_words(other))
     assert set(mine) == set(dict(_words(en))), "a help text missing or extra"
@@ -122,7 +122,7 @@ def test_the_help_texts_hold_the_same_entries_in_every_language(locale):
 
 def test_rank_names_follow_the_language():
     """The box's own rank names per language; numbers stay."""
-    names = {loc: [r["name"] for r in helptext.texts(loc)["ranks"]] for loc in lang.LOCALES}
+    names = {loc: [r["name"] for r in rules_help.texts(loc)["ranks"]] for loc in lang.LOCALES}
     assert names["de"][9] == "Feldmarschall" and names["fr"][1] == "Éclaireur"
     assert names["nl"][5] == "Kapitein"
     for loc in LOCALES:

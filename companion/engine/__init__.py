@@ -16,8 +16,11 @@ Public API (RULES.md ids in brackets):
 - refusals: :class:`RecordError` and its subclasses
 
 Modules depend one way only: ``errors`` ← ``events`` ← ``results`` ← ``state`` ←
-``expect`` ← ``referee`` ← ``preview`` ← ``draft``; ``narrate`` reads ``results``; every
-module may use ``words`` (which uses none).
+``scoring`` ← ``abilities`` ← ``referee`` ← ``preview`` ← ``draft``, and ``state`` ←
+``expect`` ← ``referee``; ``narrate`` reads ``results``; every module may use ``words``
+(which uses none). A rule lives in the function whose docstring starts with its id
+(``grep -rn R45 companion/engine/``): the events' rules in ``referee``, IP and the
+double agent in ``scoring``, the soldiers' abilities in ``abilities``.
 
 >>> import random
 >>> from companion.engine.simulate import random_record
@@ -29,6 +32,7 @@ module may use ``words`` (which uses none).
 from collections.abc import Sequence
 from typing import Any
 
+from .abilities import activate
 from .draft import Draft
 from .errors import BadRecord, GameOver, IllegalEvent, MalformedEvent, OutOfTurn, RecordError
 from .events import (
@@ -58,7 +62,7 @@ from .narrate import (
     reveal_words,
 )
 from .preview import ability_preview, choice_options
-from .referee import activate, apply, new_game, replay
+from .referee import apply, new_game, replay
 from .results import Effect, Outcome, Reason, RevealResult
 from .state import Phase, State
 from .words import ENGLISH, N_, Msg, Translator, join, listing, plural, rank, side

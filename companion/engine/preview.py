@@ -1,7 +1,7 @@
 """What a choice would do: the owner's choices for a reveal and the ability calculator.
 
 Both work on copies of the state through the referee's public entry points
-(:func:`~companion.engine.referee.apply`, :func:`~companion.engine.referee.activate`);
+(:func:`~companion.engine.referee.apply`, :func:`~companion.engine.abilities.activate`);
 the state passed in is left untouched.
 
 >>> from companion.engine import new_game
@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .abilities import activate
 from .errors import RecordError
 from .events import RANK_NAMES, SIDES, Reveal, Side, other
 from .expect import describe_choice, owner_choices
-from .referee import activate, apply
+from .referee import apply
 from .state import State
 
 

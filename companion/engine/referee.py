@@ -12,20 +12,23 @@ The state of a game is derived from its events, never stored apart from them:
 
 :func:`apply` returns a new state and leaves its argument untouched, so undo is
 ``replay(record.options, events[:-1])``. Each rule is implemented in the
-function whose docstring starts with its id: search this file for ``R45`` to
-find the Captain.
+function whose docstring starts with its id: here the events' rules (setup,
+intel, the start R3, R10-R15; a reveal R13, R14, R20-R24, R50, R60, R61; the end
+R70-R72), in :mod:`~companion.engine.scoring` IP and the double agent (R30-R33,
+R60's undoing), in :mod:`~companion.engine.abilities` the soldiers (R40-R49).
+``grep -rn R45 companion/engine/`` finds the Captain.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any
 
+from .abilities import parse_choice, use_ability
 from .errors import GameOver, IllegalEvent, OutOfTurn, RecordError
 from .events import (
     BLUE,
-    RANK_NAMES,
     RED,
     Check,
     Event,
@@ -34,35 +37,16 @@ from .events import (
     Options,
     Record,
     Reveal,
-    Side,
     Start,
     Tokens,
     other,
 )
 from .expect import expected
-from .results import (
-    DaMove,
-    DeceptionPays,
-    DoubleDamage,
-    Drain,
-    Effect,
-    Fizzle,
-    FlagCaptured,
-    Infiltrate,
-    IpGain,
-    OrderBroken,
-    Outcome,
-    Reason,
-    RevealOutcome,
-    RevealResult,
-    RoundEffect,
-    TokenGained,
-    UseExhausted,
-)
+from .results import DeceptionPays, DoubleDamage, Outcome, Reason, RevealOutcome, RevealResult
+from .scoring import Out, gain, order_broken, r30_identify, r60_incorrect_order
 from .state import (
     CAPTURE_CHECK,
     DAYS,
-    DIRECTION,
     INTEL,
     MISSION,
     OVER,
@@ -72,9 +56,13 @@ from .state import (
     TURNS,
     State,
 )
-from .words import Msg
+from .words import Msg, numbers
 from .words import rank as rank_word
 from .words import side as side_word
+
+# made once and shared, as the effects of scoring are
+_double_damage = cache(DoubleDamage)
+_deception_pays = cache(DeceptionPays)
 
 
 def _name(rank: int) -> Msg:
@@ -218,97 +206,6 @@ def _start(s: State, e: Start) -> None:
     s.phase = MISSION
 
 
-# --- scoring and the double agent (R30-R33) ----------------------------------------
-
-_Out = list[Effect]   # what one reveal did, in order (for the screens and the narration)
-
-# Effects are frozen values from small sets (a side and a few small numbers), so
-# each is made once and then shared (a frozen dataclass takes ~0.4 us to make).
-_ip_gain = cache(IpGain)
-_infiltrate = cache(Infiltrate)
-_da_move = cache(DaMove)
-_round_effect = cache(RoundEffect)
-_flag_captured = cache(FlagCaptured)
-_order_broken_effect = cache(OrderBroken)
-_double_damage = cache(DoubleDamage)
-_deception_pays = cache(DeceptionPays)
-_token_gained = cache(TokenGained)
-_use_exhausted = cache(UseExhausted)
-_fizzle = cache(Fizzle)
-_drain = cache(Drain)
-_IP_STAT = {"identified": "ip_identified", "abilities": "ip_abilities",
-            "deception": "ip_deception"}   # the stat each source of IP adds to
-
-
-def _gain(s: State, side: Side, n: int, out: _Out, source: str, rollover: bool = False,
-          carried: bool = False) -> None:
-    """R31, R33, R48: add IP; reaching 10 infiltrates (excess lost unless Colonel)."""
-    if s.outcome or n <= 0:
-        return
-    ip = s.ip[side] + n
-    out.append(_ip_gain(side, n, source, carried))
-    s.stats[side][_IP_STAT[source]] += n
-    if ip < 10:
-        s.ip[side] = ip
-        return
-    s.ip[side] = 0
-    s.stats[side]["infiltrations"] += 1
-    out.append(_infiltrate(side, ip - 10, rollover))
-    _move_da(s, side, s.day, out, "infiltration")
-    if rollover and ip > 10:
-        _gain(s, side, ip - 10, out, source, rollover=True, carried=True)
-
-
-def _move_da(s: State, side: Side, steps: int, out: _Out, source: str) -> None:
-    """R32, R70: move the DA toward ``side``'s enemy fort. It stops at the enemy wall;
-    a move that starts there takes the flag."""
-    if s.outcome:
-        return
-    d = DIRECTION[side]
-    wall = d * s.wall
-    if steps > 0 and s.da == wall:                  # R70: past the wall, the flag
-        s.da = d * (s.wall + 1)
-        s.outcome, s.capturer = Outcome(side, Reason.FLAG), side
-        s.phase = CAPTURE_CHECK
-        out.append(_da_move(side, 0, wall, source))
-        out.append(_flag_captured(side))
-        return
-    left = (wall - s.da) * d                        # steps left to the wall
-    moved = steps if steps < left else left
-    s.da += d * moved
-    s.da_moved[side] += moved
-    s.stats[side]["da_steps"] += moved
-    out.append(_da_move(side, moved, s.da, source, steps))
-
-
-def _order_broken(earlier: Iterable[tuple[int, int]], mission: int, rank: int) -> bool:
-    """R10: does ``rank`` on ``mission`` break the order with the ``earlier`` cards?"""
-    if rank == 4:
-        return False
-    for m, r in earlier:
-        if r == 4:
-            continue
-        if (m < mission and r > rank) or (m > mission and r < rank):
-            return True
-    return False
-
-
-def _r60_incorrect_order(s: State, owner: Side, out: _Out) -> None:
-    """R60: undo the owner's actual DA steps this round (never past its own wall); IP to 0."""
-    back = s.da_moved[owner]
-    d = DIRECTION[owner]
-    own_wall = -d * s.wall
-    da = s.da - d * back
-    da = max(da, own_wall) if d > 0 else min(da, own_wall)
-    undone = abs(s.da - da)
-    s.da = da
-    s.da_moved[owner] = 0
-    lost = s.ip[owner]
-    s.ip[owner] = 0
-    s.broken[owner] = True
-    out.append(_order_broken_effect(owner, undone, lost, da))
-
-
 # --- a reveal (R13, R14, R20-R24, R50, R60, R61) -----------------------------------
 
 def _reveal(s: State, e: Reveal) -> None:
@@ -332,7 +229,7 @@ def _reveal(s: State, e: Reveal) -> None:
     if e.deception and s.dt[owner] < 1:
         raise IllegalEvent(Msg("{side} holds no deception token", side=owner))
 
-    out: _Out = []
+    out: Out = []
     index = s.event_count
     if e.deception:
         s.dt[owner] -= 1                      # R14, R51: spent whatever happens
@@ -343,8 +240,8 @@ def _reveal(s: State, e: Reveal) -> None:
     outcome: RevealOutcome
     if s.broken[owner]:
         outcome, rule = "identified", "R60"
-    elif revealed and _order_broken(revealed.items(), mission, rank):
-        _r60_incorrect_order(s, owner, out)
+    elif revealed and order_broken(revealed.items(), mission, rank):
+        r60_incorrect_order(s, owner, out)
         outcome, rule = "identified", "R60"
     elif rank != 4 and (mission in (s.tokens[owner] or ())) != (rank in (s.intel or ())):
         outcome, rule = "identified", "R61"   # a token where the card is not on the intel
@@ -361,22 +258,22 @@ def _reveal(s: State, e: Reveal) -> None:
 
     choice = None
     if outcome == "activated" and rank in (6, 10):
-        choice = _parse_choice(s, owner, rank, e.choice)
+        choice = parse_choice(s, owner, rank, e.choice)
 
     revealed[mission] = rank
     s.round_reveals += 1
 
     if outcome == "identified":
-        _r30_identify(s, guesser, out)
+        r30_identify(s, guesser, out)
         if bomb:
             s.double[owner] = True            # R47
             out.append(_double_damage(owner))
     elif outcome == "activated":
         s.stats[owner]["activated"] += 1
-        _activate(s, owner, rank, choice, out)
+        use_ability(s, owner, rank, choice, out)
         if e.deception and not s.outcome:
             out.append(_deception_pays(owner))  # R50
-            _gain(s, owner, 4, out, "deception")
+            gain(s, owner, 4, out, "deception")
 
     dt = s.dt
     s.reveals += (RevealResult(   # by position, in the order of its fields (cheaper)
@@ -392,144 +289,6 @@ def _reveal(s: State, e: Reveal) -> None:
             _r72_end_of_day_three(s)
         else:
             s.phase = ROUND_END
-
-
-def _r30_identify(s: State, guesser: Side, out: _Out) -> None:
-    """R30 (also R60, R61): the card retreats; the guesser gains 2, or 4 after its Scout."""
-    s.stats[guesser]["identified"] += 1
-    _gain(s, guesser, 4 if s.effects[guesser]["scout"] else 2, out, "identified")
-
-
-class _Choice(NamedTuple):
-    """A checked choice: "ip", "drain", or "use" of the exhausted ``rank`` (then ``then``)."""
-
-    kind: str
-    rank: int = 0
-    then: str | None = None
-
-
-def _parse_choice(s: State, owner: Side, rank: int, choice: str | None) -> _Choice:
-    """R45, R49: check the owner's choice for an activated Captain or Marshal."""
-    if rank == 10:
-        if choice not in ("ip", "drain"):
-            raise IllegalEvent(Msg("{side}'s Marshal was activated: its owner must choose "
-                                   "\"ip\" or \"drain\" (R49), not {choice}", side=owner,
-                                   choice=_show(choice)))
-        return _Choice(choice)
-    usable = s.exhausted[owner]
-    if choice == "ip":
-        return _Choice("ip")
-    parts = choice.split(":") if isinstance(choice, str) else []
-    if len(parts) >= 2 and parts[0] == "use" and parts[1].isdigit():
-        n = int(parts[1])
-        if n not in usable:
-            what = _name(n) if n in RANK_NAMES else n
-            raise IllegalEvent(Msg("{side}'s Captain cannot use the {what}: it is not one of "
-                                   "{side}'s exhausted soldiers ({usable}) (R45)", side=owner,
-                                   what=what, usable=_numbers(usable)))
-        if n == 10 and len(parts) == 3 and parts[2] in ("ip", "drain"):
-            return _Choice("use", 10, parts[2])
-        if n == 10 and len(parts) == 2 and s.effects[other(owner)]["spy"]:
-            return _Choice("use", 10)     # R45: it fizzles (R40), so its choice is not needed
-        if n != 10 and len(parts) == 2:
-            return _Choice("use", n)
-    options = ["ip"] + [f"use:{r}" if r != 10 else "use:10:ip / use:10:drain" for r in usable]
-    raise IllegalEvent(Msg("{side}'s Captain was activated: its owner must choose one of "
-                           "{options} (R45), not {choice}", side=owner,
-                           options=", ".join(options), choice=_show(choice)))
-
-
-def _show(choice: str | None) -> Msg | str:
-    return Msg("no choice") if choice is None else f"\"{choice}\""
-
-
-def _numbers(ns: Iterable[int]) -> Msg | str:
-    """``1, 2, 3``, or "none"."""
-    return ", ".join(map(str, ns)) or Msg("none")
-
-
-# --- abilities (R40-R49) ---------------------------------------------------------
-
-def activate(state: State, side: Side, rank: int,
-             choice: str | None = None) -> tuple[State, tuple[Effect, ...]]:
-    """R40-R49: the state after ``side``'s soldier ``rank`` were activated now, and its effects.
-
-    A what-if for the ability calculator: ``state`` is left unchanged and the
-    ``choice`` of a Captain or Marshal ("ip", "drain", "use:N", "use:10:ip"...)
-    is taken as given, not checked against the exhausted soldiers.
-
-    >>> import json
-    >>> from companion.engine import new_game
-    >>> after, effects = activate(new_game(), BLUE, 9)
-    >>> after.da, [json.dumps(e.to_dict()) for e in effects]
-    (-2, ['{"kind": "da", "side": "blue", "steps": 2, "asked": 2, "to": -2, "source": "General"}'])
-    """
-    parsed = None
-    if choice is not None:
-        parts = choice.split(":")
-        parsed = (_Choice("use", int(parts[1]), parts[2] if len(parts) > 2 else None)
-                  if parts[0] == "use" else _Choice(choice))
-    after = state.copy()
-    out: _Out = []
-    _activate(after, side, rank, parsed, out)
-    return after, tuple(out)
-
-
-def _activate(s: State, side: Side, rank: int, choice: _Choice | None, out: _Out) -> None:
-    """R40-R49: the ability of ``side``'s soldier ``rank``."""
-    if rank == 1:                             # R40 Spy
-        _gain(s, side, 1, out, "abilities")
-        if s.outcome:
-            return
-        if s.dt[side] < 2 and s.supply > 0:   # R51
-            s.dt[side] += 1
-            s.supply -= 1
-            out.append(_token_gained(side, 1))
-        s.effects[side]["spy"] = True
-        out.append(_round_effect(side, "spy"))
-    elif rank == 2:                           # R41 Scout
-        _gain(s, side, 2, out, "abilities")
-        s.effects[side]["scout"] = True
-        out.append(_round_effect(side, "scout"))
-    elif rank == 3:                           # R42 Miner
-        _gain(s, side, 3, out, "abilities")
-        s.effects[side]["miner"] = True
-        out.append(_round_effect(side, "miner"))
-    elif rank == 4:                           # R43 Sergeant
-        _gain(s, side, 4, out, "abilities")
-    elif rank == 5:                           # R44 Lieutenant
-        _move_da(s, side, 1, out, "Lieutenant")
-    elif rank == 6:                           # R45 Captain
-        assert choice is not None
-        if choice.kind == "ip":
-            _gain(s, side, 6, out, "abilities")
-            return
-        used = choice.rank
-        out.append(_use_exhausted(side, used))
-        enemy_effects = s.effects[other(side)]
-        if (used == 10 and enemy_effects["spy"]) or (used == 7 and enemy_effects["miner"]):
-            out.append(_fizzle(side, used, "R40" if used == 10 else "R42"))
-            return
-        _activate(s, side, used, _Choice(choice.then) if choice.then else None, out)
-    elif rank == 7:                           # R46 Bomb
-        s.effects[side]["bomb"] = True
-        out.append(_round_effect(side, "bomb"))
-    elif rank == 8:                           # R48 Colonel
-        _gain(s, side, 8, out, "abilities", rollover=True)
-    elif rank == 9:                           # General: two steps, as R44 does one
-        _move_da(s, side, 2, out, "General")
-    elif rank == 10:                          # R49 Marshal
-        assert choice is not None
-        if choice.kind == "ip":
-            _gain(s, side, 10, out, "abilities")
-        else:
-            _gain(s, side, 5, out, "abilities")
-            if s.outcome:
-                return
-            enemy = other(side)
-            drained = min(5, s.ip[enemy])
-            s.ip[enemy] -= drained
-            out.append(_drain(enemy, drained))
 
 
 # --- end of the game (R70-R72) -----------------------------------------------------
@@ -550,7 +309,7 @@ def _check(s: State, e: Check) -> None:
     if given != face_down:
         raise IllegalEvent(Msg("{side}'s face-down missions are {want}; the check must give "
                                "exactly those, not {given}", side=side,
-                               want=_numbers(face_down), given=_numbers(given)))
+                               want=numbers(face_down), given=numbers(given)))
     seen = set(revealed.values())
     for _, r in e.ranks:
         if r in seen:

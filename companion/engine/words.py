@@ -220,3 +220,8 @@ def listing(parts: Iterable[Any]) -> Any:
     for x in items[1:]:
         head = Msg(N_("{first}, {next}"), first=head, next=x)
     return head
+
+
+def numbers(ns: Iterable[int]) -> Msg | str:
+    """Numbers for a refusal: ``1, 2, 3``, or "none"."""
+    return ", ".join(map(str, ns)) or Msg("none")

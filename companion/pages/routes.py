@@ -21,6 +21,7 @@ import qrcode.image.svg
 from babel import Locale
 from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request
 
+from .. import help as rules_help
 from ..edge import assets, lang, when
 from ..edge.address import base_url
 from ..edge.fields import CODE_RE
@@ -29,7 +30,6 @@ from ..edge.limits import code_wait
 from ..engine import Msg
 from ..engine import rank as rank_word
 from ..group import chances, games, history
-from ..help import helptext
 from ..play.tables import load
 
 bp = Blueprint("pages", __name__)
@@ -134,7 +134,7 @@ def _help_language() -> str:
 
 
 def _helptext() -> dict[str, Any]:
-    return helptext.texts(_help_language())
+    return rules_help.texts(_help_language())
 
 
 #: the companion's own pages a glossary word is about, by the word's English term: its
@@ -150,7 +150,7 @@ _WORD_PAGES = {"join": (("/j", Msg("Join a table")),),
 def _opens(locale: str) -> dict[str, list[list[str]]]:
     """The pages each glossary word opens, by its /rules anchor ("word-23"): each an
     address and its label in ``locale`` (made once per language, not per request)."""
-    terms = [g["term"] for g in helptext.texts("en")["glossary"]]
+    terms = [g["term"] for g in rules_help.texts("en")["glossary"]]
     return {f"word-{i}": [[href, lang.say(label, locale)] for href, label in _WORD_PAGES[t]]
             for i, t in enumerate(terms) if t in _WORD_PAGES}
 
@@ -227,7 +227,7 @@ def rules_search() -> Response:
     of what answers ``q``, best first, whatever language it is typed in (accents and
     case folded, a typo forgiven). A long query is cut, never refused."""
     q = (request.args.get("q") or "")[:1000]
-    resp = jsonify({"q": q, "ids": helptext.ids(q)})    # the same in every language
+    resp = jsonify({"q": q, "ids": rules_help.ids(q)})    # the same in every language
     resp.headers["Cache-Control"] = "public, max-age=300"
     return resp
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.help import helptext
+from companion import help as rules_help
 
 from .conftest import LEAST_WORD, audit, shot
 from .table import Table
@@ -26,11 +26,11 @@ FIRST = {"marechal": ["R49", "rank-10"], "Marshal": ["R49", "rank-10"],
 def _heading(locale: str, anchor: str) -> str:
     """The heading a screen in ``locale`` shows for the entry at ``anchor``."""
     if anchor.startswith("rank-"):
-        r = helptext.texts(locale)["ranks"][int(anchor[5:]) - 1]
+        r = rules_help.texts(locale)["ranks"][int(anchor[5:]) - 1]
         return f"{r['rank']} {r['name']}"
     if anchor.startswith("word-"):
-        return str(helptext.texts(locale)["glossary"][int(anchor[5:])]["term"])
-    r = next(x for x in helptext.texts(locale)["rules"] if x["id"] == anchor)
+        return str(rules_help.texts(locale)["glossary"][int(anchor[5:])]["term"])
+    r = next(x for x in rules_help.texts(locale)["rules"] if x["id"] == anchor)
     return f"{r['id']} {r['title']}"
 
 
@@ -74,13 +74,13 @@ def test_a_german_rules_page_finds_in_every_language_and_names_the_phases(screen
     page = screens("tv", locale="de-DE")
     page.goto(live.url + "/rules")
     page.wait_for_selector('html[lang="de"]', state="attached")
-    titles = {k: p["title"] for k, p in helptext.texts("de")["phases"].items()}
+    titles = {k: p["title"] for k, p in rules_help.texts("de")["phases"].items()}
     tags = page.locator("[data-phase-tag]")
     assert tags.count() > 40
     for i in range(tags.count()):
         t = tags.nth(i)
         assert t.inner_text() == titles[t.get_attribute("data-phase-tag")]
-    assert not set(tags.all_inner_texts()) & set(helptext.PHASE_NAMES) - set(titles.values())
+    assert not set(tags.all_inner_texts()) & set(rules_help.PHASE_NAMES) - set(titles.values())
     shot(page, "rules-page-de-1920")
     # read on the shared screen: no word under 16 px (its rule ids were 13, its text 18)
     assert page.evaluate(LEAST_WORD) >= 16

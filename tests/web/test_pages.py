@@ -30,9 +30,9 @@ def test_pages_render_without_outside_resources(table, client):
 
 
 def test_rules_page_lists_every_rule_by_id(client):
-    from companion.help import helptext
+    from companion import help as rules_help
     html = client.get("/rules").get_data(as_text=True)
-    for r in helptext.RULES:
+    for r in rules_help.RULES:
         assert f'id="{r["id"]}"' in html
     data = client.get("/rules.json").get_json()
     assert len(data["ranks"]) == 10 and data["rules"]

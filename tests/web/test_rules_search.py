@@ -1,12 +1,12 @@
 """The rules search asked of the server (issue 22 item 4): one search, in
-companion/help/helptext.py, for the /rules page and the phone's rules panel; and the rules
+companion/help/ranking.py, for the /rules page and the phone's rules panel; and the rules
 page's phase tags in the screen's language."""
 
 from __future__ import annotations
 
 import re
 
-from companion.help import helptext
+from companion import help as rules_help
 
 
 def _ids(client, q, lang: str | None = None) -> list[str]:
@@ -24,7 +24,7 @@ def test_the_search_route_answers_the_anchors_in_rank_order(client):
     assert _ids(client, "deception", "nl")[:3] == ["R14", "R50", "R51"]
     assert _ids(client, "captian", "de")[:2] == ["R45", "rank-6"]    # a typo
     for q in ("bomb", "wall", "Täuschung", "double agent"):
-        assert _ids(client, q) == helptext.ids(q)
+        assert _ids(client, q) == rules_help.ids(q)
 
 
 def test_the_search_route_finds_nothing_for_nothing(client):
@@ -41,15 +41,15 @@ def test_a_long_query_is_cut_not_refused(client):
 
 
 def test_the_rules_page_names_the_phases_in_its_language_and_anchors_every_entry(client):
-    for code in helptext.LOCALES:
+    for code in rules_help.LOCALES:
         html = client.get("/rules", query_string={"lang": code}).get_data(as_text=True)
-        titles = {p["title"] for p in helptext.texts(code)["phases"].values()}
+        titles = {p["title"] for p in rules_help.texts(code)["phases"].values()}
         tags = re.findall(r'<span class="tag"[^>]*>([^<]*)</span>', html)
         phase_tags = [t for t in tags if t and not re.fullmatch(r"R\d+", t)]
         assert phase_tags, code
         assert set(phase_tags) <= titles, (code, set(phase_tags) - titles)
-        assert not set(phase_tags) & set(helptext.PHASE_NAMES) - titles, code
-        for i in range(len(helptext.GLOSSARY)):
+        assert not set(phase_tags) & set(rules_help.PHASE_NAMES) - titles, code
+        for i in range(len(rules_help.GLOSSARY)):
             assert f'id="word-{i}"' in html, code
         assert "data-text=" not in html          # the page no longer searches by itself
     de = client.get("/rules", query_string={"lang": "de"}).get_data(as_text=True)
@@ -64,9 +64,9 @@ def test_a_word_about_one_of_the_companion_s_pages_opens_it(client):
     link nowhere."""
     opens = {"our games": ["/history", "/stats"], "story": ["/history"], "new table": ["/"],
              "join": ["/j"]}
-    en = [g["term"] for g in helptext.texts("en")["glossary"]]
+    en = [g["term"] for g in rules_help.texts("en")["glossary"]]
     labels = {"en": "Our games", "de": "Unsere Spiele", "fr": "Nos parties", "nl": "Onze spellen"}
-    for code in helptext.LOCALES:
+    for code in rules_help.LOCALES:
         html = client.get("/rules", headers={"Accept-Language": code}).get_data(as_text=True)
         entries = dict(re.findall(r'<div class="rule" id="(word-\d+)"[^>]*>(.*?)</div>', html))
         for i, term in enumerate(en):
@@ -80,7 +80,7 @@ def test_a_word_about_one_of_the_companion_s_pages_opens_it(client):
 def test_a_phone_s_rules_panel_gets_the_same_pages_in_its_language(client):
     """The phone's rules panel reads /rules.json: it carries each word's pages, by the
     word's anchor, labelled in the language the panel asks for."""
-    en = [g["term"] for g in helptext.texts("en")["glossary"]]
+    en = [g["term"] for g in rules_help.texts("en")["glossary"]]
     ours = f"word-{en.index('our games')}"
     for code, label in (("de", "Unsere Spiele"), ("fr", "Nos parties"), ("en", "Our games")):
         opens = client.get("/rules.json", query_string={"lang": code}).get_json()["opens"]
