@@ -53,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--blocks", type=int, default=4,
                    help="history: alone / loaded blocks of --seconds each (default 4)")
     b.add_argument("--games", type=int, default=None,
-                   help="chances: simulated games to grade the estimates on (default 2000); "
+                   help="chances: simulated games to grade the estimates on (default 2000; 0: "
+                        "only time the live figure); "
                         "post: games per timing (default 6)")
     b.add_argument("--playouts", type=int, default=100,
                    help="chances: playouts per estimate while grading (default 100)")
@@ -64,7 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.what == "chances":
         from .chances import run as chances
-        return chances(games=args.games or 2000, playouts=args.playouts)
+        # --games 0 is asked for (only the live figure), not a missing option
+        return chances(games=2000 if args.games is None else args.games,
+                       playouts=args.playouts)
     if args.what == "engine":
         from .engine import run
         return run(seconds=args.seconds, against=args.against, rounds=args.rounds or 7)
