@@ -1,4 +1,7 @@
-"""The table companion as a Flask application: host screen, phones, JSON API, live push.
+"""The table companion as a Flask application: its factory, which puts the packages below
+together (the edge, the API and the pages, live push), opens the database and upgrades it.
+
+May import: every package below it; only ``run`` and the command import it.
 
 >>> import tempfile
 >>> app = create_app({"TESTING": True, "SECRET_KEY": "doctest",
