@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 
 from ..edge.errors import ApiError
@@ -145,14 +145,42 @@ def check(model: type[Body], body: Mapping[str, Any],
     name is), the first field at fault refused as it declares; the keys it does not
     declare as they were sent. A field sent as null that means "absent" is left out.
     ``context``: what a refusal's words may read beside the body (the table's team play)."""
-    fields = _fields(model)
-    sent = {k: v for k, v in body.items()
-            if not (v is None and k in fields and _null(fields[k]) == "absent")}
+    nulls, tidied = _plan(model)
+    sent = ({k: v for k, v in body.items() if v is not None or k not in nulls}
+            if None in body.values() else dict(body))
     try:
         got = model.model_validate(sent)
     except ValidationError as err:
         raise _refusal(model, body, sent, err, context or {}) from None
-    return {**sent, **got.model_dump(by_alias=True, exclude_unset=True)}
+    for name, sent_as in tidied:           # the values a check tidies (a name, a seat)
+        if sent_as in sent:
+            value = getattr(got, name)
+            if isinstance(value, list) and value and isinstance(value[0], BaseModel):
+                value = [v.model_dump(by_alias=True, exclude_unset=True) for v in value]
+            sent[sent_as] = value
+    return sent
+
+
+@cache
+def _plan(model: type[Body]) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
+    """The fields of ``model`` whose null means "absent", and those whose checked value
+    may differ from the value sent (each with the name it is sent as), worked out once."""
+    nulls = frozenset(n for n, f in _fields(model).items() if _null(f) == "absent")
+    tidied = tuple((name, info.alias or name) for name, info in model.model_fields.items()
+                   if _tidies(info.metadata) or _tidies(info.annotation))
+    return nulls, tidied
+
+
+def _tidies(declared: Any) -> bool:
+    """Whether a field's type or metadata holds a validator that may change its value,
+    or a body of its own."""
+    if isinstance(declared, list | tuple):
+        return any(_tidies(x) for x in declared)
+    if isinstance(declared, AfterValidator | BeforeValidator):
+        return True
+    if isinstance(declared, type) and issubclass(declared, BaseModel):
+        return True
+    return _tidies(list(get_args(declared)) + list(getattr(declared, "__metadata__", ())))
 
 
 def _refusal(model: type[Body], body: Mapping[str, Any], sent: Mapping[str, Any],
