@@ -1,60 +1,19 @@
-"""Checks of the fields of a request body: each refusal names its field.
+"""What a field of a request may hold: the patterns of keys and codes, text that is text,
+a person's name. The request bodies that use them are declared in
+:mod:`companion.api.bodies` (issue 51), which refuses a field that breaks them.
 
->>> body_field({"version": 3}, "version", int, "a version")
-3
->>> body_field({"version": "3"}, "version", int, "a version")
-Traceback (most recent call last):
-...
-companion.edge.errors.ApiError: the field 'version' must be a version, not "3"
+>>> bool(KEY_RE.match("retry-key-1")), bool(CODE_RE.match("AB12")), bool(SECRET_RE.match("x"))
+(True, True, False)
 """
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from typing import Any
 
-from ..engine import N_, Msg
-from .errors import ApiError
-
 KEY_RE = re.compile(r"^[A-Za-z0-9_.:-]{8,64}$")
 CODE_RE = re.compile(r"^[A-Za-z0-9]{1,12}$")
-
-
-def body_field(body: dict[str, Any], name: str, kind: type | tuple[type, ...],
-               what: str, required: bool = True) -> Any:
-    """``body[name]`` if it is of ``kind`` (an int is never a bool); else a 400 naming it."""
-    v = body.get(name)
-    if v is None:
-        if required:
-            raise ApiError(400, Msg("the field '{name}' is missing ({what})", name=name,
-                                    what=Msg(what)), field=name, code="missing_field")
-        return None
-    if kind is int and type(v) is not int or kind is not int and not isinstance(v, kind):
-        raise ApiError(400, Msg("the field '{name}' must be {what}, not {value}", name=name,
-                                what=Msg(what), value=json.dumps(v)[:40]),
-                       field=name, code="bad_field")
-    return v
-
-
-def idempotency_key(body: dict[str, Any], required: bool = True) -> str | None:
-    """The request's idempotency key: 8-64 letters, digits or ``-_.:``."""
-    key: str | None = body_field(body, "idempotency_key", str,
-                                 N_("a text of 8-64 letters, digits or -_.:"), required=required)
-    if key is not None and not KEY_RE.match(key):
-        raise ApiError(400, Msg("the field 'idempotency_key' must be 8-64 letters, digits or -_.:"),
-                       field="idempotency_key", code="bad_field")
-    return key
-
-
-def flag(body: dict[str, Any], name: str, default: bool = False) -> bool:
-    """A true/false field (absent: ``default``)."""
-    v = body.get(name, default)
-    if type(v) is not bool:
-        raise ApiError(400, Msg("the field '{name}' must be true or false", name=name),
-                       field=name, code="bad_field")
-    return v
 
 
 # Characters no name needs: controls (NUL among them), lone surrogates, unassigned and
@@ -129,29 +88,5 @@ def person_name(v: Any) -> str | None:
     return text
 
 
-def name_field(body: dict[str, Any], name: str = "name") -> str:
-    """The field ``name`` of ``body`` as a person's name (:func:`person_name`), else a
-    400 naming the field."""
-    v = body.get(name)
-    text = person_name(v)
-    if text is None:
-        what = Msg("a name of 1-{n} letters, digits, spaces or signs", n=NAME_MAX)
-        raise ApiError(400, Msg("the field '{name}' must be {what}", name=name, what=what),
-                       field=name, code="missing_field" if v is None else "bad_field")
-    return text
-
-
 SECRET_RE = re.compile(r"^[A-Za-z0-9_-]{32,128}$")
 HASH_RE = re.compile(r"^[0-9a-f]{64}$")       # the SHA-256 of a key, as it is stored
-
-
-def secret_field(body: dict[str, Any], name: str) -> str | None:
-    """A key a screen made for itself (32-128 letters, digits, - or _), or ``None``."""
-    v = body.get(name)
-    if v is None:
-        return None
-    if not isinstance(v, str) or not SECRET_RE.match(v):
-        raise ApiError(400, Msg("the field '{name}' must be a key of 32-128 letters, digits, "
-                                "- or _ made by this screen", name=name), field=name,
-                       code="bad_field")
-    return v

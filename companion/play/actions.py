@@ -9,9 +9,7 @@ import random
 from typing import Any
 
 from ..edge.errors import ApiError, from_refusal
-from ..edge.fields import body_field
 from ..engine import (
-    N_,
     SIDES,
     Draft,
     Event,
@@ -27,7 +25,7 @@ from ..engine import (
     reveal_words,
 )
 from ..engine import side as side_word
-from ..engine.draft import STEP_WORDS, STEPS
+from ..engine.draft import STEP_WORDS
 from ..table.states import active_events, derive
 from ..table.views import public_view, undo_target
 from ..table.words import event_text, stored_words, undo_question
@@ -93,10 +91,7 @@ def _drawn_at_random(state: State, raw: dict[str, Any]) -> None:
 def post_event(tx: Transaction, actor: Actor) -> None:
     """Record one event other than a reveal (reveals are built by :func:`post_draft`)."""
     _need_seat(actor)
-    raw = tx.body.get("event")
-    if not isinstance(raw, dict):
-        raise ApiError(400, Msg("the field 'event' is missing or not an object"), field="event",
-                       code="missing_field" if raw is None else "bad_field")
+    raw: dict[str, Any] = tx.fields()["event"]
     state = derive(tx.table)
     exp = expected(state)
     raw = dict(raw)
@@ -122,19 +117,6 @@ def post_event(tx: Transaction, actor: Actor) -> None:
     side = getattr(event, "side", None)
     entered = actor.acting(side) if side else actor.seat
     _commit_event(tx, entered.id if entered is not None else None, state, event)
-
-
-def _tap_value(step: str, body: dict[str, Any]) -> Any:
-    """The value of a tap, checked for its type at the edge (the draft checks the rest)."""
-    if step == "deception":
-        return body_field(body, "value", bool, N_("true or false"))
-    if step == "choice":
-        return body_field(body, "value", str, N_("one of the offered choices"))
-    v: int = body_field(body, "value", int, N_("a rank 1-10"))
-    if not 1 <= v <= 10:
-        raise ApiError(400, Msg("the field 'value' must be a rank 1-10"), field="value",
-                       code="bad_field")
-    return v
 
 
 def _tap_words(draft: Draft, step: str, after: Draft) -> Msg:
@@ -164,10 +146,7 @@ def post_draft(tx: Transaction, actor: Actor) -> None:
         raise ApiError(409, Msg("no reveal is due now: {expecting}",
                                 expecting=expected(state).words), code="out_of_turn",
                        view=public_view(table, state))
-    step = body_field(tx.body, "step", str, N_("deception, guess, actual or choice"))
-    if step not in STEPS:
-        raise ApiError(400, Msg("the field 'step' must be deception, guess, actual or choice"),
-                       field="step", code="bad_field")
+    step: str = tx.fields()["step"]          # and its value, as companion.api.bodies says
     sides = draft.may_tap(step)
     if not sides:
         wait = (Msg("this reveal waits for the {step} from {side}",
@@ -192,7 +171,7 @@ def post_draft(tx: Transaction, actor: Actor) -> None:
     # open to that sits on the big screen
     entered = next(x for x in (actor.acting(side, part) for side in sides) if x is not None)
     try:
-        after = draft.tap(step, _tap_value(step, tx.body), by=Side(entered.side))
+        after = draft.tap(step, tx.fields()["value"], by=Side(entered.side))
     except RecordError as err:
         raise from_refusal(err, field="value") from None
     if isinstance(after, Reveal):
@@ -238,11 +217,8 @@ def undo(tx: Transaction, actor: Actor) -> None:
     what, by, n = target
     stored = table.draft_dict() or {}
     asked = stored.get("undo") if stored.get("events") == state.event_count else None
-    confirm = tx.body.get("confirm")
+    confirm = tx.fields().get("confirm")
     if confirm is not None:
-        if type(confirm) is not bool:
-            raise ApiError(400, Msg("the field 'confirm' must be true or false"), field="confirm",
-                           code="bad_field")
         if not asked:
             raise ApiError(409, Msg("no undo is waiting for an answer"), code="nothing_to_undo")
         if asked["needs"] not in _mine(actor):

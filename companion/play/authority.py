@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import weakref
+from collections.abc import Callable
 from typing import Any, cast
 
 from flask import current_app
@@ -20,7 +21,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ..edge.errors import ApiError, from_refusal
-from ..edge.fields import body_field, idempotency_key
 from ..edge.lang import stored
 from ..engine import Event as GameEvent
 from ..engine import Msg, Phase, RecordError, State, apply
@@ -50,16 +50,23 @@ def _table_lock(table_id: int) -> Any:
 
 
 class Transaction:
-    """One state-changing request on one table: lock, idempotency, version, receipt."""
+    """One state-changing request on one table: lock, idempotency, version, receipt.
+
+    ``key`` and ``version`` are the request's, checked by its route (``version`` None:
+    a change the server makes itself, judged by its key alone); ``check`` gives the rest
+    of its fields as its route declares them (:meth:`fields`)."""
 
     def __init__(self, table: Table, body: dict[str, Any], kind: str,
-                 actor: str = "anyone", need_version: bool = True) -> None:
+                 actor: str = "anyone", key: str = "", version: int | None = None,
+                 check: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
         self.table = table
         self.body = body
         self.kind = kind                    # seats, events, draft, undo, decision
         self.actor = actor                  # host, seat:<id>, anyone
-        self.need_version = need_version
-        self.key: str = idempotency_key(body) or ""
+        self.version = version
+        self.key = key
+        self._check = check
+        self._fields: dict[str, Any] | None = None
         self.lock = _table_lock(table.id)
         self.receipt: Receipt | None = None
         self.read_version = 0
@@ -71,6 +78,14 @@ class Transaction:
         # told after it, with what changed: live.publish)
         self.told = True
         self.result: tuple[int, dict[str, Any]] = (500, {})
+
+    def fields(self) -> dict[str, Any]:
+        """The request's fields, checked as its route declares them (a malformed one is
+        refused, naming it) when the action first reads them: after who sent it and
+        whether it is due are judged, as they always were."""
+        if self._fields is None:
+            self._fields = self._check(self.body) if self._check is not None else self.body
+        return self._fields
 
     def _stored(self) -> Receipt | None:
         """The receipt of an earlier request with this key, if it was this kind by this
@@ -91,11 +106,10 @@ class Transaction:
         self.lock.acquire()
         try:
             self.read_version = self.table.version
-            if not self.need_version:
+            if self.version is None:
                 self.receipt = self._stored()
             else:
-                v = body_field(self.body, "version", int, "the table version the phone last saw")
-                if v != self.table.version:
+                if self.version != self.table.version:
                     self.receipt = self._stored()
                     if self.receipt is None:
                         db.session.refresh(self.table)

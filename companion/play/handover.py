@@ -12,9 +12,6 @@ from sqlalchemy import select
 
 from ..edge import limits
 from ..edge.errors import ApiError
-from ..edge.fields import (
-    HASH_RE,
-)
 from ..engine import Msg
 from ..engine import side as side_word
 from ..group.games import changed
@@ -51,11 +48,7 @@ def hand_over(tx: Transaction, actor: Actor, client: str = "local") -> None:
         raise ApiError(403, Msg("a phone cannot choose the table's screen: tap \"Make this "
                                 "screen the table's screen\" on the screen itself, and allow it "
                                 "on the table's screen"), code="not_host")
-    h = tx.body.get("host_hash")
-    if not isinstance(h, str) or not HASH_RE.match(h):
-        raise ApiError(400, Msg("the field 'host_hash' must be the SHA-256 of the screen's "
-                                "new key (64 hex digits)"), field="host_hash",
-                       code="bad_field")
+    h: str = tx.fields()["host_hash"]
     if h == table.host_hash:
         raise ApiError(409, Msg("this screen is already the table's screen"),
                        field="host_hash", code="host_already")
@@ -141,15 +134,13 @@ def _new_host(tx: Transaction, h: str, notice: Msg) -> None:
     tx.commit(200, {"number": ask_number(h)}, notice=notice, also={"host_hash": h})
 
 
-def decide_takeover(tx: Transaction, actor: Actor, seat_id: int, approve: Any) -> None:
+def decide_takeover(tx: Transaction, actor: Actor, seat_id: int) -> None:
     """The host screen lets a waiting phone take over a seat, or keeps the seat as it is;
     or lets a screen that asked take its place as the table's screen, or not (issue 50)."""
     if not actor.host:
         raise ApiError(403, Msg("only the host screen can let a phone take over a seat"),
                        code="not_host")
-    if type(approve) is not bool:
-        raise ApiError(400, Msg("the field 'approve' must be true or false"), field="approve",
-                       code="bad_field")
+    approve: bool = tx.fields()["approve"]
     seat = db.session.get(Seat, seat_id) if 0 <= seat_id <= ID_MAX else None
     if (seat is not None and seat.table_id == tx.table.id and seat.status == ASKING
             and not ask_expired(seat)):

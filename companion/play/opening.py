@@ -16,12 +16,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..edge.errors import ApiError
 from ..edge.fields import (
-    CODE_RE,
-    body_field,
-    flag,
-    idempotency_key,
     person_name,
-    secret_field,
 )
 from ..engine import Msg, Options, Phase, Record, RecordError, State, replay
 from ..group.games import played_at, remember_game
@@ -69,14 +64,13 @@ def open_table(body: dict[str, Any], imported: bool = False, keeper: bool = Fals
     new is opened. No intel card is learnt from an import: the cards offered at the intel
     step come from rounds played live here (:mod:`.cards`).
     """
-    key = idempotency_key(body, required=False)
-    own = secret_field(body, "host_secret")
+    key, own = body.get("idempotency_key"), body.get("host_secret")
     again = _created_before(key)
     if again is not None:
         return Opened(again)
     events: list[dict[str, Any]] = []
     end: State | None = None
-    teams = flag(body, "teams")
+    teams: bool = body.get("teams", False)
     same: str | None = None
     source: Table | None = None
     played: datetime | None = None
@@ -107,13 +101,10 @@ def open_table(body: dict[str, Any], imported: bool = False, keeper: bool = Fals
             notice = json.dumps(Msg("Game imported: {n} events", n=len(events)).to_dict())
     else:
         wall, notice = body.get("wall_distance", 4), None
-        if type(wall) is not int or not 2 <= wall <= 8:
-            raise ApiError(400, Msg("the field 'wall_distance' must be a whole number 2-8"),
-                           field="wall_distance", code="bad_field")
-    deduction = flag(body, "deduction")
-    table = Table(wall_distance=wall, teams=teams, deduction=deduction,
-                  chances=flag(body, "chances"),
-                  first_game=flag(body, "first_game"), version=1 + len(events), notice=notice,
+    table = Table(wall_distance=wall, teams=teams, deduction=body.get("deduction", False),
+                  chances=body.get("chances", False),
+                  first_game=body.get("first_game", False), version=1 + len(events),
+                  notice=notice,
                   finished=now() if end is not None and end.phase == Phase.OVER else None,
                   imported=imported, digest=same, accepted=True if keeper and imported else None)
 
@@ -200,9 +191,6 @@ def _continued_from(body: dict[str, Any], rec: Record, events: list[dict[str, An
     code = body.get("from")
     if code is None:
         return None
-    if not isinstance(code, str) or not CODE_RE.match(code):
-        raise ApiError(400, Msg("the field 'from' must be a table code"), field="from",
-                       code="bad_field")
     source = db.session.scalar(BY_CODE, {"code": code.upper()}) if secret else None
     if source is None or not (hash_secret(secret or "") == source.host_hash
                               or keeper.is_keeper(secret)):
@@ -220,15 +208,7 @@ def _continued_from(body: dict[str, Any], rec: Record, events: list[dict[str, An
 def _record_from(body: dict[str, Any]) -> tuple[Record, State]:
     """The record of an import and its end, replayed once by the referee; a bad one
     opens nothing."""
-    raw = body.get("record")
-    if not isinstance(raw, dict):
-        raise ApiError(400, Msg("the field 'record' must be a game record (a JSON object with "
-                            "format, options and events)"), field="record",
-                       code="missing_field" if raw is None else "bad_field")
-    flag(body, "teams")
-    flag(body, "deduction")
-    flag(body, "first_game")
-    flag(body, "chances")
+    raw = body["record"]
     try:
         rec = Record.from_dict(raw)
         end = replay(rec)
@@ -303,11 +283,8 @@ def rematch(tx: Transaction, actor: Actor) -> None:
     if not actor.host:
         raise ApiError(403, Msg("the big screen that opened the table starts a rematch"),
                        code="not_host")
-    swap = body_field(tx.body, "swap", bool, "true or false")
-    own = secret_field(tx.body, "host_secret")
-    if own is None:
-        raise ApiError(400, Msg("the field 'host_secret' must be the new table's host key made "
-                                "by this screen"), field="host_secret", code="missing_field")
+    swap: bool = tx.fields()["swap"]
+    own: str = tx.fields()["host_secret"]
     if table.rematch:
         raise ApiError(409, Msg("the rematch is already open"), code="rematch")
     if derive(table).phase != Phase.OVER:

@@ -10,13 +10,8 @@ from sqlalchemy import select
 
 from ..edge import limits
 from ..edge.errors import ApiError
-from ..edge.fields import (
-    body_field,
-    name_field,
-    secret_field,
-)
 from ..edge.lang import revive
-from ..engine import SIDES, Msg
+from ..engine import Msg
 from ..engine import side as side_word
 from ..group.games import changed, rebuild_ratings
 from ..store.models import (
@@ -35,11 +30,10 @@ from .tables import PENDING_MAX, Actor
 
 # --- seats -----------------------------------------------------------------------
 
-def _side_part(table_teams: bool, side: Any, part: Any, where: str = "") -> int:
-    """A seat's part, checked with its side (``where``: the field's name in the answer)."""
-    if side not in SIDES:
-        raise ApiError(400, Msg("the field 'side' must be \"red\" or \"blue\""),
-                       field=where + "side", code="bad_field")
+def _side_part(table_teams: bool, part: int | None, where: str = "") -> int:
+    """A seat's part as team play wants it (R80: a half of a side, else the whole side);
+    ``where``: the field's name in the refusal. Its type was checked as
+    :mod:`companion.api.bodies` declares it."""
     if table_teams:
         if part not in (1, 2):
             raise ApiError(400, Msg("in team play the field 'part' must be 1 (missions 1-2) or "
@@ -54,14 +48,10 @@ def _side_part(table_teams: bool, side: Any, part: Any, where: str = "") -> int:
 def screen_field(body: dict[str, Any], teams: bool) -> list[tuple[str, int, str]]:
     """The sides a new table seats on its big screen (issue 23): ``screen``, a list of
     ``{"side", "part", "name"}`` (name optional: the side's name)."""
-    raw = body.get("screen", [])
-    if not isinstance(raw, list) or len(raw) > 4 or not all(isinstance(x, dict) for x in raw):
-        raise ApiError(400, Msg("the field 'screen' must be a list of seats: side, part, name"),
-                       field="screen", code="bad_field")
     out: list[tuple[str, int, str]] = []
-    for x in raw:
-        part = _side_part(teams, x.get("side"), x.get("part"), "screen.")
-        name = name_field(x) if x.get("name") not in (None, "") else str(x["side"]).capitalize()
+    for x in body.get("screen", []):      # names tidied as companion.api.bodies says
+        part = _side_part(teams, x.get("part"), "screen.")
+        name = x.get("name") or str(x["side"]).capitalize()
         if any(o[:2] == (x["side"], part) for o in out):
             raise ApiError(400, Msg("the field 'screen' names the same seat twice"),
                            field="screen", code="bad_field")
@@ -85,13 +75,14 @@ def screen_seat(tx: Transaction, actor: Actor) -> None:
     if not actor.host:
         raise ApiError(403, Msg("only the big screen that opened the table seats a side on it"),
                        code="not_host")
-    on = body_field(tx.body, "on", bool, "true or false")
-    part = _side_part(table.teams, tx.body.get("side"), tx.body.get("part"))
-    side = str(tx.body["side"])
+    fields = tx.fields()
+    on: bool = fields["on"]
+    part = _side_part(table.teams, fields.get("part"))
+    side: str = fields["side"]
     held = [s for s in table.seats if s.side == side and s.part == part
             and s.status == "active"]
     if on:
-        name = name_field(tx.body)
+        name: str = fields["name"]
         if held and held[0].screen:
             held[0].name = name
             notice = Msg("{seat} is played on the big screen as {name}",
@@ -120,18 +111,20 @@ def _where(side: str, part: int) -> Msg:
     return Msg("{side!c}", side=side_word(side))
 
 
-def join(tx: Transaction, name: Any, side: Any, part: Any, secret: Any = None,
-         client: str = "local", player: Any = None) -> None:
-    """Sit down at ``side`` (and ``part`` in team play); a taken seat waits for the host.
+def join(tx: Transaction, client: str = "local") -> None:
+    """Sit down at ``side`` (and ``part`` in team play) as ``name``; a taken seat waits
+    for the host.
 
     ``secret`` is the key the phone made for its seat (only its hash is kept); without
     one the server makes it and sends it in this answer, once. ``player``: the key the
     phone keeps for its player (issue 14): the same person at the next table.
     """
     table = tx.table
-    part = _side_part(table.teams, side, part)
-    name = name_field({"name": name})
-    own = secret_field({"secret": secret}, "secret")
+    fields = tx.fields()
+    side: str = fields["side"]
+    name: str = fields["name"]
+    part = _side_part(table.teams, fields.get("part"))
+    own: str | None = fields.get("secret")
     if own is not None and (hash_secret(own) == table.host_hash or db.session.scalar(
             select(Seat.id).where(Seat.secret_hash == hash_secret(own))) is not None):
         raise ApiError(409, Msg("this phone's key is already in use; make a new one and join "
@@ -141,7 +134,7 @@ def join(tx: Transaction, name: Any, side: Any, part: Any, secret: Any = None,
     if taken:
         _may_ask(table, client)
     secret = own or new_secret()
-    who = remember(player, name)
+    who = remember(fields.get("player"), name)
     seat = Seat(table_id=table.id, side=side, part=part, name=name,
                 secret_hash=hash_secret(secret), status="pending" if taken else "active",
                 last_seen=now(), player_id=who.id if who else None)
@@ -162,13 +155,12 @@ def join(tx: Transaction, name: Any, side: Any, part: Any, secret: Any = None,
     tx.commit(201, answer, notice=notice, bump=not taken)
 
 
-def remember(key: Any, name: str) -> Player | None:
+def remember(key: str | None, name: str) -> Player | None:
     """The player whose phone keeps ``key`` (made by the phone; only its hash is kept),
     created the first time, renamed to ``name`` when the phone sends a new one."""
-    own = secret_field({"player": key}, "player")
-    if own is None:
+    if key is None:
         return None
-    h = hash_secret(own)
+    h = hash_secret(key)
     who: Player | None = db.session.scalar(select(Player).where(Player.key_hash == h))
     if who is None:
         limits.spend("players", lambda n: Msg("too many new players were made from here "

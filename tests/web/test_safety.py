@@ -13,7 +13,7 @@ import pytest
 import sqlalchemy as sa
 from limits.storage import memory as limits_memory
 
-from companion.api import routes as api
+from companion.api import tables as api  # the routes that read a table
 from companion.edge import limits
 from companion.store.models import Event, Receipt, Seat, Table, db, now
 
