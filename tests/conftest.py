@@ -27,6 +27,38 @@ os.environ.setdefault("SPIES_LIES_HELPER_NICE", "0")
 os.environ.setdefault("SPIES_LIES_TABLE_PACE", "0")
 
 
+# The fixtures that give a test the database the suite runs on (a fresh SQLite file, or
+# $DATABASE_URL's PostgreSQL): the app and its client, a server process's database, the
+# migrations' engine, the crash test's databases. Outside tests/browser a test using one
+# is marked ``db`` by itself: ``./scripts/test`` runs those again on PostgreSQL.
+DATABASE_FIXTURES = frozenset({"app", "server_db", "alembic_engine", "databases"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark ``db`` the tests whose outcome the database can change (see pyproject.toml's
+    markers). In tests/web every test says which it is: ``db`` (by its fixtures, or
+    marked), or ``anydb`` (marked, the module saying why), so that a new test of the server
+    is never left out of the PostgreSQL pass unnoticed. The browser tests check what a
+    person sees, the same on any database, and run once; the one marked ``db`` plays a
+    whole game on PostgreSQL too (tests/browser/test_game.py says why)."""
+    unsorted, both = [], []
+    for item in items:
+        marked, anydb = item.get_closest_marker("db"), item.get_closest_marker("anydb")
+        if marked and anydb:
+            both.append(item.nodeid)
+        if marked or anydb or item.nodeid.startswith("tests/browser/"):
+            continue
+        if DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.db)
+        elif item.nodeid.startswith("tests/web/"):
+            unsorted.append(item.nodeid)
+    if unsorted or both:
+        raise pytest.UsageError(
+            "each test of tests/web is marked db (it uses the database: by its fixtures, or "
+            "marked) or anydb (what it checks is the same on any database), not both:\n  "
+            + "\n  ".join(unsorted + [f"{n} (both)" for n in both]))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Under pytest-xdist (``./scripts/test`` runs two worker processes), each worker on
     PostgreSQL gets a database of its own beside the one $DATABASE_URL names, made

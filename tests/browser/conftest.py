@@ -1,5 +1,10 @@
 """Real-browser fixtures: Debian's Chromium driven by Playwright against a live server.
 
+The browser tests check what a person sees and does; what the server does with each of
+their requests is checked in tests/web on SQLite and PostgreSQL alike. So they run once,
+in the SQLite pass, but for the one whole game marked ``db`` (tests/browser/test_game.py),
+which plays on PostgreSQL too.
+
 - ``live``: the companion on 127.0.0.1 (a port of its own) in a thread, on a
   fresh database; the QR codes it draws point at that address.
 - ``browser``: one headless Chromium for the session (never downloaded: the

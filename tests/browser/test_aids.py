@@ -6,17 +6,11 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from companion.engine import Record, replay
 from companion.engine.deduce import deduce_side
 
 from .conftest import shot
 from .table import RANKS_AT
-
-# what the phones show of the deduction aid, whatever the database: checked once, in
-# the SQLite pass
-pytestmark = pytest.mark.looks
 
 
 def _record(blue_exhausted: int, intel: list[int], blue_tokens: list[int]) -> dict:

@@ -6,18 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from companion.engine import event_from_dict
 
 from .conftest import shot
 from .table import Table, expected_after
 from .test_game import WALL, plan
-
-# the bar, the story's chance line and the history's decisive moment as pages show them,
-# whatever the database (tests/web/test_chances.py checks the figures on both): checked
-# once, in the SQLite pass
-pytestmark = pytest.mark.looks
 
 
 def bar(page: Any, events: int, testid: str = "chance-bar") -> dict[str, int]:

@@ -19,18 +19,12 @@ import random
 import re
 from typing import Any
 
-import pytest
-
 from companion.engine import Options, Record, event_from_dict, replay, replay_output
 from companion.engine.simulate import random_record
 
 from .conftest import FRAMES, shot, wider_than_screen
 from .table import Table, expected_after
 from .test_game import plan
-
-# layout, sizes and words at a new group's first contact, whatever the database: checked
-# once, in the SQLite pass
-pytestmark = pytest.mark.looks
 
 WALL = 4
 

@@ -11,6 +11,8 @@ import os
 import random
 from typing import Any
 
+import pytest
+
 from companion.engine import replay
 from companion.engine.simulate import random_record
 from harness.steps import steps
@@ -87,6 +89,13 @@ def played_before(live, cards: list[list[int]]) -> int:
     return n
 
 
+# The one browser game the PostgreSQL pass plays as well (the other browser tests run once,
+# on SQLite: tests/browser/conftest.py): a whole three-day game tapped on phones, every
+# change pushed live, with the server's connections (its pool's and its PostgreSQL
+# listener's) dropped mid-game as a restart of PostgreSQL would, and a tap answered
+# "database unavailable" sent again. (The push between server processes, through
+# PostgreSQL's NOTIFY, is tests/web/test_multiprocess.py's and test_workers.py's.)
+@pytest.mark.db
 def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
     events = plan()
     # a group that has played before: the server knows the box's cards (R11 in one tap)

@@ -9,16 +9,10 @@ import json
 import shutil
 from typing import Any
 
-import pytest
-
 from .conftest import SMALLEST_WORD, audit, shot, wider_than_screen
 from .table import Table
 from .test_flag import WALL, plan
 from .test_looks import FOLDED, SMALL, fits_every_tv, sides_marked, small_targets
-
-# the two looks, the wake lock and the installed app: the pages' own work, whatever the
-# database: checked once, in the SQLite pass
-pytestmark = pytest.mark.looks
 
 THEME = "() => document.documentElement.dataset.theme"
 

@@ -9,18 +9,12 @@ import random
 import re
 from typing import Any
 
-import pytest
-
 from companion.edge.lang import translations
 from companion.engine import Options, Record, event_from_dict, replay, reveal_words
 from companion.engine.simulate import random_record
 
 from .conftest import shot, wider_than_screen
 from .table import Table, normalise
-
-# the words each screen shows in its own language, whatever the database: checked once, in
-# the SQLite pass
-pytestmark = pytest.mark.looks
 
 WALL = 3
 # words that would give an English sentence away (whole words; "mission" is French too)

@@ -9,13 +9,7 @@ import json
 import urllib.request
 from urllib.parse import urlsplit
 
-import pytest
-
 from .conftest import ROOT, shot
-
-# the phone's private line-up check runs in the page alone, whatever the database: checked
-# once, in the SQLite pass
-pytestmark = pytest.mark.looks
 
 CASES = json.loads((ROOT / "tests" / "cases" / "lineups.json").read_text())
 RECORD = {"format": "spies-and-lies-record/1", "options": {"wall_distance": 3}, "events": [

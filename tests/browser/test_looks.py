@@ -176,7 +176,6 @@ def fits_every_tv(page: Any, name: str, problems: dict[str, Any], looked: bool,
 FITS: dict[str, float] = {}     # the smallest text seen at each TV size, in px
 
 
-@pytest.mark.looks
 @pytest.mark.parametrize("language", ["en", "nl", "fr", "de"])
 def test_the_table_looks_right_and_stays_light(screens, live, language):
     events = plan()
@@ -314,7 +313,6 @@ DT_AND_CHECK = """() => [...document.querySelectorAll('[data-testid="dt-on"]')].
   return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; })"""
 
 
-@pytest.mark.looks
 def test_every_word_reads_in_both_looks(screens, live):
     """Every word on the big screen, a player's phone and a watcher's board stands out
     from what is behind it (WCAG AA), in the dark look and the light one: in the light look a

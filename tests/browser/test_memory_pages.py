@@ -10,8 +10,6 @@ import random
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-import pytest
-
 from companion.engine.simulate import random_record
 
 from .conftest import LEAST_WORD, audit, shot
@@ -59,7 +57,6 @@ def amsterdam(utc: str) -> str:
     return f"{at:%b} {at.day}, {at.year}, {at.hour % 12 or 12}:{at:%M} {at:%p}"
 
 
-@pytest.mark.looks
 def test_the_group_pages_with_many_games(browser, live):
     ids = fill(live, 45)
     for look in ("dark", "light"):

@@ -10,16 +10,10 @@ import json
 import random
 from typing import Any
 
-import pytest
-
 from companion.engine.simulate import random_record
 
 from .conftest import shot, still
 from .table import Table, expected_after, normalise
-
-# what the big screen shows of a moment, whatever the database: checked once, in the
-# SQLite pass
-pytestmark = pytest.mark.looks
 
 WALL = 3
 

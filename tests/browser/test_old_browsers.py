@@ -13,8 +13,6 @@ import pathlib
 import re
 from typing import Any
 
-import pytest
-
 from .conftest import shot
 from .table import Table
 from .test_flag import WALL, plan
@@ -52,8 +50,6 @@ def old(screens: Any) -> Any:
     return open_page
 
 
-# (what old browsers do with the pages is the same on any database: once, on SQLite)
-@pytest.mark.looks
 def test_a_game_on_an_old_tv_browser_and_old_phones(screens, live):
     events = plan()
     # a 1080p TV whose browser counts 960 x 540 (each CSS pixel two of the screen's): the
@@ -127,7 +123,6 @@ def test_a_game_on_an_old_tv_browser_and_old_phones(screens, live):
     # (a script error on any page fails the test as it closes: conftest's screens)
 
 
-@pytest.mark.looks
 def test_an_old_ipad_upright_enters_a_game_with_every_button_in_sight(screens, live):
     """An iPad that stays on iOS 15 (the Air 2, the mini 4), upright, as the one screen of a
     table without phones: the panel's layout for its width was a container query, which

@@ -6,15 +6,10 @@ code words."""
 
 from __future__ import annotations
 
-import pytest
-
 from companion import help as rules_help
 
 from .conftest import LEAST_WORD, audit, shot
 from .table import Table
-
-# what the rules search shows, whatever the database: checked once, in the SQLite pass
-pytestmark = pytest.mark.looks
 
 # what each query must bring first (the anchors of /rules/search)
 FIRST = {"marechal": ["R49", "rank-10"], "Marshal": ["R49", "rank-10"],

@@ -16,16 +16,12 @@ import random
 import time
 from typing import Any
 
-import pytest
-
 from companion.engine.simulate import random_record
 
 from .conftest import SMALLEST_WORD, TAPS, audit, shot
 from .table import Places, Table, expected_after, normalise
 from .test_first_contact import in_view
 from .test_game import WALL, plan, played_before
-
-pytestmark = pytest.mark.looks
 
 
 def numbers(table: Table, want: dict[str, Any]) -> None:

@@ -13,10 +13,6 @@ import pytest
 
 from .conftest import SMALLEST_WORD, audit, shot
 
-# the story's steps as the page shows them, whatever the database (tests/web/test_story.py
-# checks each step against the engine on both): checked once, in the SQLite pass
-pytestmark = pytest.mark.looks
-
 RECORDS = pathlib.Path(__file__).resolve().parents[1] / "records"
 
 

@@ -7,9 +7,14 @@ import io
 import json
 import re
 
+import pytest
 from PIL import Image
 
 from companion.edge.hosts import CSP
+
+# the manifest, the service worker and the pages' links: the same on any database,
+# checked once, in the SQLite pass
+pytestmark = pytest.mark.anydb
 
 
 def test_the_manifest_names_the_app_and_its_icons(client):

@@ -17,6 +17,9 @@ from companion.web import create_app
 
 from .conftest import ORIGIN
 
+# backup and restore work on the SQLite file, whatever database the suite runs on
+pytestmark = pytest.mark.anydb
+
 RECORDS = pathlib.Path(__file__).resolve().parents[1] / "records"
 FINISHED = ["random-flag-1.json", "random-draw-98.json", "random-ip-27.json"]
 

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import gzip
 
+import pytest
+
+# gzip and the scripts' comment lines: the HTTP edge, the same on any database
+pytestmark = pytest.mark.anydb
+
 
 def test_pages_scripts_and_json_are_gzipped_for_a_client_that_accepts_it(table, client):
     host = table()

@@ -22,6 +22,9 @@ from companion.run.server import Server
 
 from .test_streams_and_threads import open_stream, post, read_until
 
+# sockets and their caps: the server's edge, the same on any database
+pytestmark = pytest.mark.anydb
+
 STRANGER = "127.0.3.2"
 
 

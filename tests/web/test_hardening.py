@@ -291,6 +291,7 @@ def test_a_laptop_that_joins_the_wifi_after_the_start_is_reached_at_its_new_addr
     assert b"no-network" not in page.data
 
 
+@pytest.mark.anydb
 def test_postgresqls_full_disk_is_recognised_through_sqlalchemys_wrapper():
     """What the server gets from PostgreSQL when its disk is full (psycopg's DiskFull,
     SQLSTATE 53100, inside SQLAlchemy's OperationalError) is a full disk; a dropped

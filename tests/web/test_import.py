@@ -319,6 +319,7 @@ def test_corrupted_records_never_crash_import_or_replay(app, client, base, seed,
             assert expected is None and r.get_json()["error"] == "the record is refused: " + reason
 
 
+@pytest.mark.anydb
 def test_corruption_figures():
     """Runs after the property above (same module, in order): say what it did."""
     print(f"\ncorrupted records through import and replay: {FIGURES['records']}, "

@@ -5,9 +5,14 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from companion import live
 
 from .conftest import ORIGIN, sit
+
+# the words each screen reads in its language: the same on any database
+pytestmark = pytest.mark.anydb
 
 
 def seated(table):

@@ -22,6 +22,10 @@ from companion.engine.chances import step_chances
 from companion.group.offload import NICE, Helper, HelperFailed
 from harness.server import Server, children, database
 
+# the chances' helper process: no database in what it does (its figures reach the
+# tables in tests/web/test_chances.py, run on both)
+pytestmark = pytest.mark.anydb
+
 RECORD = json.loads((Path(__file__).resolve().parents[1] / "records" / "random-flag-1.json")
                     .read_text())
 OPTIONS = Options(RECORD["options"]["wall_distance"])

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from .conftest import ORIGIN
+
+# pages, their assets and the QR code's address: the same on any database (what a
+# page shows of a table comes from the view, whose making tests/web/test_views.py checks on both)
+pytestmark = pytest.mark.anydb
 
 
 def test_pages_render_without_outside_resources(table, client):

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from companion import help as rules_help
+
+# the rules' texts and their search: no database in it
+pytestmark = pytest.mark.anydb
 
 
 def _ids(client, q, lang: str | None = None) -> list[str]:

@@ -97,6 +97,7 @@ def test_found_codes_cost_nothing(table, client, clock):
         assert client.get(f"/api/tables/{host.code}/state?since=0").status_code == 200
 
 
+@pytest.mark.anydb
 def test_the_memory_of_misses_stays_small():
     m = limits.Misses(max_keys=50)
     for i in range(500):

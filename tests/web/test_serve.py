@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import argparse
 
+import pytest
 import sqlalchemy as sa
 
 from companion.edge import address
 from companion.run import serve
 from companion.web import MIGRATIONS
+
+# the serve command: addresses, options, messages and its own SQLite files (the
+# migrations on PostgreSQL: test_migrations.py, test_upgrades.py)
+pytestmark = pytest.mark.anydb
 
 
 def test_lan_address_skips_loopback_and_prefers_the_lan():

@@ -11,6 +11,9 @@ from gevent.pywsgi import headers_factory
 
 from companion.run.heads import HEADER_LINE, HEADER_LINES, Headers
 
+# the server's reading of request heads: no database in it
+pytestmark = pytest.mark.anydb
+
 BLOCKS = [
     b"Host: 127.0.0.1:5000\r\nContent-Type: application/json\r\nContent-Length: 42\r\n\r\n",
     b"host: a\r\nCONTENT-LENGTH: 7\r\nX-Two: 1\r\nx-two: 2\r\n\r\nbody",     # any case, twice

@@ -194,6 +194,7 @@ def test_the_keeper_page_keeps_nothing_by_itself(client):
     assert "sl-keeper" not in r.get_data(as_text=True)
 
 
+@pytest.mark.anydb
 def test_the_serve_command_prints_the_keeper_link(tmp_path, capsys):
     import os
 
@@ -239,6 +240,7 @@ def proxied(tmp_path) -> Iterator[Server]:
         db.engine.dispose()
 
 
+@pytest.mark.anydb
 def test_behind_a_trusted_proxy_each_visitor_has_its_own_limits(proxied):
     tunnel = Tunnel(proxied.port)
     try:

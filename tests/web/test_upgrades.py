@@ -232,6 +232,7 @@ def test_a_database_of_each_earlier_release_upgrades_keeping_every_game(revision
                 revision
 
 
+@pytest.mark.anydb
 def test_every_earlier_head_has_its_database():
     """A migration added makes the one before it an earlier release's head: its file
     must be made (tests/upgrades/make.py) for the test above to try it."""
@@ -239,6 +240,7 @@ def test_every_earlier_head_has_its_database():
     assert earlier <= set(FIXTURES), sorted(earlier - set(FIXTURES))
 
 
+@pytest.mark.anydb
 @pytest.mark.skipif(PG, reason="spies-lies restore works on the SQLite file")
 @pytest.mark.parametrize("revision", sorted(FIXTURES))
 def test_restore_takes_each_earlier_releases_file_and_the_next_start_upgrades_it(
@@ -265,6 +267,7 @@ def test_restore_takes_each_earlier_releases_file_and_the_next_start_upgrades_it
         stop(app)
 
 
+@pytest.mark.anydb
 @pytest.mark.skipif(PG, reason="the issue's SQLite file (PostgreSQL: the start path above)")
 def test_spies_lies_serve_starts_on_the_0008_file_and_serves_its_history(tmp_path):
     """The issue's reproduction: a group's SQLite file at migration 0008 (commit e45a033)

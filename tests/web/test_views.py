@@ -8,6 +8,8 @@ import json
 import random
 from pathlib import Path
 
+import pytest
+
 from companion.engine import Record, replay, replay_output
 from companion.engine.narrate import narrate_effect
 from companion.engine.simulate import random_record
@@ -199,6 +201,7 @@ def test_the_calculator_says_each_option_and_its_effects_in_the_narrations_words
     assert spy["name"] == "Spy" and spy["options"][0]["effect_words"]
 
 
+@pytest.mark.anydb
 def test_a_choice_that_would_fizzle_says_so_before_it_is_tapped():
     """R45 with R40: a Captain using the exhausted Marshal against the enemy Spy gains
     nothing, and its button says so (issue 11)."""

@@ -35,6 +35,7 @@ on_postgresql = pytest.mark.skipif(not URL.startswith("postgresql"),
 WORKERS = (*COMPANION, "--workers", "2")
 
 
+@pytest.mark.anydb
 def test_workers_are_refused_on_sqlite_with_what_to_do(tmp_path):
     for url in ("", f"sqlite:///{tmp_path}/x.sqlite"):
         env = {**os.environ, "DATABASE_URL": url, "SPIES_LIES_INSTANCE": str(tmp_path / "i")}
