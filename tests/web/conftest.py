@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,25 +19,85 @@ ORIGIN = "http://localhost"
 _keys = itertools.count(1)
 
 
+class Migrated:
+    """A database the migrations brought up to date once per test process, and each
+    test's app given one as it was then. The migrations ran again for every test: about
+    half of making an app (a fresh database's upgrade is checked where it is the point:
+    test_serve.py, test_migrations.py, test_upgrades.py, test_migration_crashes.py).
+
+    On SQLite each test's app starts on a copy of the file. On PostgreSQL the tables are
+    kept between tests and emptied after each (TRUNCATE, ids from 1 again), the rows the
+    migrations themselves put there (the memory's version) written back; a test that left
+    the schema elsewhere (a migration taken down, every table dropped) meets the next
+    start's own upgrade."""
+
+    def __init__(self, folder: Path) -> None:
+        url = os.environ.get("DATABASE_URL", "")
+        self.pg = url.startswith("postgresql")
+        self.url = url if self.pg else f"sqlite:///{folder / 'test.sqlite'}"
+        self.rows: dict[str, list[dict[str, Any]]] = {}
+        if self.pg:                       # whatever an earlier run left, from nothing
+            engine = sa.create_engine(url, poolclass=sa.NullPool)
+            meta = sa.MetaData()
+            meta.reflect(engine)
+            meta.drop_all(engine)
+            engine.dispose()
+        made = create_app({"TESTING": True, "SECRET_KEY": "test",
+                           "SQLALCHEMY_DATABASE_URI": self.url}, instance_path=str(folder))
+        if self.pg:
+            with made.app_context():
+                from companion.store.models import db
+                with db.engine.connect() as c:
+                    self.rows = {t: [dict(r) for r in c.execute(
+                        sa.text(f'SELECT * FROM "{t}"')).mappings()] for t in self._tables(c)}
+        self.close(made, empty=False)     # (SQLite: the last connection closed, no -wal)
+
+    @staticmethod
+    def _tables(c: sa.Connection) -> list[str]:
+        return list(c.execute(sa.text(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
+            "AND tablename <> 'alembic_version'")).scalars())
+
+    def url_for(self, tmp_path: Path) -> str:
+        """The database of one test's app, as the migrations left it."""
+        if self.pg:
+            return self.url
+        shutil.copy(self.url.removeprefix("sqlite:///"), tmp_path / "test.sqlite")
+        return f"sqlite:///{tmp_path / 'test.sqlite'}"
+
+    def close(self, app: Any, empty: bool = True) -> None:
+        """Close what ``app`` opened on its database (on PostgreSQL, emptied)."""
+        from companion import live
+        from companion.store.models import db
+        live.close(app)             # its PostgreSQL listener reads this database no more
+        with app.app_context():
+            db.session.remove()
+            if self.pg and empty:
+                with db.engine.begin() as c:
+                    if tables := self._tables(c):
+                        listed = ", ".join(f'"{t}"' for t in tables)
+                        c.execute(sa.text(f"TRUNCATE {listed} RESTART IDENTITY CASCADE"))
+                    meta = sa.MetaData()
+                    meta.reflect(c, only=[t for t in self.rows if self.rows[t] and t in tables])
+                    for table in meta.sorted_tables:
+                        c.execute(table.insert(), self.rows[table.name])
+            db.engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def migrated(tmp_path_factory: pytest.TempPathFactory) -> Migrated:
+    return Migrated(tmp_path_factory.mktemp("migrated"))
+
+
 @pytest.fixture
-def app(tmp_path):
-    """The app on a fresh SQLite file, or on $DATABASE_URL when it names PostgreSQL."""
-    url = os.environ.get("DATABASE_URL", "")
-    pg = url.startswith("postgresql")
+def app(tmp_path, migrated):
+    """The app on a fresh SQLite file, or on $DATABASE_URL when it names PostgreSQL;
+    either as the migrations make it (see ``Migrated``)."""
     app = create_app({"TESTING": True, "SECRET_KEY": "test",
-                      "SQLALCHEMY_DATABASE_URI": url if pg else
-                      f"sqlite:///{tmp_path / 'test.sqlite'}"}, instance_path=str(tmp_path))
+                      "SQLALCHEMY_DATABASE_URI": migrated.url_for(tmp_path)},
+                     instance_path=str(tmp_path))
     yield app
-    from companion import live
-    from companion.store.models import db
-    live.close(app)             # its PostgreSQL listener reads this database no more
-    with app.app_context():
-        db.session.remove()
-        if pg:
-            db.drop_all()
-            with db.engine.begin() as c:
-                c.execute(sa.text("DROP TABLE IF EXISTS alembic_version"))
-        db.engine.dispose()
+    migrated.close(app)
 
 
 @pytest.fixture
