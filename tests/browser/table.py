@@ -204,6 +204,24 @@ class Table:
         who = (side, team_part(mission)) if self.teams else side
         return self.tv if who in self.on_screen else self.phones[who]
 
+    def copy(self, page: Any, locale: str, onto: Any | None = None) -> Any:
+        """Another screen showing what ``page`` (the TV or a seated phone) shows, in the
+        language of ``locale``: it holds the same keys (the browser's storage copied), as a
+        second device of the same person would, so that one game is looked at in several
+        languages at once. ``onto``: a page of that kind and language already open on this
+        server (else a new one)."""
+        kind = "tv" if page is self.tv else "phone"
+        other = onto or self.screens(kind, locale)
+        kept = page.evaluate("() => Object.entries(localStorage)")
+        if onto is None:
+            other.on("dialog", lambda d: d.accept())
+            other.goto(self.live.url + "/", wait_until="commit")
+        other.evaluate("kept => kept.forEach(([k, v]) => localStorage.setItem(k, v))", kept)
+        other.goto(page.url)
+        other.wait_for_selector("body[data-version]", state="attached")
+        self.sync(other)
+        return other
+
     # --- one event, by taps ----------------------------------------------------------
     def play(self, d: dict[str, Any], before: Callable[[str, Any], None] | None = None) -> None:
         """Enter event ``d`` by taps; ``before(stage, page)`` runs before each decisive tap."""

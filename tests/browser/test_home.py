@@ -11,8 +11,7 @@ from typing import Any
 
 from .conftest import SMALLEST_WORD, audit, shot, wider_than_screen
 from .table import Table
-from .test_flag import WALL, plan
-from .test_looks import FOLDED, SMALL, fits_every_tv, sides_marked, small_targets
+from .test_looks import FOLDED, SMALL, WALL, fits_every_tv, plan, sides_marked, small_targets
 
 THEME = "() => document.documentElement.dataset.theme"
 

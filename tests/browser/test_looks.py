@@ -2,18 +2,35 @@
 sides and page weights, measured in Chromium through a short game (a flag capture on
 day 1: draws, intel, tokens, start, a Captain's choice, a deception token, the check),
 in each of the four languages (German and French words are longer: they must fit too).
+
+One game is played, on English phones; a big screen and both phones in Dutch, French and
+German follow it (each holds the same keys, as a second device would) and are measured at
+each state as the English ones are. The same game checks the capture check's taps and the
+end of a flag capture (R70-R71), and every word's contrast in both looks.
 """
 
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
-import pytest
+from companion.engine.simulate import random_record
 
 from .conftest import LOW_CONTRAST, ROOT, TAPS, WEIGHTS, audit, shot, wider_than_screen
-from .table import Table
-from .test_flag import WALL, plan
+from .table import RANKS_AT, Table, expected_after, normalise
+
+WALL = 2
+LANGUAGES = ("en", "nl", "fr", "de")
+
+
+def plan() -> list[dict]:
+    """Day 1: the double agent reaches blue's flag, so red must turn up its last missions."""
+    rec = random_record(random.Random(50), wall_distance=WALL, disorder=0, lie=0)
+    events = normalise([e.to_dict() for e in rec.events])
+    assert events[-1]["type"] == "check" and events[-1]["ranks"]
+    return events
+
 
 PHONE_MAX = 60_000       # bytes over the wire for the phone page
 HOST_MAX = 150_000       # bytes over the wire for the host page
@@ -176,40 +193,60 @@ def fits_every_tv(page: Any, name: str, problems: dict[str, Any], looked: bool,
 FITS: dict[str, float] = {}     # the smallest text seen at each TV size, in px
 
 
-@pytest.mark.parametrize("language", ["en", "nl", "fr", "de"])
-def test_the_table_looks_right_and_stays_light(screens, live, language):
+def test_the_table_looks_right_in_every_language_and_stays_light(screens, live):
     events = plan()
     weights: dict[str, int] = {}
     problems: dict[str, Any] = {}
-    pre = "" if language == "en" else f"{language}-"          # screenshots per language
-    table = Table(screens, live, WALL, shots=f"looks{'-' + language if pre else ''}",
-                  tv_language=language if pre else None)
+    table = Table(screens, live, WALL, shots="looks")
     tv = table.tv
-    assert tv.locator("html").get_attribute("lang") == language
+    assert tv.locator("html").get_attribute("lang") == "en"
+    tvs: dict[str, Any] = {"en": tv}
+    copies: dict[int, dict[str, Any]] = {}      # a phone's copies, by language
 
-    def look(page: Any, kind: str, name: str, other: Any, too_small: Any, what: str) -> None:
+    def pre(language: str) -> str:                             # screenshots per language
+        return "" if language == "en" else f"{language}-"
+
+    def look(page: Any, kind: str, name: str, other: Any, too_small: Any, what: str,
+             language: str) -> None:
         """Screenshot one state at its size and the other, then measure and audit it."""
         table.sync(page)
-        shot(page, f"looks-{pre}{kind}-{name}")
-        other_size(page, f"looks-{pre}{kind}-{name}-at-{other['width']}", other)
+        p = pre(language)
+        shot(page, f"looks-{p}{kind}-{name}")
+        other_size(page, f"looks-{p}{kind}-{name}-at-{other['width']}", other)
         if small := too_small(page):
-            problems[f"{kind} {name}: {what}"] = small
+            problems[f"{language} {kind} {name}: {what}"] = small
         if bad := audit(page):
-            problems[f"{kind} {name}: axe"] = [(v["id"], v["impact"], v["help"]) for v in bad]
+            problems[f"{language} {kind} {name}: axe"] = [(v["id"], v["impact"], v["help"])
+                                                        for v in bad]
 
     def look_tv(name: str) -> None:
-        look(tv, "tv", name, PHONE, small_text, "text below 24 px")
-        # (every size photographed in English and German, the longest words: each 4K
-        # screenshot costs about a second, and the checks do not need them)
-        fits_every_tv(tv, name, problems, prefix=pre,
-                      looked=name in ("choice", "winner") and language in ("en", "de"))
-        assert sides_marked(tv) > 0
+        """Every language's big screen in this state."""
+        for language, page in tvs.items():
+            look(page, "tv", name, PHONE, small_text, "text below 24 px", language)
+            # (every size photographed in English and German, the longest words: each 4K
+            # screenshot costs about a second, and the checks do not need them)
+            fits_every_tv(page, name, problems, prefix=f"{pre(language)}",
+                          looked=name in ("choice", "winner") and language in ("en", "de"))
+            assert sides_marked(page) > 0
 
-    def look_phone(page: Any, name: str) -> None:
-        look(page, "phone", name, TV, small_targets, "targets below 44 px")
-        small_phone(page, name)
+    def look_phone(page: Any, name: str, language: str = "en") -> None:
+        look(page, "phone", name, TV, small_targets, "targets below 44 px", language)
+        small_phone(page, name, language)
 
-    def small_phone(page: Any, name: str) -> None:
+    def look_phones(page: Any, name: str) -> None:
+        """The English phone ``page`` and its copies in this state (the picks it has
+        made but not yet sent made on each copy too: until sent they are its own)."""
+        look_phone(page, name)
+        picked = page.eval_on_selector_all("#act [data-pick].sel",
+                                           "bs => bs.map(b => b.dataset.pick)")
+        for language, copy in copies[id(page)].items():
+            table.sync(copy)
+            for r in picked:
+                copy.locator(f'#act [data-pick="{r}"]').click()
+                copy.locator(f'#act [data-pick="{r}"].sel').wait_for()
+            look_phone(copy, name, language)
+
+    def small_phone(page: Any, name: str, language: str) -> None:
         """The same state on a small phone (360x640) and on a folding phone's cover screen
         (280x653, as narrow as a 360 phone with its text at 130 %): nothing sideways (the
         score line "AD drapeau de Bleu" made the page 317 px wide there), the name whole,
@@ -217,45 +254,60 @@ def test_the_table_looks_right_and_stays_light(screens, live, language):
         back = page.viewport_size
         for size in (SMALL, FOLDED):
             page.set_viewport_size(size)
-            shot(page, f"looks-{pre}phone-{name}-at-{size['width']}", scale="css")
+            shot(page, f"looks-{pre(language)}phone-{name}-at-{size['width']}", scale="css")
             wide = wider_than_screen(page)
             cut = page.evaluate("() => { const w = document.getElementById('who');"
                                 " return w.scrollWidth > w.clientWidth + 1; }")
             small = small_targets(page)
             if wide > 0 or cut or small:
-                problems[f"phone {name} at {size['width']}x{size['height']}"] = {
+                problems[f"{language} phone {name} at {size['width']}x{size['height']}"] = {
                     "sideways": wide, "name cut": cut, "small targets": small}
         page.set_viewport_size(back)
         sides_marked(page)
 
-    # the create page on the TV
-    create = screens("tv", language)
-    create.goto(live.url + "/")
-    shot(create, f"looks-{pre}tv-create")
-    create.wait_for_selector("#wd-pic rect")
-    if bad := audit(create):
-        problems["create: axe"] = [(v["id"], v["impact"], v["help"]) for v in bad]
-    weights["/ (create table)"] = create.wire.total()
+    # the create page on a TV in each language; the table's screen in that language then
+    # shows the table (the keys of the screen that opened it copied)
+    for language in LANGUAGES:
+        create = screens("tv", language)
+        create.goto(live.url + "/")
+        assert create.locator("html").get_attribute("lang") == language
+        shot(create, f"looks-{pre(language)}tv-create")
+        create.wait_for_selector("#wd-pic rect")
+        if bad := audit(create):
+            problems[f"{language} create: axe"] = [(v["id"], v["impact"], v["help"])
+                                                  for v in bad]
+        if language == "en":
+            weights["/ (create table)"] = create.wire.total()
+        else:
+            tvs[language] = table.copy(tv, language, create)
+            assert tvs[language].locator("html").get_attribute("lang") == language
 
-    # a fresh phone loads the join page: the page weight a phone pays on joining
-    red = table.phone(language)
-    red.wait_for_selector("#do-join")
-    assert red.locator("html").get_attribute("lang") == language
-    red.wait_for_load_state("networkidle")
-    weights["/j/<code> (phone)"] = red.wire.total()
-    weights_phone = dict(red.wire.bytes)
-    look_phone(red, "join")
-    table.join("red", "Ann", red)
-    blue = table.join("blue", "Bob", locale=language)
+    # a fresh phone loads the join page in each language: the page weight a phone pays on
+    # joining (the English one's)
+    reds = {}
+    for language in LANGUAGES:
+        red = reds[language] = table.phone(language)
+        red.wait_for_selector("#do-join")
+        assert red.locator("html").get_attribute("lang") == language
+        if language == "en":
+            red.wait_for_load_state("networkidle")
+            weights["/j/<code> (phone)"] = red.wire.total()
+            weights_phone = dict(red.wire.bytes)
+        look_phone(red, "join", language)
+    red = table.join("red", "Ann", reds["en"])
+    blue = table.join("blue", "Bob", locale="en")
+    copies[id(red)] = {x: table.copy(red, x, reds[x]) for x in LANGUAGES[1:]}
+    copies[id(blue)] = {x: table.copy(blue, x) for x in LANGUAGES[1:]}
     look_tv("seated")
 
     # the host page as a TV that opens it afresh
-    again = screens("tv", language)
+    again = screens("tv", "en")
     again.goto(f"{live.url}/t/{table.code}")
     again.wait_for_selector("#board text")
     again.wait_for_load_state("networkidle")
     weights["/t/<code> (host)"] = again.wire.total()
     weights_host = dict(again.wire.bytes)
+    again.close()
 
     seen: set[str] = set()
 
@@ -263,46 +315,95 @@ def test_the_table_looks_right_and_stays_light(screens, live, language):
         if stage in seen:
             return
         seen.add(stage)
-        look_phone(page, stage)
+        look_phones(page, stage)
         if stage in ("intel", "deception", "choice"):
             look_tv(stage)
 
-    for d in events[:-1]:
+    for i, d in enumerate(events[:-1]):
         table.play(d, hook)
+        if i == 8:            # a deception token on an activated General: both looks
+            every_word_reads_in_both_looks(table, screens, live, red)
     look_tv("capture-check")
-    look_phone(red, "check")
-    table.play(events[-1])
+    look_phones(red, "check")
+    check_the_flag(table, events, red, blue)
     look_tv("winner")
-    look_phone(red, "winner")
-    look_phone(blue, "winner-other")
+    look_phones(red, "winner")
+    look_phones(blue, "winner-other")
 
     # the phone's panels: the ability calculator and the rules
-    red.locator("#b-calc").click()
-    red.locator('[data-calc="6"]').click()
-    red.locator("#calc-out .card").first.wait_for()
-    look_phone(red, "calculator")
-    red.locator("#panel-close").click()
-    red.locator("#b-rules").click()
-    red.locator("#rl .rule").first.wait_for()
-    shot(red, f"looks-{pre}phone-rules")
-    if bad := audit(red):
-        problems["phone rules: axe"] = [(v["id"], v["impact"], v["help"]) for v in bad]
+    for language, page in (("en", red), *copies[id(red)].items()):
+        page.locator("#b-calc").click()
+        page.locator('[data-calc="6"]').click()
+        page.locator("#calc-out .card").first.wait_for()
+        look_phone(page, "calculator", language)
+        page.locator("#panel-close").click()
+        page.locator("#b-rules").click()
+        page.locator("#rl .rule").first.wait_for()
+        shot(page, f"looks-{pre(language)}phone-rules")
+        if bad := audit(page):
+            problems[f"{language} phone rules: axe"] = [(v["id"], v["impact"], v["help"])
+                                                       for v in bad]
+    the_story_from_the_phone_and_back(table, blue)
 
-    if pre:                     # the weights and their report: once, in English
-        assert not problems, json.dumps(problems, indent=1)
-        return
     out = ROOT / "test-output"
     report = {"weights": weights, "phone_paths": weights_phone, "host_paths": weights_host,
               "smallest_tv_text_px": round(min(MEASURED["tv_text_px"]), 1),
               "tv_texts_measured": len(MEASURED["tv_text_px"]),
               "smallest_phone_target_px": round(min(MEASURED["phone_target_px"]), 1),
               "phone_targets_measured": len(MEASURED["phone_target_px"])}
+    out.mkdir(exist_ok=True)
     (out / "page-weights.json").write_text(json.dumps(report, indent=2))
     WEIGHTS.update({f"load {k}": v for k, v in weights.items()})
     TAPS["smallest TV text by screen (px)"] = json.dumps(FITS)
     assert not problems, json.dumps(problems, indent=1)
     assert weights["/j/<code> (phone)"] <= PHONE_MAX, report
     assert weights["/t/<code> (host)"] <= HOST_MAX, report
+
+
+def check_the_flag(table: Table, events: list[dict], red: Any, blue: Any) -> None:
+    """The capture check by taps on red's phone, and the end of a flag capture (R70-R71):
+    the board as the referee has it at the check, each rank tapped staying in its place,
+    spent, and the others not moving under the next tap; the winner and why on the TV and
+    on the loser's phone."""
+    want = expected_after(WALL, events[:-1])
+    assert want["phase"] == "capture_check" and want["capturer"] == "red"
+    table.check_board(want)
+    assert table.step(red) == "check"
+    assert red.locator("#act").inner_text().startswith("Capture check: turn up mission 3")
+    assert blue.locator("#act").inner_text().startswith("Nothing for you to tap now")
+    shot(table.tv, "flag-check-tv")
+    shot(red, "flag-check-phone")
+    check = events[-1]
+    first, second = (r for _m, r in sorted((int(m), r) for m, r in check["ranks"].items()))
+    at = red.evaluate(RANKS_AT, "#act")
+    table.tap(red, f'#act [data-pick="{first}"]')
+    assert red.locator("#act").inner_text().startswith("Capture check: turn up mission 4")
+    # the rank tapped stays in its place, spent; the others do not move under the next tap
+    assert red.evaluate(RANKS_AT, "#act") == at
+    assert red.locator(f'#act [data-pick="{first}"]').is_disabled()
+    table.tap(red, f'#act [data-pick="{second}"]')
+    shot(red, "flag-check-confirm-phone")
+    table.submit(red, "#do-check")
+    want = expected_after(WALL, events)
+    assert want["phase"] == "over" and want["reason"] == "flag"
+    assert table.check_end(want) == "flag captured"
+    shot(table.tv, "flag-winner-tv")
+    table.sync(blue)
+    assert blue.get_by_test_id("winner").inner_text().split("\n\n") == ["R Red wins", want["end"]]
+    shot(blue, "flag-winner-phone")
+
+
+def the_story_from_the_phone_and_back(table: Table, blue: Any) -> None:
+    """The game's story from a phone, and back to the phone's own page (not the big
+    screen's, which the story's way back had been)."""
+    blue.get_by_test_id("story-link").tap()
+    blue.wait_for_url(f"**/t/{table.code}/story?from=phone")
+    blue.wait_for_function("() => document.body.dataset.ready === '1'")
+    blue.locator("#next").tap()
+    blue.wait_for_function("() => document.body.dataset.step === '1'")
+    blue.get_by_test_id("back").tap()
+    blue.wait_for_url(f"**/j/{table.code}")
+    assert blue.get_by_test_id("winner").get_attribute("data-winner") == "red"
 
 
 # where an activated card's check and the token laid on it stand on the big screen's board
@@ -313,17 +414,12 @@ DT_AND_CHECK = """() => [...document.querySelectorAll('[data-testid="dt-on"]')].
   return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; })"""
 
 
-def test_every_word_reads_in_both_looks(screens, live):
+def every_word_reads_in_both_looks(table: Table, screens: Any, live: Any, red: Any) -> None:
     """Every word on the big screen, a player's phone and a watcher's board stands out
     from what is behind it (WCAG AA), in the dark look and the light one: in the light look a
     watcher's flag was a dark glyph on a dark cell (1.4 : 1), its double agent dark gold on
     black (2.7), the walls' numbers 2.7-3.0; red's R was white on light red (3.1) in both.
     And a deception token laid on an activated card leaves its check in view (it covered it)."""
-    table = Table(screens, live, WALL)
-    red = table.join("red", "Ann")
-    table.join("blue", "Bob")
-    for d in plan()[:9]:          # up to the flag's check: a token on an activated General
-        table.play(d)
     watcher = screens("phone")
     for look in ("light", "dark"):
         for page in (table.tv, red, watcher):
@@ -334,3 +430,4 @@ def test_every_word_reads_in_both_looks(screens, live):
             assert page.evaluate(LOW_CONTRAST) == [], (look, name)
         shot(watcher, f"looks-watcher-{look}")
     assert table.tv.evaluate(DT_AND_CHECK) == [False]
+    watcher.close()

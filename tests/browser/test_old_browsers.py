@@ -15,7 +15,7 @@ from typing import Any
 
 from .conftest import shot
 from .table import Table
-from .test_flag import WALL, plan
+from .test_looks import WALL, plan
 from .test_memory_pages import fill
 from .test_screen import whole
 
