@@ -1,6 +1,7 @@
 """The chance to win at a real table (issue 25): the bar between the forts on the big
 screen, updated after each reveal, on a watcher's phone too; then the story's chance
-line and its turning points, and the history's decisive moment."""
+line and its turning points, and the history's decisive moment. A second big screen
+shows the same table in French: the figures as French writes them, the story's words."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ def test_the_bar_follows_each_reveal_and_the_story_names_the_turning_points(scre
     watcher = table.phone()
     watcher.get_by_test_id("watch").click()
     watcher.get_by_test_id("watch-board").wait_for()
+    french = table.copy(tv, "fr")            # the table's screen, in French
     first = 0
     for i, d in enumerate(events[:14]):
         table.play(d)
@@ -41,6 +43,8 @@ def test_the_bar_follows_each_reveal_and_the_story_names_the_turning_points(scre
             assert 0 <= got["red"] <= 100 and 0 <= got["blue"] <= 100
             assert got["red"] + got["blue"] <= 100
             first = first or i + 1
+        if i + 1 == 8:
+            in_french(table, french)
     table.sync(watcher)
     assert bar(watcher, 0, "wb-chance")["red"] >= 0
     tv.keyboard.press("Shift")               # a day's recap over the board: skipped
@@ -78,30 +82,25 @@ def test_the_bar_follows_each_reveal_and_the_story_names_the_turning_points(scre
     story.goto(f"{live.url}/history")
     story.wait_for_selector(f'[data-code="{table.code}"] [data-testid="turning"]', timeout=30_000)
     shot(story, "chances-history")
+    # the story in French: its turning points' heading, the chance axis as French writes it
+    french.goto(f"{live.url}/t/{table.code}/story")
+    french.wait_for_selector('[data-testid="turning-point"]', timeout=120_000)
+    assert "Tournants" in (french.locator("#turning h2").text_content() or "")
+    axis = french.locator('[data-testid="chance-chart"] text').all_text_contents()
+    assert "50 %" in [" ".join(t.split()) for t in axis], axis
+    shot(french, "chances-fr-story-1920")
 
 
-def test_the_bar_and_the_story_in_french(screens, live):
-    events = plan()
-    table = Table(screens, live, WALL, shots="chances-fr", chances=True, tv_language="fr")
-    tv = table.tv
-    table.join("red", "Ann")
-    table.join("blue", "Bob")
-    for d in events[:8]:
-        table.play(d)
+def in_french(table: Table, tv: Any) -> None:
+    """The bar on a French big screen after the game's eighth event: its label, and the
+    figures as French writes them, as its label says them: "62 %", not "62%"."""
+    table.sync(tv)
     got = bar(tv, 8)
     assert "Chances de gagner" in (tv.locator('[data-testid="chance-bar"]').get_attribute(
         "aria-label") or "")
-    # the figures as French writes them, as its label says them: "62 %", not "62%"
     shown = tv.locator('[data-testid="chance-bar"] text').all_text_contents()
     assert [" ".join(t.split()) for t in shown if "%" in t] == [f"{got['red']} %",
                                                                   f"{got['blue']} %"], shown
-    tv.keyboard.press("Shift")
+    tv.keyboard.press("Shift")               # a moment over the board: skipped
     tv.wait_for_selector("#moment.hidden", state="attached")
     shot(tv, "chances-fr-tv-1920")
-    table.enter_by_http([event_from_dict(e) for e in events[8:]])
-    tv.goto(f"{live.url}/t/{table.code}/story")
-    tv.wait_for_selector('[data-testid="turning-point"]', timeout=120_000)
-    assert "Tournants" in (tv.locator("#turning h2").text_content() or "")
-    axis = tv.locator('[data-testid="chance-chart"] text').all_text_contents()
-    assert "50 %" in [" ".join(t.split()) for t in axis], axis
-    shot(tv, "chances-fr-story-1920")
