@@ -3,12 +3,17 @@
 Each reveal is tapped on the phones of the part that holds the mission (missions 1-2 or
 3-4, for both the guesser and the owner); the two other players' phones show nothing
 to tap and no "your turn", and every header keeps its name and its missions in view.
+
+Then, after the game (issue 14): a watcher follows without a seat, and one tap on the TV
+opens the rematch with colours swapped; four phones move to it already seated, the
+watcher goes on watching, and a phone that was away finds its seat when it comes back.
 """
 
 from __future__ import annotations
 
 import random
 
+from companion.engine import event_from_dict
 from companion.engine.simulate import random_record
 
 from .conftest import TAPS, shot, still
@@ -20,16 +25,26 @@ PLAYERS = {("red", 1): "Ann", ("red", 2): "Cleo" + "W" * 36, ("blue", 1): "Bob",
            ("blue", 2): "Dirk"}
 
 
-def day_one() -> list[dict]:
-    """The events of a random legal game up to its first round's eighth reveal."""
+def day_one() -> tuple[list[dict], list[dict]]:
+    """The events of a random legal game up to its first round's eighth reveal, and the
+    rest of the game."""
     events = normalise([e.to_dict() for e in random_record(
         random.Random(4), wall_distance=WALL, disorder=0, lie=0).events])
     eighth = [i for i, e in enumerate(events) if e["type"] == "reveal"][7]
-    return events[: eighth + 1]
+    return events[: eighth + 1], events[eighth + 1:]
 
 
-def test_four_phones_play_a_team_round_each_part_tapping_its_own_missions(screens, live):
-    events = day_one()
+def seated_as(page, name: str) -> str:
+    """The seat line of ``page`` once it names ``name`` (the page first says "Table
+    CODE": a busy machine may show that before the seat arrives)."""
+    page.wait_for_function("n => document.getElementById('who').textContent.includes(n)",
+                           arg=name)
+    return page.locator("#who").inner_text()
+
+
+def test_four_phones_play_a_team_game_to_the_rematch_each_part_tapping_its_own_missions(
+        screens, live):
+    events, rest = day_one()
     table = Table(screens, live, WALL, shots="teams", teams=True)
     for (side, part), name in PLAYERS.items():
         page = table.join(side, name, part=part)
@@ -100,3 +115,104 @@ def test_four_phones_play_a_team_round_each_part_tapping_its_own_missions(screen
     for (side, part), p in phones.items():
         table.sync(p)
         shot(p, f"teams-day1-end-{side}{part}")
+
+    # after the day: a watcher; the smaller QR on the TV opens the read-only view; the TV
+    # counts it
+    tv = table.tv
+    watch_url = table.join_url.replace("/j/", "/w/")
+    watcher = screens("phone")
+    watcher.goto(watch_url)
+    watcher.wait_for_selector("body[data-version]", state="attached")
+    assert watcher.get_by_test_id("watching").count() == 1
+    tv.wait_for_function("() => document.getElementById('watchers').dataset.count === '1'")
+    assert tv.get_by_test_id("watchers").inner_text() == "1 watching"
+    assert watcher.locator("#act [data-pick], #act [data-join], #act [data-guess]").count() == 0
+    shot(tv, "rematch-tv-watched-1920")
+    # the server drops out of the watcher's reach (its stream breaks, every request fails):
+    # a clear line says it is reconnecting, and goes once the table answers again
+    def cut(route):
+        route.abort()
+    watcher.route("**/api/**", cut)
+    watcher.evaluate("() => SL.connect('watch')")        # the open stream breaks too
+    watcher.get_by_test_id("link-down").wait_for(timeout=15_000)
+    shot(watcher, "rematch-phone-link-down-390")
+    watcher.unroute("**/api/**", cut)
+    watcher.get_by_test_id("link-down").wait_for(state="hidden", timeout=15_000)
+
+    # a second screen shows the board too (no key: the table's code on its first page, then
+    # "Show the board on this screen")
+    board = screens("tv", size=(1280, 720))
+    # (every page it shows notes whether the loud offer to take the place of a screen that
+    # is gone ever showed: the table's screen only loading is not gone)
+    board.add_init_script("""new MutationObserver(() => {
+        if (document.querySelector('[data-testid="hand-gone"]')) window.handSeen = true; })
+        .observe(document, {childList: true, subtree: true});""")
+    board.goto(f"{live.url}/t/{table.code}")
+    board.get_by_test_id("move-here").wait_for()
+
+    # the rest of the game, then Dirk's phone goes away (asleep, another page)
+    table.enter_by_http([event_from_dict(e) for e in rest])
+    table.sync(tv)
+    tv.get_by_test_id("winner").wait_for()
+    # the watcher sees who won and why, and may open the game's story (it saw the board)
+    won = watcher.get_by_test_id("winner")
+    won.wait_for()
+    assert won.get_attribute("data-winner") == tv.get_by_test_id("winner").get_attribute(
+        "data-winner")
+    assert watcher.get_by_test_id("story-link").get_attribute("href") == (
+        f"/t/{table.code}/story?from=phone")
+    assert watcher.get_by_test_id("watch-board").count() == 1
+    assert watcher.locator("#next").inner_text() == "Game over"     # (not the card's words twice)
+    shot(watcher, "rematch-watcher-over-390")
+    away = table.phones[("blue", 2)]
+    away.goto("about:blank")
+    shot(tv, "rematch-tv-over-1920")
+
+    # one tap: the rematch, colours swapped; the TV opens the new table
+    old = table.code
+    tv.get_by_role("button", name="Rematch — swap colours").click()
+    tv.wait_for_url(lambda u: "/t/" in u and old not in u)
+    new = tv.url.rstrip("/").rsplit("/", 1)[1]
+    for (side, part), name in PLAYERS.items():
+        page = table.phones[(side, part)]
+        if page is away:
+            continue
+        page.wait_for_url(f"**/j/{new}")
+        who = seated_as(page, name)
+        assert name in who and ("missions 1–2" if part == 1 else "missions 3–4") in who
+        swapped = "blue" if side == "red" else "red"
+        assert page.locator("#who .mark").first.get_attribute("class").endswith(swapped)
+    watcher.wait_for_url(f"**/j/{new}")
+    watcher.get_by_test_id("watching").wait_for()
+    # ... and the second screen shows the new table's board, still without its key (it
+    # stayed on the old game's end, the rematch a link away)
+    board.wait_for_url(f"**/t/{new}")
+    board.get_by_test_id("move-here").wait_for()
+    # it never offered to take over from the TV, which was only opening the new table (the
+    # offer, then a hand-over code, showed for ~1 s after each rematch)
+    assert not board.evaluate("() => !!window.handSeen")
+    assert board.locator("#undo").is_hidden()
+    assert not board.evaluate(f"() => localStorage.getItem('sl-host-{new}')")
+    # the old table's board opened now stays on its game: the rematch is a link there
+    board.goto(f"{live.url}/t/{old}")
+    board.get_by_test_id("rematch-at").wait_for()
+    assert board.url == f"{live.url}/t/{old}"
+    # the TV shows four seats, all seated by the rematch, and is the new table's host
+    tv.wait_for_selector("body[data-version]", state="attached")
+    assert tv.get_by_test_id("code").inner_text() == new
+    assert "colours swapped" in tv.locator("#notice").inner_text()
+    shot(tv, "rematch-tv-new-1920")
+    # the phone that was away comes back to the old table's address: it follows
+    away.goto(table.join_url)
+    away.wait_for_url(f"**/j/{new}")
+    who = seated_as(away, "Dirk")
+    assert "Dirk" in who and "missions 3–4" in who
+    shot(away, "rematch-phone-back-390")
+    # the old table takes no more changes
+    client = live.app.test_client()
+    v = client.get(f"/api/tables/{old}/state").get_json()["view"]
+    assert v["rematch"]["code"] == new and v["rematch"]["swap"] is True
+    r = client.post(f"/api/tables/{old}/undo", json={"version": v["version"],
+                                                     "idempotency_key": "after-rematch-1"},
+                    headers={"Origin": "http://localhost"})
+    assert r.status_code == 409 and r.get_json()["code"] == "rematch"
