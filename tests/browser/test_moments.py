@@ -1,7 +1,8 @@
 """Moments on the big screen: an infiltration and the end of day 1 played by taps show a
 short full-screen overlay (the day's recap matching the referee's replay), which leaves
 by itself or at once on a tap; the beep switch is remembered; the board tells the card
-being guessed from an activated one.
+being guessed from an activated one; an undo waiting for the big screen outranks a
+moment. One day 1 is played for all of these (issue 51), and one in German.
 """
 
 from __future__ import annotations
@@ -135,6 +136,9 @@ def seated(screens: Any, live: Any) -> Table:
 
 
 def test_moments_show_what_just_happened_and_leave(screens, live):
+    """Day 1 at one table, and on the way: the board telling the card being guessed from
+    an activated one, every effect and double damage in whole words on a crowded board,
+    and an undo that waits for the big screen taking its moment away."""
     events, infiltrates, end_state = day_one()
     want = recap_of(end_state, 1)
     table = seated(screens, live)
@@ -151,7 +155,7 @@ def test_moments_show_what_just_happened_and_leave(screens, live):
     assert kind(tv) is None                  # the state the page opened with: no moment
     record(tv)
 
-    guessed = activated = moved_seen = False
+    guessed = activated = moved_seen = undone = False
     for i, d in enumerate(events):
         if d["type"] == "reveal":
             clear(tv)
@@ -173,11 +177,17 @@ def test_moments_show_what_just_happened_and_leave(screens, live):
             assert "starts day 1" in m["text"].replace("\xa0", " ")
             if kind(tv) == "start":
                 still(tv, "moments-start-1920")
+            every_effect_in_whole_words(table, screens, live)
         fx = (expected_after(WALL, events[:i + 1])["reveals"][-1]["effects"]
               if d["type"] == "reveal" else [])
         if i != infiltrates and any(e["kind"] == "da" and e["steps"] for e in fx):
             assert "The double agent moves" in wait_kind(tv, "da", before)["text"]
             moved_seen = True
+            if not undone:
+                undone = True
+                a_request_for_the_host_outranks_a_moment(table, d)
+                table.play(d)                # entered again after the undo
+                table.sync(tv)
         if i == infiltrates:
             m = wait_kind(tv, "infiltration", before)
             side = [e for e in expected_after(WALL, events[:i + 1])["reveals"][-1]["effects"]
@@ -198,7 +208,8 @@ def test_moments_show_what_just_happened_and_leave(screens, live):
             activated = True
             clear(tv)
             shot(tv, "moments-board-activated-1920")
-    assert guessed and activated and moved_seen
+            a_guessed_card_beside_an_activated_one(table, events[i + 1])
+    assert guessed and activated and moved_seen and undone
 
     # the end of day 1: the recap, as the referee's replay counts it
     m = wait_kind(tv, "day-end")
@@ -207,6 +218,11 @@ def test_moments_show_what_just_happened_and_leave(screens, live):
     for key in ("ip", "da", "identified"):
         for s in ("red", "blue"):
             assert m["cells"][f"recap-{key}-{s}"] == str(want[key][s])
+    if kind(tv) == "day-end":                 # photographed at both sizes (while it shows)
+        still(tv, "moments-day-end-1920")
+        tv.set_viewport_size({"width": 1280, "height": 720})
+        still(tv, "moments-day-end-1280")
+        tv.set_viewport_size({"width": 1920, "height": 1080})
     # a tap skips it at once (when this machine was quick enough to still show it)
     if kind(tv):
         tv.get_by_test_id("moment").click()
@@ -215,62 +231,37 @@ def test_moments_show_what_just_happened_and_leave(screens, live):
     assert kind(tv) is None
 
 
-def test_the_board_tells_a_guessed_card_from_an_activated_one(screens, live):
-    events, _, _ = day_one()
-    table = seated(screens, live)
+def a_guessed_card_beside_an_activated_one(table: Table, nxt: dict[str, Any]) -> None:
+    """An activated card on the board, and a guess waiting on the next mission: the card
+    being guessed is dashed and pulses a few times, then its frame stays (a TV does not
+    draw 60 frames a second all game long for it: a quarter to a half of a core); the
+    activated one keeps its check."""
     tv = table.tv
-    record(tv)
-    done = False
-    for d in events:
-        if d["type"] != "reveal" or done:
-            table.play(d)
-            continue
-        table.play(d)
-        table.sync(tv)
-        if not tv.get_by_test_id("activated").count():
-            continue
-        # an activated card on the board: now a guess waits on the next mission
-        nxt = events[events.index(d) + 1]
-        guesser = table.phones[nxt["guesser"]]
-        table.submit(guesser, f'[data-guess="{nxt["guess"]}"]')
-        table.sync(tv)
-        clear(tv)
-        act, now = tv.get_by_test_id("activated").first, tv.get_by_test_id("guessing")
-        assert now.count() == 1 and act.count() == 1
-        assert now.get_attribute("stroke-dasharray")            # dashed, and pulsing
-        assert tv.evaluate("() => getComputedStyle(document.querySelector('#board .guessing'))"
-                           ".animationName") == "guessing"
-        assert "✓" in act.text_content()
-        # ... a few times, then the frame stays: a TV does not draw 60 frames a second all
-        # game long for it (a quarter to a half of a core)
-        tv.wait_for_function("() => !document.getAnimations().some(a => a.playState === "
-                             "'running')", timeout=15_000)
-        assert now.count() == 1 and now.get_attribute("stroke-dasharray")
-        shot(tv, "moments-board-guessed-activated-1920")
-        tv.set_viewport_size({"width": 1280, "height": 720})
-        shot(tv, "moments-board-guessed-activated-1280", scale="css")
-        tv.set_viewport_size({"width": 1920, "height": 1080})
-        done = True
-    assert done
-    # the recap at the end of day 1, photographed at both sizes (while it shows)
-    wait_kind(tv, "day-end")
-    if kind(tv) == "day-end":
-        still(tv, "moments-day-end-1920")
-        tv.set_viewport_size({"width": 1280, "height": 720})
-        still(tv, "moments-day-end-1280")
+    guesser = table.phones[nxt["guesser"]]
+    table.submit(guesser, f'[data-guess="{nxt["guess"]}"]')
+    table.sync(tv)
+    clear(tv)
+    act, now = tv.get_by_test_id("activated").first, tv.get_by_test_id("guessing")
+    assert now.count() == 1 and act.count() == 1
+    assert now.get_attribute("stroke-dasharray")            # dashed, and pulsing
+    assert tv.evaluate("() => getComputedStyle(document.querySelector('#board .guessing'))"
+                       ".animationName") == "guessing"
+    assert "✓" in act.text_content()
+    tv.wait_for_function("() => !document.getAnimations().some(a => a.playState === "
+                         "'running')", timeout=15_000)
+    assert now.count() == 1 and now.get_attribute("stroke-dasharray")
+    shot(tv, "moments-board-guessed-activated-1920")
+    tv.set_viewport_size({"width": 1280, "height": 720})
+    shot(tv, "moments-board-guessed-activated-1280", scale="css")
+    tv.set_viewport_size({"width": 1920, "height": 1080})
 
 
-def test_round_effects_and_double_damage_show_in_whole_words(screens, live):
+def every_effect_in_whole_words(table: Table, screens: Any, live: Any) -> None:
     """Every effect in play and double damage pending on both sides (the most text the
-    side panels can hold): each line stays inside the board, at every TV size."""
+    side panels can hold), on another big screen shown the table so: each line stays
+    inside the board, at every TV size."""
     from .test_looks import fits_every_tv
 
-    events, _, _ = day_one()
-    table = seated(screens, live)
-    for d in events:
-        table.play(d)
-        if d["type"] == "start":
-            break
     tv = screens("tv")
 
     def crowded(route: Any) -> None:
@@ -298,20 +289,14 @@ def test_round_effects_and_double_damage_show_in_whole_words(screens, live):
     fits_every_tv(tv, "effects", problems, looked=False)
     assert not problems, problems
     shot(tv, "moments-board-effects-1920")
+    tv.unroute_all(behavior="ignoreErrors")
+    tv.close()
 
 
-def test_a_request_for_the_host_outranks_a_moment(screens, live):
-    """An undo waiting for the big screen's answer takes the overlay away at once."""
-    events, _, _ = day_one()
-    table = seated(screens, live)
+def a_request_for_the_host_outranks_a_moment(table: Table, d: dict[str, Any]) -> None:
+    """An undo waiting for the big screen's answer takes the overlay away at once; the TV
+    agrees, and no new moment comes of it."""
     tv = table.tv
-    record(tv)
-    for i, d in enumerate(events):
-        table.play(d)
-        fx = (expected_after(WALL, events[:i + 1])["reveals"][-1]["effects"]
-              if d["type"] == "reveal" else [])
-        if any(e["kind"] == "da" and e["steps"] for e in fx):
-            break
     wait_kind(tv, "da")
     table.undo(table.phones[d["guesser"]])     # asks the other side or the TV
     table.sync(tv)
