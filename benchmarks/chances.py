@@ -20,7 +20,7 @@ from collections import defaultdict
 from typing import Any
 
 from companion.engine import replay
-from companion.engine.chances import POLICY, estimate, standard_error, timed_estimate
+from companion.engine.chances import POLICY, estimate, standard_error
 from companion.engine.events import Options, Record, Reveal
 from companion.engine.referee import advance
 from companion.engine.simulate import play
@@ -128,23 +128,20 @@ def _grade(games: int, playouts: int, workers: int) -> tuple[bool, bool]:
 
 
 def _live_figure() -> None:
-    # the live figure: as many playouts as fit in 300 ms (at least 100), from every
-    # fourth event of a few games, on one core
-    times, counts = [], []
+    # the live figure: LIVE_PLAYOUTS playouts seeded by the public state (issue 52), from
+    # every fourth event of a few games, on one core
+    from companion.group.chances import LIVE_PLAYOUTS
+    times = []
     for k in range(8):
         rec = game(10**7 + k)
         s = State(rec.options)
         for i, e in enumerate(rec.events):
             if i % 4 == 0 and s.phase != "over":
                 t = time.perf_counter()
-                _p, n = timed_estimate(s, 10_000, random.Random(i), seconds=0.3)
+                estimate(s, LIVE_PLAYOUTS)
                 times.append(time.perf_counter() - t)
-                counts.append(n)
             advance(s, e)
     times.sort()
-    counts.sort()
-    print(f"the live estimate (300 ms on one core, at least 100 playouts), {len(times)} "
-          f"states: playouts median {counts[len(counts) // 2]}, fewest {counts[0]} "
-          f"(standard error <= {standard_error(counts[len(counts) // 2]):.3f}, at worst "
-          f"{standard_error(counts[0]):.3f}); time median {1000 * times[len(times) // 2]:.0f} "
-          f"ms, longest {1000 * times[-1]:.0f} ms")
+    print(f"the live estimate ({LIVE_PLAYOUTS} playouts on one core, standard error <= "
+          f"{standard_error(LIVE_PLAYOUTS):.3f}), {len(times)} states: time median "
+          f"{1000 * times[len(times) // 2]:.0f} ms, longest {1000 * times[-1]:.0f} ms")

@@ -63,7 +63,7 @@ const Board = (() => {
       out += t(x + w / 2, y + h + 24, a === W ? T("wall") : label, {size: 22, fill: COL.dim, room: w - 6});
     }
     // (room for the chance bar between them, when the table shows one)
-    const room = SL.view && SL.view.chances ? 425 : 560;
+    const room = SL.view && SL.view.chances ? 420 : 560;
     out += t(x0, y + h + 50, "◀ " + T("{side}'s fort · {side} territory", {side: sideName("red")}), {anchor: "start", size: 22, fill: COL.red, room});
     out += t(1200, y + h + 50, T("{side} territory · {side}'s fort", {side: sideName("blue")}) + " ▶", {anchor: "end", size: 22, fill: COL.blue, room});
     const dx = x0 + (s.da + W + 1 + 0.5) * w;
@@ -72,22 +72,30 @@ const Board = (() => {
     return out;
   }
 
-  // the chance to win (issue 25, a table that opted in): a slim bar between the forts,
-  // red's share from the left, blue's from the right, a draw between them
+  // the chance to win (issues 25, 52; a table that opted in): a bar between the forts, red's
+  // share from the left, blue's from the right, the draw's between them; under it one line
+  // says what it is and names the draw. Whole percents from the server, summing to 100.
+  // A figure of another view (being worked out) dims only when it is late (host.css).
+  const CHANCE_ROOM = 44;                 // the line under the bar: the board below moves down
   function chanceBar(v) {
     const c = SL.chance;
     if (!v.chances) return "";
-    const x0 = 480, w = 280, y = 142, h = 24;
-    if (!c) return `<g data-testid="chance-bar" data-pending="1">${t(x0 + w / 2, y + 18, T("chance to win…"), {size: 18, fill: COL.dim, room: w})}</g>`;
-    const red = Math.round(100 * c.red), blue = Math.round(100 * c.blue), stale = c.events !== v.state.events;
-    const rw = w * c.red, bw = w * c.blue;
-    return `<g data-testid="chance-bar" data-red="${red}" data-blue="${blue}" data-events="${c.events}" opacity="${stale ? 0.6 : 1}" role="img"
-      aria-label="${esc(T("Chance to win: red {red}%, blue {blue}%", {red, blue}))}"><title>${esc(T("Chance to win from here, from what the table has seen: red {red}%, blue {blue}%", {red, blue}))}</title>
+    const x0 = 470, w = 300, y = 139, h = 28;
+    if (!c) return `<g data-testid="chance-bar" data-pending="1">${t(620, y + 58, T("Chance to win: being worked out…"), {size: 22, fill: COL.dim, room: 1160})}</g>`;
+    const pc = c.percent, stale = c.version !== v.version;
+    const what = c.basis === "nothing" ? T("Chance to win: nothing seen yet, so even")
+      : c.basis === "exhausted" ? T("Chance to win before any reveal, from the soldiers exhausted")
+      : T("Chance to win, from what the table has seen");
+    const line = what + " · " + T("draw {pct}", {pct: Words.percent(pc.draw)});
+    const rw = w * pc.red / 100, bw = w * pc.blue / 100;
+    return `<g class="chance${stale ? " stale" : ""}" data-testid="chance-bar" data-red="${pc.red}" data-blue="${pc.blue}" data-draw="${pc.draw}" data-events="${c.events}" data-state="${c.state}" role="img"
+      aria-label="${esc(T("Chance to win: red {red}%, blue {blue}%", {red: pc.red, blue: pc.blue}) + " · " + line)}">
       <rect x="${x0}" y="${y}" width="${w}" height="${h}" rx="6" fill="${COL.midCell}" stroke="${COL.line}" stroke-width="2"/>
       <rect x="${x0}" y="${y}" width="${rw}" height="${h}" rx="6" fill="${COL.markRed}"/>
       <rect x="${x0 + w - bw}" y="${y}" width="${bw}" height="${h}" rx="6" fill="${COL.markBlue}"/>
-      ${t(x0 + 8, y + 19, Words.percent(red), {size: 19, anchor: "start", weight: 800, fill: COL.onMarkRed})}
-      ${t(x0 + w - 8, y + 19, Words.percent(blue), {size: 19, anchor: "end", weight: 800, fill: "#06203d"})}</g>`;
+      ${t(x0 + 8, y + 22, Words.percent(pc.red), {size: 24, anchor: "start", weight: 800, fill: pc.red >= 18 ? COL.onMarkRed : COL.ink, extra: 'data-testid="chance-red"'})}
+      ${t(x0 + w - 8, y + 22, Words.percent(pc.blue), {size: 24, anchor: "end", weight: 800, fill: pc.blue >= 18 ? "#06203d" : COL.ink, extra: 'data-testid="chance-blue"'})}
+      ${t(620, y + 58, line, {size: 22, fill: COL.ink, room: 1160, extra: 'data-testid="chance-line"'})}</g>`;
   }
 
   function ipTrack(s, side, y) {
@@ -203,9 +211,13 @@ const Board = (() => {
 
   function draw(v) {
     const s = v.state, w = v.words;
-    $("board").innerHTML = daTrack(s, w.da) + chanceBar(v) + ipTrack(s, "red", 170) + ipTrack(s, "blue", 232)
+    // a table that shows the chance: its line's room between the forts and the IP tracks
+    const down = v.chances ? CHANCE_ROOM : 0;
+    $("board").setAttribute("viewBox", `0 0 1240 ${790 + down}`);
+    $("board").innerHTML = daTrack(s, w.da) + chanceBar(v) + `<g transform="translate(0 ${down})">`
+      + ipTrack(s, "red", 170) + ipTrack(s, "blue", 232)
       + missions(v, "red", 340) + missions(v, "blue", 585) + intel(s)
-      + sidePanel(s, "red", 330) + sidePanel(s, "blue", 575);
+      + sidePanel(s, "red", 330) + sidePanel(s, "blue", 575) + "</g>";
     fitTexts($("board"));
     $("board").setAttribute("aria-label", T("The board, day {day}: red {red} IP, blue {blue} IP, double agent {where}, deception tokens red {dt_red}, blue {dt_blue}", {day: s.day, red: s.ip.red, blue: s.ip.blue, where: w.da, dt_red: s.dt.red, dt_blue: s.dt.blue}));
   }

@@ -31,6 +31,7 @@ const SL = (() => {
   function setView(v) {
     if (!v || (view && v.version < view.version)) return;
     view = v; onView.forEach(f => f(v));
+    if (chanceAsked && v.chances && chanceBehind()) chancePoll();
   }
   // the companion upgraded while this page was open (a restart, the stream back): its
   // scripts are the old version's, so it loads again (static/screen.js, assets.py), once
@@ -205,22 +206,29 @@ const SL = (() => {
   const SIDES = {red: T("red"), blue: T("blue")};
   const sideName = s => SIDES[s] || s;
   const and = xs => xs.length < 2 ? xs.join("") : T("{first} and {last}", {first: xs.slice(0, -1).join(", "), last: xs[xs.length - 1]});
-  // the chance to win (issue 25), for a table that opted in: worked out by the server
-  // off the request path, asked for every 2 s while the figure shown is older than the game
-  let chance = null, chanceAsked = false;
+  // the chance to win (issues 25, 52), for a table that opted in: worked out by the server
+  // off the request path. Asked for as soon as a view comes that the figure is not of (a
+  // public state seen before is answered at once), then every 250 ms until it comes (it
+  // waited up to 2 s for its turn, and the bar stayed dimmed all that time)
+  let chance = null, chanceAsked = false, chanceT = null, chanceBusy = false;
   const onChance = [];
+  const chanceBehind = () => !chance || !view || chance.version !== view.version;
   async function chancePoll() {
+    clearTimeout(chanceT);
+    if (chanceBusy) return;            // the one under way asks again if need be
     const v = view;
-    if (v && v.chances && !document.hidden && (!chance || chance.events !== v.state.events)) {
+    if (v && v.chances && !document.hidden && chanceBehind()) {
+      chanceBusy = true;
       try {
-        const r = await get("/chances");
-        if (r.status === 200 && r.data.live && (!chance || r.data.live.events !== chance.events)) {
-          chance = r.data.live;
+        const r = await get("/chances"), got = r.status === 200 && r.data.live;
+        if (got && (!chance || got.version !== chance.version || got.state !== chance.state)) {
+          chance = got;
           onChance.forEach(f => f(chance));
         }
       } catch (e) { /* the live connection shows the trouble */ }
+      chanceBusy = false;
     }
-    setTimeout(chancePoll, chance && view && chance.events === view.state.events ? 2000 : 700);
+    chanceT = setTimeout(chancePoll, chanceBehind() ? 250 : 2000);
   }
   function watchChance(f) {
     onChance.push(f);

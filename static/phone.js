@@ -61,13 +61,18 @@
       <div class="wb-intel">${esc(Words.colon(T("Intel card")))} <b>${s.intel ? s.intel.map(r => `${r} ${esc(rank(r))}`).join(" · ") : esc(T("not yet"))}</b></div></div>`;
   }
 
-  // the chance to win (issue 25) on a watcher's board, as on the big screen
+  // the chance to win (issues 25, 52) on a watcher's board, as on the big screen: whole
+  // percents summing to 100, its line under it (what it is, the draw)
   function chanceBar(v) {
     const c = SL.chance;
     if (!v.chances || !c) return "";
-    const red = Math.round(100 * c.red), blue = Math.round(100 * c.blue);
-    return `<small class="muted wb-chance-cap">${esc(T("Chance to win"))}</small><div class="wb-chance ${c.events !== v.state.events ? "stale" : ""}" data-testid="wb-chance" data-red="${red}" data-blue="${blue}" role="img" aria-label="${esc(T("Chance to win: red {red}%, blue {blue}%", {red, blue}))}">
-      <span class="r" style="width:${red}%">${Words.percent(red)}</span><span class="b" style="width:${blue}%">${Words.percent(blue)}</span></div>`;
+    const {red, blue, draw} = c.percent;
+    const what = c.basis === "nothing" ? T("Chance to win: nothing seen yet, so even")
+      : c.basis === "exhausted" ? T("Chance to win before any reveal, from the soldiers exhausted")
+      : T("Chance to win, from what the table has seen");
+    const line = what + " · " + T("draw {pct}", {pct: Words.percent(draw)});
+    return `<div class="wb-chance ${c.version !== v.version ? "stale" : ""}" data-testid="wb-chance" data-red="${red}" data-blue="${blue}" data-draw="${draw}" role="img" aria-label="${esc(T("Chance to win: red {red}%, blue {blue}%", {red, blue}) + " · " + line)}">
+      <span class="r" style="width:${red}%">${Words.percent(red)}</span><span class="b" style="width:${blue}%">${Words.percent(blue)}</span></div><small class="muted wb-chance-cap" data-testid="wb-chance-line">${esc(line)}</small>`;
   }
 
   const PLAIN = ["R22", "R24", "R30"];     // a guess right or wrong: nothing to look up

@@ -1,13 +1,16 @@
 """The chance to win at the table (issue 25), worked out off the request path.
 
-- **Live** (a table that opted in): the chance as the game stands, 300 ms of playouts
-  (at least 100) asked for by one background thread per process, kept in memory per table; the
-  big screen and the watchers ask ``GET /api/tables/CODE/chances`` while the figure
-  they show is older than the game. A post never waits for it.
+- **Live** (a table that opted in): the chance as the game stands, :data:`LIVE_PLAYOUTS`
+  playouts seeded from the public state (the same public state, the same figure: a step
+  that changes no public fact, or an undo back to a state seen before, shows the figure
+  it showed; issue 52), asked for by one background thread per process, kept in memory
+  by public state and per table; the big screen and the watchers ask
+  ``GET /api/tables/CODE/chances`` while the figure they show is of another state
+  (``state``: :func:`state_key`). A post never waits for it.
 - **The story** (every finished game): the chance after every event, 200 playouts
   each, worked out once in the background and kept with the table
-  (``chance_series``); the story draws it and names its three biggest swings, the
-  history its biggest one.
+  (``chance_series``); the story draws it and names its three biggest swings among
+  the reveals (the history names the story's decisive reveal, not a swing: issue 52).
 
 The numbers come from :mod:`companion.engine.chances` (docs/CHANCES.md), worked out in
 a helper process (:mod:`companion.group.offload`): seconds of Python that would otherwise hold
@@ -19,33 +22,38 @@ from __future__ import annotations
 import itertools
 import json
 import queue
-import random
 import threading
 from typing import Any, cast
 
 from flask import Flask, current_app
 from sqlalchemy import Table as SATable
-from sqlalchemy import select, update
+from sqlalchemy import update
 
 from ..engine import Msg, Options, event_from_dict, new_game, reveal_words
-from ..engine.chances import standard_error
+from ..engine.chances import public_key, rounded, split, standard_error
 from ..engine.referee import advance
 from ..store.models import CLOSED, Table, db
 from ..table.states import Recent, derive, event_rows
 from ..table.words import event_text, stored_words
 from .offload import helper
 
-LIVE_SECONDS = 0.3          # a live figure's time on one core
+LIVE_PLAYOUTS = 800         # a live figure (standard error 1.8 points; ~0.25 s of a quiet core)
 SERIES_PLAYOUTS = 200       # per step of a finished game's story (standard error 3.5 points)
+# a kept series of another form is worked out again: 2, turning points among reveals only
+# and a series seeded by the public state (issue 52)
+SERIES_FORM = 2
 TABLE = cast(SATable, Table.__table__)
 
 _live: Recent[dict[str, Any]] = Recent(1024)     # (app, table id) -> its latest live figure
-_asked: set[tuple[int, str, int, int]] = set()   # jobs waiting or running (by app)
-# (app, table id) -> the game (its events) of the newest live figure asked for: an older
-# one still waiting is of a game the table has left, and never worked out
-_newest: dict[tuple[int, int], int] = {}
+# (app, public state) -> its figure: any table at that state shows it at once
+_figures: Recent[dict[str, Any]] = Recent(4096)
+_asked: set[tuple[int, str, int, int | str]] = set()   # jobs waiting or running (by app)
+# (app, table id) -> the public state of the newest live figure asked for: an older one
+# still waiting is of a game the table has left, and never worked out
+_newest: dict[tuple[int, int], int | str] = {}
 # live figures first: a story's series (seconds of work) never holds up the table's bar
-_jobs: queue.PriorityQueue[tuple[int, int, Flask, str, int, int, Any]] = queue.PriorityQueue()
+_jobs: queue.PriorityQueue[tuple[int, int, Flask, str, int, int | str, Any]] = \
+    queue.PriorityQueue()
 _order = itertools.count()
 _lock = threading.Lock()
 _worker: threading.Thread | None = None
@@ -59,7 +67,20 @@ def _start() -> None:
             _worker.start()
 
 
-def _ask(kind: str, table_id: int, events: int, payload: Any) -> None:
+def state_key(state: Any) -> str:
+    """The public state a figure is of (its ``state``): two states alike in every public
+    fact share it, and their figure."""
+    return public_key(state)[:16]
+
+
+def basis(state: Any) -> str:
+    """What a figure rests on, as its line on the screens says (issue 52): ``nothing``
+    (no event yet: even), ``exhausted`` (no reveal yet: the soldiers exhausted, and who
+    starts), ``seen`` (what the table has seen)."""
+    return "nothing" if not state.event_count else "exhausted" if not state.reveals else "seen"
+
+
+def _ask(kind: str, table_id: int, events: int | str, payload: Any) -> None:
     app = current_app._get_current_object()    # type: ignore[attr-defined]
     key = (id(app), kind, table_id, events)
     with _lock:
@@ -81,13 +102,14 @@ def _work() -> None:
             if kind == "live":
                 if _newest.get((id(app), table_id)) != events:
                     continue    # the game moved on (a busy server): its newest state next
-                p, n = helper.call("timed_estimate", payload, 100_000,
-                                   random.Random(events), LIVE_SECONDS)
-                _live.keep((id(app), table_id), {"events": events, "playouts": n,
-                                      "standard_error": round(standard_error(n), 4),
-                                      **{k: round(v, 4) for k, v in p.items()}})
+                p = helper.call("estimate", payload, LIVE_PLAYOUTS)
+                figure = {"state": events, "basis": basis(payload), "playouts": LIVE_PLAYOUTS,
+                          "standard_error": round(standard_error(LIVE_PLAYOUTS), 4),
+                          **rounded(p), "percent": split(p, 100)}
+                _figures.keep((id(app), events), figure)
+                _live.keep((id(app), table_id), {**figure, "events": payload.event_count})
             else:
-                _store_series(app, table_id, events, payload)
+                _store_series(app, table_id, int(events), payload)
         except Exception:           # a figure is never worth a dead worker
             if not helper.ending:   # (a server stopping mid-job: nothing went wrong)
                 app.logger.exception("chances: %s for table %s failed", kind, table_id)
@@ -99,16 +121,23 @@ def _work() -> None:
 
 
 def live(table: Table) -> dict[str, Any] | None:
-    """The latest live figure of a table that opted in (``events``: the game it is
-    of); a newer one is asked for when the game has moved on. ``None`` before any."""
+    """The latest live figure of a table that opted in (``state``: the public state it
+    is of, :func:`state_key`; ``events``: how many events the game had then; shares to
+    four places and whole percents, each summing to exactly 1 and 100): the figure of
+    the game as it stands (``version``: the table's now) when that public state was
+    seen before, else the table's last one (``version`` null) while a figure of the game
+    as it stands is asked for. ``None`` before any."""
     if not table.chances:
         return None
     state = derive(table)
-    got = _live.recall((id(current_app._get_current_object()),   # type: ignore[attr-defined]
-                        table.id))
-    if got is None or got["events"] != state.event_count:
-        _ask("live", table.id, state.event_count, state.copy())
-    return got
+    app = id(current_app._get_current_object())   # type: ignore[attr-defined]
+    key = state_key(state)
+    known = _figures.recall((app, key))
+    if known is not None:       # ``version``: the table's, whose state it is the figure of
+        return {**known, "events": state.event_count, "version": table.version}
+    _ask("live", table.id, key, state.copy())
+    last = _live.recall((app, table.id))
+    return None if last is None else {**last, "version": None}
 
 
 def series_of(options: Options, events: list[dict[str, Any]], seed: int
@@ -129,8 +158,9 @@ def series_of(options: Options, events: list[dict[str, Any]], seed: int
 
 def _store_series(app: Flask, table_id: int, events: int, payload: Any) -> None:
     options, rows = payload
-    steps, said = series_of(options, rows, table_id)
-    turning = [{**t, "text": _kept(said[t["step"]])} for t in turning_points(steps)]
+    steps, said = series_of(options, rows, 0)       # the same game: the same series
+    plays = {i + 1 for i, d in enumerate(rows) if d["type"] == "reveal"}
+    turning = [{**t, "text": _kept(said[t["step"]])} for t in turning_points(steps, 3, plays)]
     if app.extensions.get(CLOSED):
         return              # dropped meanwhile: its database with it
     with app.app_context():
@@ -139,10 +169,7 @@ def _store_series(app: Flask, table_id: int, events: int, payload: Any) -> None:
                                                    TABLE.c.finished.is_not(None))
                                .values(chance_series=json.dumps(
                                    {"events": events, "playouts": SERIES_PLAYOUTS,
-                                    "steps": steps, "turning": turning})))
-            db.session.commit()
-            from .games import changed
-            changed()               # the history's pages name each game's turning point
+                                    "steps": steps, "turning": turning, "v": SERIES_FORM})))
             db.session.commit()
         finally:
             db.session.remove()
@@ -166,29 +193,28 @@ def series(table: Table) -> dict[str, Any] | None:
     rows = [json.loads(r.data) for r in event_rows(table)]
     if table.chance_series:
         kept = json.loads(table.chance_series)
-        if kept.get("events") == len(rows):
+        if kept.get("events") == len(rows) and kept.get("v") == SERIES_FORM:
             return cast(dict[str, Any], kept)
     _ask("series", table.id, len(rows), (Options(table.wall_distance, table.teams), rows))
     return None
 
 
-def turning_points(steps: list[list[float]], n: int = 3) -> list[dict[str, Any]]:
+def turning_points(steps: list[list[float]], n: int = 3,
+                   plays: set[int] | None = None) -> list[dict[str, Any]]:
     """The ``n`` steps where red's chance moved the most (earliest first among equals),
-    in the order of the game: ``{"step", "swing", "toward"}``.
+    in the order of the game: ``{"step", "swing", "toward"}``; ``plays``: the steps that
+    may be one (the reveals: a random draw, as the opening's exhausted soldiers, is
+    nobody's play and never a turning point, issue 52).
 
     >>> turning_points([[.5, .5, 0], [.6, .4, 0], [.2, .8, 0], [.25, .75, 0]], 2)
     [{'step': 1, 'swing': 0.1, 'toward': 'red'}, {'step': 2, 'swing': 0.4, 'toward': 'blue'}]
+    >>> turning_points([[.5, .5, 0], [.6, .4, 0], [.2, .8, 0], [.25, .75, 0]], 2, {1, 3})
+    [{'step': 1, 'swing': 0.1, 'toward': 'red'}, {'step': 3, 'swing': 0.05, 'toward': 'red'}]
     """
-    swings = [(abs(steps[i][0] - steps[i - 1][0]), i) for i in range(1, len(steps))]
+    swings = [(abs(steps[i][0] - steps[i - 1][0]), i) for i in range(1, len(steps))
+              if plays is None or i in plays]
     top = sorted(swings, key=lambda x: (-x[0], x[1]))[:n]
     return [{"step": i, "swing": round(abs(steps[i][0] - steps[i - 1][0]), 3),
              "toward": "red" if steps[i][0] > steps[i - 1][0] else "blue"}
             for _s, i in sorted(top, key=lambda x: x[1]) if _s > 0]
 
-
-def missing(codes: list[str]) -> None:
-    """Ask for the chances of the finished games among ``codes`` that have none yet (the
-    history shows their turning point once they are in)."""
-    for table in db.session.scalars(select(Table).where(Table.code.in_(codes),
-                                                        Table.chance_series.is_(None))):
-        series(table)

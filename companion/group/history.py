@@ -24,13 +24,14 @@ from ..memory.stats import RESULT_KEY, finish_player_stats, ladder, new_player_s
 from ..memory.summary import REASONS, SIDES, SOURCES
 from ..store.models import (
     ID_MAX,
+    Event,
     Player,
     Table,
     db,
     now,
 )
-from ..table.words import stored_words
 from .games import EXPIRY_DAYS, GAME, SEAT, SIDE, kept, seat_counts
+from .story import decisive_reveal
 
 PAGE = 20               # games a history page lists
 
@@ -113,8 +114,7 @@ def _listing(page: int, player: int | None, month: str | None,
     page = min(max(1, page), pages)
     t = cast(SATable, Table.__table__)
     rows = db.session.execute(
-        select(GAME, t.c.code, t.c.teams, t.c.wall_distance, t.c.imported, t.c.chance_series,
-               t.c.accepted)
+        select(GAME, t.c.code, t.c.teams, t.c.wall_distance, t.c.imported, t.c.accepted)
         .join(t, t.c.id == GAME.c.table_id).where(*where)
         .order_by(GAME.c.played.desc(), GAME.c.table_id.desc())
         .limit(PAGE).offset((page - 1) * PAGE)).mappings().all()
@@ -129,6 +129,12 @@ def _listing(page: int, player: int | None, month: str | None,
              "part": s["part"]})
     ips = {(r.table_id, r.side): r.ip for r in db.session.execute(
         select(SIDE.c.table_id, SIDE.c.side, SIDE.c.ip).where(SIDE.c.table_id.in_(ids)))}
+    events: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
+    for table_id, data in (db.session.execute(
+            select(Event.table_id, Event.data).where(Event.table_id.in_(ids),
+                                                     Event.undone.is_(False))
+            .order_by(Event.table_id, Event.seq)) if ids else ()):
+        events[table_id].append(json.loads(data))
     games = []
     for r in rows:
         sides = seats[r["table_id"]]
@@ -144,7 +150,8 @@ def _listing(page: int, player: int | None, month: str | None,
             "sides": sides, "winner": r["winner"],
             "reason": r["reason"], "end": Msg.from_dict(json.loads(r["ending"])),
             "days": r["days"], "ip": {s: ips.get((r["table_id"], s), 0) for s in SIDES},
-            "turning": _turning(r["chance_series"])})
+            # the story's decisive reveal, the same step and words (issue 52)
+            "decisive": decisive_reveal(r["wall_distance"], events[r["table_id"]])})
     return {"games": games, "total": total, "page": page, "pages": pages,
             "player": player, "month": month if span else None, "counted": counted,
             "others": others}
@@ -154,18 +161,6 @@ def _why_apart(imported: bool, accepted: bool | None) -> str:
     """Why a game is kept apart: ``keeper`` (set aside), ``imported`` (from a record),
     ``pace`` (entered faster than a table plays)."""
     return "keeper" if accepted is False else "imported" if imported else "pace"
-
-
-def _turning(kept: str | None) -> dict[str, Any] | None:
-    """A game's biggest swing of the chance to win (issue 25), once worked out."""
-    if not kept:
-        return None
-    turning = json.loads(kept).get("turning") or []
-    if not turning:
-        return None
-    top = max(turning, key=lambda t: t["swing"])
-    return {"step": top["step"], "toward": top["toward"], "swing": top["swing"],
-            "text": stored_words(top["text"])}
 
 
 def players_with_games() -> list[dict[str, Any]]:

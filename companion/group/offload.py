@@ -1,7 +1,7 @@
 """Seconds of CPU work done in a helper process, not in the server's (issue 24).
 
 The chance to win (issue 25) is pure Python that runs for seconds: a finished game's
-story ~2 s of a core, a live figure 0.3 s after every change of a table that opted in.
+story ~2 s of a core, a live figure ~0.25 s after every change of a table that opted in.
 In the server's own process that work holds the GIL beside every table's requests: each
 post waits for it, up to a switch interval at a time, while it runs. Here it runs in one
 helper process, started when first needed (``python -m companion.group.offload``), niced so
@@ -10,7 +10,7 @@ without the GIL.
 
 The helper reads pickled ``(job, args)`` from its stdin and writes pickled
 ``(ok, result)`` to its stdout, one at a time. It runs only the jobs it names (plain
-functions of the rules engine: ``timed_estimate``, ``step_chances``). When the server's
+functions of the rules engine: ``estimate``, ``step_chances``). When the server's
 process ends, the helper is stopped (and if the server is killed, the helper ends at
 the end of its pipe). A helper that dies is started again at the next job; the job it
 was doing is tried once more.
@@ -36,8 +36,8 @@ NICE_VARIABLE = "SPIES_LIES_HELPER_NICE"
 
 
 def _jobs() -> dict[str, Callable[..., Any]]:
-    from ..engine.chances import step_chances, timed_estimate
-    return {"timed_estimate": timed_estimate, "step_chances": step_chances}
+    from ..engine.chances import estimate, step_chances
+    return {"estimate": estimate, "step_chances": step_chances}
 
 
 class HelperFailed(RuntimeError):

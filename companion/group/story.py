@@ -29,6 +29,7 @@ from ..engine import (
     reveal_words,
     side,
 )
+from ..engine.referee import advance
 from ..store.models import Table
 from ..table.states import event_rows
 from ..table.words import RANK_WORDS, event_text
@@ -141,7 +142,7 @@ def story(table: Table) -> dict[str, Any]:
             if kinds:
                 moments.append({"step": n, "day": r.day, "kinds": kinds,
                                 "text": _sentence(words)})
-            if "flag" in kinds:
+            if _flagged(r):
                 flag_step = n
         else:
             text = Msg("{text}.", text=event_text(d))
@@ -156,7 +157,7 @@ def story(table: Table) -> dict[str, Any]:
         steps.append({"step": n, "event": i, "type": d["type"], **_compact(state),
                       "text": text})
         standings.append(_standing(state))
-    decisive = _decisive(state, steps, standings, flag_step)
+    decisive = _decisive(state, [s["type"] for s in steps], standings, flag_step)
     if decisive is not None:
         found = _moment(moments, steps, decisive, "decisive")
         found["text"] = (Msg("The decisive reveal. {text}", text=found["text"])
@@ -190,15 +191,43 @@ def _moment(moments: list[dict[str, Any]], steps: list[dict[str, Any]], at: int,
     return found
 
 
-def _decisive(state: State, steps: list[dict[str, Any]], standings: list[str],
+def _flagged(r: RevealResult) -> bool:
+    """Whether the reveal captured a flag (R70)."""
+    return any(e["kind"] == "flag" for e in r.to_dict()["effects"])
+
+
+def _decisive(state: State, types: list[str], standings: list[str],
               flag_step: int | None) -> int | None:
     """The reveal that decided the game: the flag's capture (R70, also when R71 then
     cancels it: the cancellation is the end), else the first reveal after which the
-    final result stood for good (R72); ``None`` while the game goes on."""
+    final result stood for good (R72); ``None`` while the game goes on. ``types``: each
+    step's event type (step 0: ``begin``)."""
     if state.outcome is None or str(state.phase) != "over":
         return None
     if flag_step is not None:
         return flag_step
     final = state.outcome.winner_text
     last_other = max((i for i, s in enumerate(standings) if s != final), default=-1)
-    return next((s["step"] for s in steps[last_other + 1:] if s["type"] == "reveal"), None)
+    return next((i for i in range(last_other + 1, len(types)) if types[i] == "reveal"),
+                None)
+
+
+def decisive_reveal(wall_distance: int, events: list[dict[str, Any]]
+                    ) -> dict[str, Any] | None:
+    """The decisive reveal of a finished game, as its story names it (the history names
+    the same one, issue 52): ``{"step", "text"}``, the step and what the reveal did;
+    ``None`` for a game that goes on."""
+    state = new_game(Options(wall_distance))
+    standings, types = [_standing(state)], ["begin"]
+    flag_step = None
+    for i, d in enumerate(events):
+        advance(state, event_from_dict(d))      # (in place: only the standings are kept)
+        if d["type"] == "reveal" and flag_step is None and _flagged(state.reveals[-1]):
+            flag_step = i + 1
+        standings.append(_standing(state))
+        types.append(d["type"])
+    step = _decisive(state, types, standings, flag_step)
+    if step is None:
+        return None
+    r = next(r for r in state.reveals if r.index == step - 1)
+    return {"step": step, "text": reveal_words(r)}

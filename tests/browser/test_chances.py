@@ -36,15 +36,35 @@ def test_the_bar_follows_each_reveal_and_the_story_names_the_turning_points(scre
     watcher.get_by_test_id("watch-board").wait_for()
     french = table.copy(tv, "fr")            # the table's screen, in French
     first = 0
+    drawn: dict[str, int] = {}
+    last: dict[str, int] = {}
     for i, d in enumerate(events[:14]):
-        table.play(d)
+        def guessed(stage: str, page: Any, i: int = i, last: dict[str, int] = last) -> None:
+            if stage == "actual" and last:   # the guess told, not yet the card: no public
+                table.sync(tv)               # fact changed, the same figure, not dimmed
+                tv.wait_for_selector('[data-testid="chance-bar"]:not(.stale)', state="attached")
+                assert bar(tv, i) == last
+        table.play(d, guessed)
         if d["type"] == "reveal":
+            # issue 52: not dimmed while the next figure is worked out (it dimmed ~2 s a tap)
+            table.sync(tv)
+            assert tv.evaluate("""() => getComputedStyle(
+                document.querySelector('[data-testid="chance-bar"]')).opacity""") == "1"
             got = bar(tv, i + 1)             # a figure for the game after this reveal
             assert 0 <= got["red"] <= 100 and 0 <= got["blue"] <= 100
             assert got["red"] + got["blue"] <= 100
             first = first or i + 1
+        elif d["type"] == "exhaust" and events[i + 1]["type"] == "intel" and not drawn:
+            drawn = says_what_it_is(tv, i + 1, " before any reveal, from the soldiers exhausted")
+        elif d["type"] == "intel" and drawn:
+            # the intel card before any token changes nothing the model plays: the same
+            # figure (it moved 2-4 points on such steps)
+            assert bar(tv, i + 1) == drawn
+            drawn = {"done": 1}
         if i + 1 == 8:
             in_french(table, french)
+        last = bar(tv, i + 1)
+    says_what_it_is(tv, 14, ", from what the table has seen")
     table.sync(watcher)
     assert bar(watcher, 0, "wb-chance")["red"] >= 0
     tv.keyboard.press("Shift")               # a day's recap over the board: skipped
@@ -53,6 +73,11 @@ def test_the_bar_follows_each_reveal_and_the_story_names_the_turning_points(scre
     shot(watcher, "chances-watcher-390")
     tv.set_viewport_size({"width": 1280, "height": 720})
     shot(tv, "chances-tv-1280")
+    for w, h in ((1024, 768), (768, 1024)):  # a tablet as the table's screen
+        tv.set_viewport_size({"width": w, "height": h})
+        shot(tv, f"chances-tv-{w}x{h}")
+    watcher.set_viewport_size({"width": 360, "height": 640})
+    shot(watcher, "chances-watcher-360")
     tv.set_viewport_size({"width": 1920, "height": 1080})
     table.enter_by_http([event_from_dict(e) for e in events[14:]])
     want = expected_after(WALL, events)
@@ -78,9 +103,12 @@ def test_the_bar_follows_each_reveal_and_the_story_names_the_turning_points(scre
     story.emulate_media(color_scheme="dark")
     story.set_viewport_size({"width": 1280, "height": 720})
     shot(story, "chances-story-1280")
-    # the history names each game's decisive moment
+    # the history names each game's decisive moment: the story's decisive reveal
+    decisive = story.locator('[data-testid="moment"][data-kinds~="decisive"]').first
+    step = decisive.get_attribute("data-step")
     story.goto(f"{live.url}/history")
-    story.wait_for_selector(f'[data-code="{table.code}"] [data-testid="turning"]', timeout=30_000)
+    link = story.locator(f'[data-code="{table.code}"] [data-testid="decisive"] a')
+    assert link.get_attribute("href") == f"/t/{table.code}/story#step={step}"
     shot(story, "chances-history")
     # the story in French: its turning points' heading, the chance axis as French writes it
     french.goto(f"{live.url}/t/{table.code}/story")
@@ -91,16 +119,39 @@ def test_the_bar_follows_each_reveal_and_the_story_names_the_turning_points(scre
     shot(french, "chances-fr-story-1920")
 
 
+def says_what_it_is(tv: Any, events: int, words: str) -> dict[str, int]:
+    """Issue 52: the bar after ``events`` events says on screen what it is, in one line
+    that names the draw, its three figures summing to 100 (largest remainder), every word
+    of it at least 22 px on a 1920 TV (its figures were 19 px, the TV's only text under
+    22). Red's and blue's figures."""
+    got = bar(tv, events)
+    g = tv.locator('[data-testid="chance-bar"]')
+    draw = int(g.get_attribute("data-draw") or -1)
+    assert got["red"] + got["blue"] + draw == 100, (got, draw)
+    line = " ".join((tv.get_by_test_id("chance-line").text_content() or "").split())
+    assert line == f"Chance to win{words} · draw {draw}%", line
+    assert tv.get_by_test_id("chance-line").is_visible()
+    least = tv.evaluate("""() => {
+      const k = document.getElementById("board").getScreenCTM().a;
+      return Math.min(...[...document.querySelectorAll('[data-testid="chance-bar"] text')]
+        .map(t => +t.getAttribute("font-size") * k)); }""")
+    assert least >= 22, least
+    return got
+
+
 def in_french(table: Table, tv: Any) -> None:
     """The bar on a French big screen after the game's eighth event: its label, and the
-    figures as French writes them, as its label says them: "62 %", not "62%"."""
+    figures as French writes them, as its label says them: "62 %", not "62%"; its line
+    in French, the draw named."""
     table.sync(tv)
     got = bar(tv, 8)
-    assert "Chances de gagner" in (tv.locator('[data-testid="chance-bar"]').get_attribute(
-        "aria-label") or "")
-    shown = tv.locator('[data-testid="chance-bar"] text').all_text_contents()
-    assert [" ".join(t.split()) for t in shown if "%" in t] == [f"{got['red']} %",
-                                                                  f"{got['blue']} %"], shown
+    g = tv.locator('[data-testid="chance-bar"]')
+    assert "Chances de gagner" in (g.get_attribute("aria-label") or "")
+    shown = [" ".join((tv.get_by_test_id(f"chance-{x}").text_content() or "").split())
+             for x in ("red", "blue")]
+    assert shown == [f"{got['red']} %", f"{got['blue']} %"], shown
+    line = " ".join((tv.get_by_test_id("chance-line").text_content() or "").split())
+    assert line.startswith("Chances de gagner") and f"{g.get_attribute('data-draw')} %" in line
     tv.keyboard.press("Shift")               # a moment over the board: skipped
     tv.wait_for_selector("#moment.hidden", state="attached")
     shot(tv, "chances-fr-tv-1920")

@@ -11,8 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from companion.engine import Record, replay
-from companion.engine.chances import PLAYOUTS, chances_output, estimate, standard_error
+from companion.engine import Record, event_from_dict, new_game, replay
+from companion.engine.chances import (
+    PLAYOUTS,
+    chances_output,
+    estimate,
+    public_key,
+    split,
+    standard_error,
+)
+from companion.engine.referee import apply
 from companion.engine.simulate import random_record
 
 RECORDS = Path(__file__).resolve().parents[1] / "records"
@@ -30,9 +38,10 @@ def test_the_command_prints_every_event_and_its_method():
     out = json.loads(got.stdout)
     rec = Record.from_json(path.read_bytes())
     assert [s["event"] for s in out["steps"]] == list(range(len(rec.events)))
-    for step in out["steps"]:                      # probabilities, summing to 1
-        assert all(0 <= step[k] <= 1 for k in ("red", "blue", "draw"))
-        assert abs(step["red"] + step["blue"] + step["draw"] - 1) < 1e-3
+    for step in out["steps"]:      # probabilities, summing to exactly 1 (issue 52: each
+        assert all(0 <= step[k] <= 1 for k in ("red", "blue", "draw"))   # rounded on its
+        assert sum(round(step[k] * 10_000) for k in ("red", "blue", "draw")) == 10_000  # own
+    # (they summed to 0.9999 or 1.0001)
     end = replay(rec)
     last = out["steps"][-1]
     assert last[str(end.winner)] == 1.0            # a finished game is 1 / 0
@@ -81,3 +90,36 @@ def test_the_default_playouts_keep_the_standard_error_under_two_points():
     rec = random_record(random.Random(2), wall_distance=4)
     out = chances_output(rec, playouts=20, events=[0, 5])
     assert [s["event"] for s in out["steps"]] == [0, 5]
+
+
+def test_the_same_public_state_gives_the_same_figure():
+    """Issue 52: the playouts are seeded from the public state. Tokens laid in either
+    order, and the intel card before any token (the model plays the same game with or
+    without it), give the same figure as the state without them; before any event both
+    sides' chances are equal; shares rounded by the largest remainder sum to 100."""
+    rec = random_record(random.Random(11), wall_distance=3)
+    events = [e.to_dict() for e in rec.events]
+    first = next(i for i, d in enumerate(events) if d["type"] == "intel")
+    assert [d["type"] for d in events[first + 1:first + 3]] == ["tokens", "tokens"]
+    before = replay(rec.options, rec.events[:first])
+    carded = replay(rec.options, rec.events[:first + 1])
+    assert before != carded and public_key(before) == public_key(carded)
+    assert estimate(before, 200) == estimate(carded, 200)      # no move on the intel card
+    s1 = replay(rec.options, rec.events[:first + 3])
+    swapped = apply(apply(carded, event_from_dict(events[first + 2])),
+                    event_from_dict(events[first + 1]))
+    assert swapped == s1 or public_key(swapped) == public_key(s1)
+    assert estimate(swapped, 200) == estimate(s1, 200)
+    p = estimate(new_game(rec.options), 300)       # nothing seen: the sides alike
+    assert p["red"] == p["blue"] and split(p, 100)["red"] == split(p, 100)["blue"]
+    # the command: the same state, the same numbers, whatever its place in the record
+    out = chances_output(rec, playouts=40, events=[first - 1, first])
+    a, b = ({k: v for k, v in x.items() if k != "event"} for x in out["steps"])
+    assert a == b
+    rng = random.Random(5)
+    for _ in range(2000):
+        n = [rng.randint(0, 600) for _ in range(3)]
+        total = sum(n) or 1
+        got = split({"red": n[0] / total, "blue": n[1] / total, "draw": n[2] / total}, 100)
+        assert sum(got.values()) == 100 and all(abs(got[k] - 100 * x / total) < 1
+                                                for k, x in zip(got, n, strict=True))

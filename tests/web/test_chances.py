@@ -10,6 +10,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from companion.engine import Options, event_from_dict, replay
+from companion.engine.chances import OUTCOMES, estimate, rounded
+from companion.group.chances import LIVE_PLAYOUTS
+
 from .conftest import ORIGIN, Player, sit
 
 RECORDS = Path(__file__).resolve().parents[1] / "records"
@@ -37,17 +41,36 @@ def test_a_table_that_opted_in_gets_a_live_figure_for_each_state(client):
     def live() -> Any:
         return client.get(url).get_json()["live"]
 
-    events = host.refresh()["state"]["events"]
-    got = _until(live, lambda x: x is not None and x["events"] == events)
-    assert got["events"] == events and got["playouts"] >= 100
-    assert abs(got["red"] + got["blue"] + got["draw"] - 1) < 1e-3
+    def now(got: Any) -> bool:          # a figure of the game as it stands
+        return got is not None and got["version"] == host.refresh()["version"]
+
+    got = _until(live, now)
+    assert got["events"] == 0 and got["playouts"] == LIVE_PLAYOUTS
+    # issue 52: shares that sum to exactly 1 and 100 % (largest remainder), and before
+    # any event (nothing seen, the sides alike) an even chance for both
+    assert sum(round(got[k] * 10_000) for k in OUTCOMES) == 10_000
+    assert sum(got["percent"].values()) == 100
+    assert got["percent"]["red"] == got["percent"]["blue"] and got["red"] == got["blue"]
+    assert got["basis"] == "nothing"        # what the screens' line says it rests on
     # a post is answered without it; the next figure is of the game after the post
     red.event({"type": "exhaust", "side": "red", "ranks": [3]})
     answer = blue.event({"type": "exhaust", "side": "blue", "ranks": [5]}).get_json()
     assert "chances" not in json.dumps(answer["view"].get("live", {}))
-    events = host.refresh()["state"]["events"]
-    got = _until(live, lambda x: x is not None and x["events"] == events)
-    assert got["events"] == events == 2
+    got = _until(live, now)
+    assert got["events"] == 2 and sum(got["percent"].values()) == 100
+    assert got["basis"] == "exhausted"
+    # the engine's estimate of that public state, seeded by it: the same figure
+    record = client.get(f"/api/tables/{host.code}/record").get_json()
+    state = replay(Options(3), [event_from_dict(e) for e in record["events"]])
+    assert {k: got[k] for k in OUTCOMES} == rounded(estimate(state, LIVE_PLAYOUTS))
+    # an undo and the same event again: the same public state, the same figure, at once
+    # (not worked out again with other random numbers: it moved 2-4 points)
+    blue.undo()
+    assert _until(live, now)["events"] == 1
+    blue.event({"type": "exhaust", "side": "blue", "ranks": [5]})
+    again = live()
+    assert now(again) and {k: again[k] for k in (*OUTCOMES, "percent", "state")} == {
+        k: got[k] for k in (*OUTCOMES, "percent", "state")}
     # strangers read it as they read the board (public information only)
     assert client.get(url, environ_base={"REMOTE_ADDR": "127.0.3.2"}).status_code == 200
 
@@ -108,12 +131,21 @@ def test_a_finished_game_tells_its_chances_turning_points_and_decisive_moment(cl
     assert steps == sorted(steps)
     for t in c["turning"]:          # each with the words of its step, in the page's language
         assert t["text"] == story["steps"][t["step"]]["text"] and t["toward"] in ("red", "blue")
-    swing = [abs(a[0] - b[0]) for a, b in zip(c["steps"][1:], c["steps"], strict=False)]
+    # issue 52: a turning point is a reveal, never a random draw (the opening's exhausted
+    # soldiers were turning point no. 1): the biggest swings among the reveals
+    assert all(story["steps"][t["step"]]["type"] == "reveal" for t in c["turning"])
+    swing = [abs(a[0] - b[0]) for a, b, d in zip(c["steps"][1:], c["steps"], story["steps"][1:],
+                                                 strict=False) if d["type"] == "reveal"]
     assert max(t["swing"] for t in c["turning"]) == round(max(swing), 3)
-    page = _until(lambda: client.get("/history?apart=1").get_data(as_text=True),  # imported
-                  lambda h: 'data-testid="turning"' in h, 30)
-    top = max(c["turning"], key=lambda t: t["swing"])
-    assert f'/t/{code}/story#step={top["step"]}' in page
+    # the history names the story's decisive reveal: the same step, the same words (it
+    # named the chance's biggest swing, another step than the story's)
+    decisive = next(m for m in story["moments"] if "decisive" in m["kinds"])
+    page = client.get("/history?apart=1").get_data(as_text=True)         # (imported)
+    assert page.count('data-testid="decisive"') == 1
+    assert f'/t/{code}/story#step={decisive["step"]}">' in page
+    listed = client.get("/api/history?apart=1").get_json()["games"][0]["decisive"]
+    assert listed["step"] == decisive["step"]          # the reveal's own words, as told
+    assert story["steps"][decisive["step"]]["text"].startswith(listed["text"])
     fr = client.get(f"/api/tables/{code}/story", headers={"Accept-Language": "fr"}).get_json()
     assert fr["chances"]["turning"][0]["text"] == fr["steps"][steps[0]]["text"]
 

@@ -72,11 +72,15 @@ def test_players_history_and_statistics(table, client, keeper_key):
     assert [p["games"] for p in group["players"] if p["name"] == "Cy"] == [0]
     assert group["in_play"] == 1
     assert {p["id"] for p in group["ladder"]} == {ann, bob}        # rated once a game ends
-
     # the pages: history, group statistics (SVG charts, no script), a player
     page = client.get("/history").get_data(as_text=True)
     assert page.count('data-testid="game"') == 2 and "Robert" in page
     assert str(escape(out2["end"])) in page
+    for g in games:     # each game's decisive moment: its story's decisive reveal
+        story = client.get(f"/api/tables/{g['code']}/story").get_json()
+        decisive = next(m["step"] for m in story["moments"] if "decisive" in m["kinds"])
+        assert g["decisive"]["step"] == decisive
+        assert f'/t/{g["code"]}/story#step={decisive}">' in page
     page = client.get("/stats").get_data(as_text=True)
     assert "<svg" in page and "Robert" in page
     page = client.get(f"/stats/players/{ann}").get_data(as_text=True)
