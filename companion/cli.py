@@ -108,7 +108,7 @@ def _keeper(args: argparse.Namespace) -> int:
 
 def _ratings(args: argparse.Namespace) -> int:
     from .group.games import rebuild_ratings
-    from .memory.ratings import Rating, shown
+    from .memory.ratings import Rating, provisional, shown
     from .run.serve import app_or_said
     from .store.models import Player, db
     from .web import create_app
@@ -123,6 +123,7 @@ def _ratings(args: argparse.Namespace) -> int:
         rows = db.session.execute(db.select(Player.id, Player.name, Player.mu, Player.sigma,
                                             Player.rated).where(Player.mu.is_not(None)))
         ladder = sorted(({"id": i, "name": n, "rating": shown(Rating(mu, sigma, k)),
+                          "provisional": provisional(Rating(mu, sigma, k)),
                           "mu": round(mu, 3), "sigma": round(sigma, 3), "games": k}
                          for i, n, mu, sigma, k in rows), key=lambda p: -p["rating"])
         db.session.remove()

@@ -241,7 +241,8 @@ def _group() -> dict[str, Any]:
                        "wins": line.get(i, (0, 0))[1]} for i, n, *_ in seated])
     rated = [{"id": i, "name": n, **_rating(mu, sigma, k)} for i, n, mu, sigma, k in seated
              if mu is not None]
-    rated.sort(key=lambda p: (-p["rating"], p["name"], p["id"]))
+    # the settled first, then those still provisional, each by their figure
+    rated.sort(key=lambda p: (p["provisional"], -p["rating"], p["name"], p["id"]))
     return {"games": games, "winners": winners, "reasons": reasons,
             "days": round(days / games, 1) if games else None,
             "soldiers": {r: int(sums[r - 1]) for r in range(1, 11)}, "players": players,
@@ -250,9 +251,10 @@ def _group() -> dict[str, Any]:
 
 def _rating(mu: float | None, sigma: float | None, games: int) -> dict[str, Any]:
     if mu is None or sigma is None:
-        return {"rating": None, "mu": None, "sigma": None, "rated": 0}
+        return {"rating": None, "provisional": True, "mu": None, "sigma": None, "rated": 0}
     r = ratings.Rating(mu, sigma, games)
-    return {"rating": ratings.shown(r), "mu": round(mu, 2), "sigma": round(sigma, 2),
+    return {"rating": ratings.shown(r), "provisional": ratings.provisional(r),
+            "mu": round(mu, 2), "sigma": round(sigma, 2),
             "rated": games}
 
 

@@ -10,8 +10,8 @@ games in the same order always give the same ratings, whether added one by one
 >>> r = rebuild([({"red": [1], "blue": [2]}, "red"), ({"red": [2], "blue": [1]}, "blue")])
 >>> r[1].mu > r[2].mu and r[1].sigma < START.sigma
 True
->>> shown(r[1]) > shown(r[2])
-True
+>>> shown(r[1]) > shown(r[2]), provisional(r[1])
+(True, True)
 """
 
 from __future__ import annotations
@@ -34,6 +34,12 @@ class Rating:
 
 
 START = Rating(MODEL.mu, MODEL.sigma)
+BASE = 1500         # the figure shown: a newcomer's, on chess's familiar scale
+# points per unit of skill: 100 points apart, the stronger of two settled players wins
+# about 64 games in 100, as with chess ratings (Plackett-Luce: 1 / (1 + exp(-d / c)),
+# c = sqrt(2) * beta = 5.9 skill; 100 / 30 = 3.3 skill: 0.64)
+SCALE = 30
+PROVISIONAL = 5     # games: before, the figure is marked provisional (lichess and BG Stats do)
 Sides = Mapping[str, Sequence[int | None]]
 
 
@@ -65,7 +71,18 @@ def rebuild(games: Iterable[tuple[Sides, str]]) -> dict[int, Rating]:
     return ratings
 
 
-def shown(r: Rating) -> float:
-    """The rating a ladder shows: a cautious estimate, ``mu - 3 sigma`` (a newcomer starts
-    at 0 and climbs as their games make the estimate surer), one decimal."""
-    return round(r.mu - 3 * r.sigma, 1)
+def shown(r: Rating) -> int:
+    """The one figure a ladder shows (issue 52): the skill on a chess-like scale, a
+    newcomer at 1500, a whole number; with :func:`provisional` it says all a person
+    needs (the skill's uncertainty, ``sigma``, stays in the API).
+
+    >>> shown(START), shown(Rating(START.mu + 2, 5.0, 9))
+    (1500, 1560)
+    """
+    return round(BASE + SCALE * (r.mu - START.mu))
+
+
+def provisional(r: Rating) -> bool:
+    """Whether the figure rests on fewer than :data:`PROVISIONAL` games (one game moves
+    it a lot: marked, as lichess and BG Stats mark theirs)."""
+    return r.games < PROVISIONAL

@@ -30,6 +30,7 @@ from ..edge.limits import code_wait
 from ..engine import Msg
 from ..engine import rank as rank_word
 from ..group import games, history
+from ..memory.ratings import PROVISIONAL
 from ..play.tables import load
 
 bp = Blueprint("pages", __name__)
@@ -300,7 +301,8 @@ def stats_page() -> str:
         here = lang.current()
         soldiers = [(f"{r} {lang.say(rank_word(r), here)}", s["soldiers"][r], "")
                     for r in range(1, 11)]
-        return render_template("stats.html", s=s, soldiers=soldiers)
+        return render_template("stats.html", s=s, soldiers=soldiers,
+                               provisional_games=PROVISIONAL)
     return _kept_page("stats-page", make, in_play)
 
 
@@ -310,7 +312,8 @@ def player_page(player_id: int) -> str:
     def make() -> str:
         return render_template("player.html", p=history.player(player_id),
                                rank_names={r: lang.say(rank_word(r), lang.current())
-                                           for r in range(1, 11)})
+                                           for r in range(1, 11)},
+                               provisional_games=PROVISIONAL)
     return _kept_page("player-page", make)
 
 

@@ -72,6 +72,12 @@ def test_players_history_and_statistics(table, client, keeper_key):
     assert [p["games"] for p in group["players"] if p["name"] == "Cy"] == [0]
     assert group["in_play"] == 1
     assert {p["id"] for p in group["ladder"]} == {ann, bob}        # rated once a game ends
+    # issue 52: one figure a person reads, a whole number around 1500 (it read "3,4
+    # (27,6 ± 24,2)", and "-1,8" after one game), marked provisional for a few games
+    for p in group["ladder"]:
+        assert isinstance(p["rating"], int) and 1300 < p["rating"] < 1700, p
+        assert p["provisional"] is True and p["rated"] == 2
+
     # the pages: history, group statistics (SVG charts, no script), a player
     page = client.get("/history").get_data(as_text=True)
     assert page.count('data-testid="game"') == 2 and "Robert" in page
@@ -83,8 +89,14 @@ def test_players_history_and_statistics(table, client, keeper_key):
         assert f'/t/{g["code"]}/story#step={decisive}">' in page
     page = client.get("/stats").get_data(as_text=True)
     assert "<svg" in page and "Robert" in page
+    for p in group["ladder"]:
+        assert f'data-testid="rating-figure">{p["rating"]}</b> <span class="provisional"' in page
+    assert "±" not in page and "Everyone starts at 1500" in page
     page = client.get(f"/stats/players/{ann}").get_data(as_text=True)
     assert "Ann" in page and "Head to head" in page
+    mine = next(p["rating"] for p in group["ladder"] if p["id"] == ann)
+    assert f'data-testid="rating-figure">{mine}</p>' in page and "±" not in page
+    assert 'data-testid="provisional"' in page and "From 2 rated games." in page
 
     # a player renames themself from their phone
     r = client.post("/api/players/me", json={"player": BOB, "name": "Bobby"},
