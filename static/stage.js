@@ -12,6 +12,11 @@ const Stage = (() => {
   // screen (a phone-width window stacks instead: host.css, body:not(.staged))
   function fit() {
     const root = document.documentElement.style, body = document.body;
+    // the screen's size: the layout viewport's, not innerWidth (an Android tablet's
+    // browser, in mobile mode, widens innerWidth to a page wider than the screen: the
+    // stage scaled to it was 1.33x too large, its panel off the right edge; issue 52)
+    const html = document.documentElement, innerWidth = html.clientWidth || window.innerWidth,
+      innerHeight = html.clientHeight || window.innerHeight;
     // a table entered here (issue 23): a tablet too gets the stage, shaped to its screen
     const entry = body.classList.contains("entry");
     // (a TV whose browser counts its 1080 lines as 540, twice as big: staged too, or its

@@ -18,7 +18,7 @@ from typing import Any
 
 from companion.engine.simulate import random_record
 
-from .conftest import SMALLEST_WORD, TAPS, audit, shot
+from .conftest import SMALLEST_WORD, TAPS, audit, shot, wider_than_screen
 from .table import Places, Table, expected_after, normalise
 from .test_first_contact import in_view
 from .test_game import BOX, WALL, plan, played_before
@@ -405,6 +405,20 @@ def test_a_whole_game_on_a_tablet_in_german_and_its_other_shapes(screens, live):
     # the board as wide as the panel leaves it: its smallest words 9 px (8.0 beside a panel
     # of 660 of the stage's 1440)
     assert tv.evaluate(SMALLEST_WORD, ["board"]) >= 9
+    # an Android tablet's browser (mobile mode) shows the same step as big as its screen,
+    # both ways up (issue 52: drawn 1.33x too large, the panel off its right edge, out of
+    # reach)
+    android = screens("tv", "de", size=(1024, 768), mobile=True)
+    android.goto(live.url + "/")
+    table.copy(tv, "de", onto=android)
+    for w, h in ((1024, 768), (768, 1024)):
+        android.set_viewport_size({"width": w, "height": h})
+        android.wait_for_function("w => document.body.classList.contains('portrait') === w",
+                                  arg=w < h)
+        shot(android, f"tablet-android-{w}x{h}-exhaust")
+        assert wider_than_screen(android) == 0 and in_view(android, "#entry"), (w, h)
+        assert in_view(android, '#entry [data-pick="10"]') and in_view(android, "#do-draw")
+    android.close()
     for w, h in ((768, 1024), (1280, 800)):            # upright, and a wider tablet
         tv.set_viewport_size({"width": w, "height": h})
         tv.wait_for_function("w => document.body.classList.contains('portrait') === w", arg=w < h)
