@@ -7,7 +7,7 @@
 "use strict";
 const Column = (() => {
   const $ = id => document.getElementById(id);
-  const {esc, cap, mark, sideName} = SL;
+  const {esc, cap, mark, rank, sideName} = SL;
   const capSide = x => cap(sideName(x));
   const {screenSeats} = Entry;
   const presence = {known: false, connected: []};     // who is connected, once the server has said
@@ -28,15 +28,27 @@ const Column = (() => {
     $("narration").textContent = lastRev ? lastRev.narration : T("No reveal yet.");
     $("narration").classList.toggle("muted", !lastRev);
     firstTime(v);
-    const today = s.reveals.filter(r => r.day === s.day).map(r => r.narration);
-    // each earlier reveal of the day under its number in the day (the newest is above)
-    const items = today.length ? today.slice(0, -1).map((x, i) => [x, i + 1]).reverse()
-      : v.log.slice(-6).reverse().map(l => [l.text, 0]);
-    $("history").innerHTML = items.map(([x, n]) => `<li${n ? ` value="${n}"` : ` class="plain"`}><span>${esc(x)}</span></li>`).join("");
+    const today = s.reveals.filter(r => r.day === s.day);
+    // each earlier reveal of the day under its number in the day, in one short line (the
+    // newest is whole above the list; its whole words are the line's title)
+    const items = today.length ? today.slice(0, -1).map((r, i) => [short(r), i + 1, r.narration]).reverse()
+      : v.log.slice(-6).reverse().map(l => [esc(l.text), 0, l.text]);
+    $("history").innerHTML = items.map(([x, n, all]) => `<li${n ? ` value="${n}"` : ` class="plain"`}><span title="${esc(all)}">${x}</span></li>`).join("");
     $("today").classList.toggle("hidden", !items.length);
     $("notice").textContent = v.notice || "";
     $("notice").classList.toggle("hidden", !v.notice);
     seats(v);
+  }
+  // a reveal in "Today", short (issue 52: whole sentences of three or four lines each left
+  // room for one to three of a day's eight on a 1920x1080 screen, cut with "…"): whose
+  // mission, the card turned up and the guess, what became of it
+  function short(r) {
+    const guessed = r.guess != null && !(r.rule === "R60" && !r.effects.some(e => e.kind === "order_broken"));
+    const said = guessed
+      ? T("mission {m}: {actual} ({guess} guessed)", {m: r.mission, actual: rank(r.actual), guess: rank(r.guess)})
+      : T("mission {m}: {actual}", {m: r.mission, actual: rank(r.actual)});
+    const what = SL.outcomeWord(r.outcome);
+    return `${mark(r.owner)} ${esc(said)}${what ? ` · ${esc(what)}` : ""}`;
   }
   // who is connected, and how many watch, as the live stream says
   function present(connected, watching) {

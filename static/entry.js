@@ -80,8 +80,13 @@ const Entry = (() => {
     if (a.step === "guess" && t.deceive && onScreen(v, t.deceive.side, t.part) && v.state.dt[t.deceive.side])
       html += `<button type="button" class="quiet" data-dec="ask" data-for="${t.deceive.side}" data-testid="deceive">${mark(t.deceive.side)} ${esc(T("{side!c}: lay a deception token…", {side: sideName(t.deceive.side)}))}</button>`;
     body.innerHTML = html;
+    // the Captain's and the Marshal's choices by their numbers, shown on them (issue 52:
+    // the digits worked, unsaid)
+    const choices = [...body.querySelectorAll("button.choice")];
+    choices.forEach((b, i) => { b.dataset.key = i + 1; b.insertAdjacentHTML("afterbegin", `<kbd class="key" aria-hidden="true">${i + 1}</kbd>`); });
     // the keys of this step that the line under the panel does not name
     if (a.step === "start") $("entry-keys-now").textContent = " · " + T("R or B: who starts");
+    else if (choices.length) $("entry-keys-now").textContent = " · " + T("1–{n}: a choice", {n: choices.length});
     else if (body.querySelector('[data-dec="ask"]')) $("entry-keys-now").textContent = " · " + T("D: a deception token");
     SL.fitNames(body);
     Stage.roomy();
@@ -94,12 +99,28 @@ const Entry = (() => {
   }
 
   // a laptop's keyboard at the entry panel (issue 23): 1–9 and 0 (10) pick a rank (or on
-  // the tokens step a mission; M then 1–4 a mission anywhere), Enter confirms the step,
-  // Backspace takes back the last tap (none: the undo, asked first), ? opens the rules
+  // the tokens step a mission; M then 1–4 a mission anywhere; on a choice's step the
+  // choice by its number), Enter confirms the step, Backspace takes back the last tap
+  // (a pick, or this screen's last tap of the reveal in progress; none: the undo, asked
+  // first), ? opens the rules
   let missionNext = false;
+  // this screen's own last tap of the reveal in progress (a guess, the card turned up, a
+  // deception token): Backspace takes it back as it takes back a pick, no question asked
+  // (issue 52: it opened "Undo", and the digits typed next were lost in that dialog)
+  const ownTap = v => !!(v && v.draft && v.undo_next && (v.draft.guess != null || v.draft.actual != null || v.draft.deception)
+    && screenSeats(v).some(x => x.side === v.undo_next.by));
   addEventListener("keydown", e => {
     const box = $("entry"), k = e.key;
-    if (box.classList.contains("hidden") || e.ctrlKey || e.metaKey || e.altKey || document.querySelector("dialog[open]")) return;
+    if (box.classList.contains("hidden") || e.ctrlKey || e.metaKey || e.altKey) return;
+    // a question of the panel's open (the undo, a deception token): a digit answers it with
+    // its safe answer and goes on to the panel (issue 52: it was dropped, and a guess typed
+    // while "Undo" was asked was lost); any other key is the dialog's
+    const asked = document.querySelector("dialog[open]");
+    if (asked) {
+      const typed = /^[0-9]$/.test(k) || /^(?:Digit|Numpad)[0-9]$/.test(e.code || "");
+      if (!typed || !/^(undo|deceive)$/.test(asked.dataset.ask || "")) return;
+      asked.close("no");
+    }
     if (/^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName)) return;
     const press = sel => {
       const b = $("entry-body").querySelector(sel);
@@ -108,13 +129,26 @@ const Entry = (() => {
     };
     if (k === "?") { e.preventDefault(); $("rules-link").click(); return; }
     if (k === "Enter") { if (!e.target.closest("button, a, summary")) press("button.primary"); return; }
-    if (k === "Backspace") { e.preventDefault(); if (!steps.back()) $("undo").click(); return; }
+    if (k === "Backspace") {
+      e.preventDefault();
+      if (steps.back()) return;
+      if (ownTap(SL.view)) SL.post("/undo", {});
+      else $("undo").click();
+      return;
+    }
     if (k === "m" || k === "M") { missionNext = true; return; }
     // R or B: the side that starts (red, rouge, rot, rood; blue, bleu, blau, blauw);
-    // D: a deception token laid, asked first as a tap is (the dialog's safe answer focused)
+    // D: a deception token laid, asked first as a tap is; typed, D then Enter lays it, as
+    // the keys' line says Enter confirms (its "Lay it" focused: the tap's dialog focuses
+    // "Not now", and D, Enter threw the token away), Escape or a digit keeps it
     const letter = /^[a-z]$/i.test(k) ? k.toUpperCase() : (/^Key([A-Z])$/.exec(e.code || "") || [])[1];
     if (letter === "R" || letter === "B") { press(`[data-start="${letter === "R" ? "red" : "blue"}"]`); return; }
-    if (letter === "D") { press('[data-dec="ask"]'); return; }
+    if (letter === "D") {
+      // (the tap opens its dialog at once, before its first wait: it is open now)
+      const lay = press('[data-dec="ask"]') && document.querySelector('dialog[data-ask="deceive"][open] [value="yes"]');
+      if (lay) lay.focus();
+      return;
+    }
     // a digit by its key, not its character: a French or Belgian (AZERTY) laptop's
     // digits' keys give & é " ' ( - è _ ç à without Shift
     const digit = /^[0-9]$/.test(k) ? k : (/^(?:Digit|Numpad)([0-9])$/.exec(e.code || "") || [])[1];
@@ -122,7 +156,7 @@ const Entry = (() => {
     const n = digit === "0" ? 10 : +digit, mission = missionNext || box.dataset.step === "tokens";
     missionNext = false;
     if (mission) press(`button.mission[data-pick="${n}"]`);
-    else press(`[data-pick="${n}"], [data-guess="${n}"], [data-actual="${n}"]`) || press(`button.choice:nth-of-type(${n})`);
+    else press(`[data-pick="${n}"], [data-guess="${n}"], [data-actual="${n}"]`) || press(`button.choice[data-key="${n}"]`);
   });
   return {screenSeats, onScreen, draw, click};
 })();

@@ -20,6 +20,7 @@
     const seated = v.seats.filter(x => x.status === "active");
     $("next").textContent = s.phase === "over" ? T("Game over")
       : !seated.length && !s.reveals.length ? T("Scan the code with your phones to join: one phone per side") : w.next;
+    Stage.heading();
     $("rules-link").href = "/rules?phase=" + s.phase;
     $("open-end").hidden = s.phase !== "over";
     Column.draw(v);

@@ -1,6 +1,7 @@
 /* The big screen fitted to the screen it is on: one 1920x1080 stage scaled to any TV,
    laptop or tablet (fit), the side column's words given up to keep its tools in view
-   (trim), and the entry panel's keys' hint shown only where it leaves room (roomy).
+   (trim), the step's heading fitted to its two lines (heading), and the entry panel's
+   keys' hint shown only where it leaves room (roomy).
    Measuring only: the page's other scripts draw. */
 "use strict";
 const Stage = (() => {
@@ -11,6 +12,11 @@ const Stage = (() => {
   // screen (a phone-width window stacks instead: host.css, body:not(.staged))
   function fit() {
     const root = document.documentElement.style, body = document.body;
+    // the screen's size: the layout viewport's, not innerWidth (an Android tablet's
+    // browser, in mobile mode, widens innerWidth to a page wider than the screen: the
+    // stage scaled to it was 1.33x too large, its panel off the right edge; issue 52)
+    const html = document.documentElement, innerWidth = html.clientWidth || window.innerWidth,
+      innerHeight = html.clientHeight || window.innerHeight;
     // a table entered here (issue 23): a tablet too gets the stage, shaped to its screen
     const entry = body.classList.contains("entry");
     // (a TV whose browser counts its 1080 lines as 540, twice as big: staged too, or its
@@ -19,7 +25,7 @@ const Stage = (() => {
     const staged = wide || (entry ? Math.min(innerWidth, innerHeight) >= 600 : innerWidth > 1000);
     body.classList.toggle("staged", staged);
     document.documentElement.classList.toggle("host-staged", staged);     // (no :has() in old TVs)
-    if (!staged) { ["--s", "--x", "--y", "--w", "--h"].forEach(k => root.removeProperty(k)); body.classList.remove("portrait"); return; }
+    if (!staged) { ["--s", "--x", "--y", "--w", "--h"].forEach(k => root.removeProperty(k)); body.classList.remove("portrait", "tv"); return; }
     // the stage is as wide as the screen's shape, 1440 to 1920 for 1080 high: a 16:10
     // laptop, a 4:3 projector or a 5:4 monitor is filled, not banded above and below
     let W = 1920, H = 1080;
@@ -27,6 +33,9 @@ const Stage = (() => {
     if (entry && r < 1) { W = 1080; H = Math.round(Math.min(1920, Math.max(1350, 1080 / r))); }
     else W = Math.round(Math.min(1920, Math.max(1440, 1080 * r)));
     body.classList.toggle("portrait", W < H);
+    // a 16:9 screen: a TV or a laptop, read from across the room (host.css sizes the
+    // step's panel's words for 3 m there; a tablet's 4:3 or 16:10 stage keeps its own)
+    body.classList.toggle("tv", W >= 1800 && W > H);
     const s = Math.min(innerWidth / W, innerHeight / H);
     root.setProperty("--w", W + "px");
     root.setProperty("--h", H + "px");
@@ -34,7 +43,17 @@ const Stage = (() => {
     root.setProperty("--x", (innerWidth - W * s) / 2 + "px");
     root.setProperty("--y", (innerHeight - H * s) / 2 + "px");
     trim();
+    heading();
     roomy();
+  }
+  // the heading whole in its two lines on a screen a side enters at (issue 52: a German
+  // step's was cut with "…" on a tablet): a pixel smaller at a time, down to 22 of the stage
+  function heading() {
+    const h = $("next"), body = document.body;
+    h.style.fontSize = "";
+    if (!body.classList.contains("entry") || !body.classList.contains("staged")) return;
+    let size = parseFloat(getComputedStyle(h).fontSize);
+    while (h.scrollHeight > h.clientHeight + 1 && size > 22) { size -= 1; h.style.fontSize = size + "px"; }
   }
   // the side column keeps its tools on screen: a first game's note, then the last reveal,
   // give up their last lines when even an empty "Today" leaves no room for all of them
@@ -90,5 +109,5 @@ const Stage = (() => {
   }
   addEventListener("resize", fit);
   fit();
-  return {fit, trim, roomy};
+  return {fit, trim, roomy, heading};
 })();

@@ -138,11 +138,14 @@ class Wire:
 def screens(browser, live) -> Iterator[Callable[..., Any]]:
     """``screens("phone")`` / ``screens("tv")``: a new page of that size, watched;
     ``locale``: the browser's language (what it sends as Accept-Language); ``size``:
-    another screen's viewport for the TV (a tablet, a laptop)."""
+    another screen's viewport for the TV (a tablet, a laptop); ``mobile``: that tablet's
+    browser in mobile mode, as an Android tablet's reports itself (a meta viewport, a
+    page wider than the screen zoomed out)."""
     contexts, wires = [], []
 
     def open_page(kind: str, locale: str | None = None,
-                  size: tuple[int, int] | None = None, worker: bool = True) -> Any:
+                  size: tuple[int, int] | None = None, worker: bool = True,
+                  mobile: bool = False) -> Any:
         # the screens ask for the dark room, the pages' default look (test_home.py switches);
         # worker=False: no service worker, as on a plain-http LAN address
         opts: dict[str, Any] = {"color_scheme": "dark", **({"locale": locale} if locale else {}),
@@ -154,7 +157,9 @@ def screens(browser, live) -> Iterator[Callable[..., Any]]:
         else:              # a TV, or (size) a laptop or a tablet used as the table's screen
             w, h = size or (1920, 1080)
             ctx = browser.new_context(viewport={"width": w, "height": h},
-                                      has_touch=size is not None, **opts)
+                                      has_touch=size is not None, **opts,
+                                      **({"is_mobile": True, "device_scale_factor": 2}
+                                         if mobile else {}))
         contexts.append(ctx)
         page = ctx.new_page()
         page.set_default_timeout(10_000)

@@ -18,10 +18,24 @@ from typing import Any
 
 from companion.engine.simulate import random_record
 
-from .conftest import SMALLEST_WORD, TAPS, audit, shot
+from .conftest import SMALLEST_WORD, TAPS, audit, shot, wider_than_screen
 from .table import Places, Table, expected_after, normalise
 from .test_first_contact import in_view
-from .test_game import WALL, plan, played_before
+from .test_game import BOX, WALL, plan, played_before
+
+# a moment over a screen a side enters at: does it cover the heading (its veil cut across
+# it at 1920) or the step's question (upright, it hid it)? null: none shows
+MOMENT_OVER = """() => { const m = document.getElementById('moment');
+  if (m.classList.contains('hidden') || !document.body.classList.contains('entry')) return null;
+  const r = m.getBoundingClientRect(), h = document.querySelector('.top').getBoundingClientRect(),
+    p = document.querySelector('#entry-body .card, #entry-body button').getBoundingClientRect();
+  const over = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1
+    && b.top < a.bottom - 1;
+  return {heading: over(r, h), prompt: over(r, p),
+          upright: document.body.classList.contains('portrait')}; }"""
+# the step's heading shows all of its words (not cut with "…")
+HEADING_WHOLE = """() => { const h = document.getElementById('next');
+  return h.scrollHeight <= h.clientHeight + 1 && h.scrollWidth <= h.clientWidth + 1; }"""
 
 
 def numbers(table: Table, want: dict[str, Any]) -> None:
@@ -74,9 +88,18 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
     reveal = Places()
     explained: set[str] = set()
     checked: list[str] = []            # what a capture check's panel says before its tap
+    moments: list[dict] = []           # the moments seen over the screen, where they were
 
     def photograph(stage: str, page: Any) -> None:
         photographed(stage, page)
+        if page is table.tv:
+            # the heading whole (cut with "…" on a German tablet), a moment over neither it
+            # nor the step's question (issue 52)
+            assert page.evaluate(HEADING_WHOLE), page.locator("#next").inner_text()
+            over = page.evaluate(MOMENT_OVER)
+            if over is not None:
+                moments.append(over)
+                assert not over["heading"] and not over["prompt"], (stage, over)
         if page is table.tv and stage == "check":
             checked.append(page.locator("#entry .card").first.inner_text())
         if page is table.tv:
@@ -116,14 +139,14 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
             continue
         if keys and d["type"] == "reveal" and d["deception"] and not by_dec \
                 and table.of("blue" if d["guesser"] == "red" else "red", d["mission"]) is tv:
-            # D: a deception token, asked first as a tap is; its safe answer is focused
+            # D: a deception token, asked first as a tap is; Enter confirms, as the keys'
+            # line says (issue 52: "Not now" was focused, and only D, Tab, Enter laid it)
             by_dec = True
             table.sync(tv)
             assert "D: a deception token" in tv.get_by_test_id("entry-keys").inner_text()
             tv.keyboard.press("d")
             tv.get_by_test_id("ask").wait_for()
             v = table.seen(tv)
-            tv.keyboard.press("Tab")
             tv.keyboard.press("Enter")
             tv.wait_for_function("v => +document.body.dataset.version > v", arg=v)
             table.version = max(table.version, table.seen(tv))
@@ -176,7 +199,7 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
     assert record["events"] == [{k: v for k, v in e.items() if k != "choice" or "choice" in got}
                                 for e, got in zip(events, record["events"], strict=True)]
     return {"plain": plain, "rounds": rounds, "days": days, "moved": reveal.moved,
-            "explained": explained, "checked": checked}
+            "explained": explained, "checked": checked, "moments": moments}
 
 
 def test_a_whole_game_from_the_tv_alone_by_taps_and_keys(screens, live):
@@ -234,6 +257,118 @@ def test_a_whole_game_from_the_tv_alone_by_taps_and_keys(screens, live):
     TAPS["  with deception tokens, choices, day 1's start"] = f"{out['rounds']}"
 
 
+def by_keys_plan() -> list[dict]:
+    """A whole game in one day (wall 2): both soldiers, a new intel card, the tokens, the
+    start, two plain reveals, a deception token, the Captain's and the Marshal's choices
+    (two options each: asked), the Marshal turned up (a 10: the key 0), a flag captured
+    and its capture check with a card still face down."""
+    rec = random_record(random.Random(2541), wall_distance=2, disorder=0, lie=0, box=BOX)
+    events = normalise([e.to_dict() for e in rec.events])
+    assert {e["type"] for e in events} == {"exhaust", "intel", "tokens", "start", "reveal", "check"}
+    reveals = [e for e in events if e["type"] == "reveal"]
+    assert [e["deception"] or e.get("choice") is not None for e in reveals][:2] == [False] * 2
+    assert sum(e["deception"] for e in reveals) == 1
+    assert [e["actual"] for e in reveals if e.get("choice")] == [6, 10]
+    assert [e["ranks"] for e in events if e["type"] == "check"] == [{"4": 4}]
+    return events
+
+
+def test_a_whole_game_on_one_screen_by_keys_alone(screens, live):
+    """Issue 52: every step of a game entered on a 1920x1080 screen by keys alone, each key
+    named by the line under the panel when it is typed (the line shown, not given up for
+    room). D then Enter lays a deception token (the dialog focused "Not now": Enter threw
+    the token away); Backspace after a guess takes that guess back (it opened "Undo");
+    a digit typed while "Undo" is asked keeps it and is the next guess (it was dropped);
+    the Captain's and the Marshal's choices by the numbers shown on them (unsaid before).
+    On the way, a TV's words read from 3 m: the step's question 28 px, the keys' line 24
+    (24 and 18); no moment across the heading (its veil cut through it)."""
+    events = by_keys_plan()
+    table = Table(screens, live, 2, shots="keys", enter="screen")
+    tv = table.tv
+    legend = tv.get_by_test_id("entry-keys")
+    digits, enter, back = "1–9 and 0 (10) pick a rank or a mission", "Enter confirms", "Backspace"
+    moments: list[dict] = []
+
+    def typed(*pressed: str, says: tuple[str, ...] = ()) -> None:
+        """``pressed`` typed on the screen's keyboard, each named first on the keys' line;
+        the table moves on."""
+        table.sync(tv)
+        assert legend.is_visible(), table.step(tv)
+        line = legend.inner_text()
+        assert all(w in line for w in says), (says, line)
+        v = table.seen(tv)
+        for k in pressed:
+            tv.keyboard.press(k)
+        tv.wait_for_function("v => +document.body.dataset.version > v", arg=v)
+        table.version = max(table.version, table.seen(tv))
+        over = tv.evaluate(MOMENT_OVER)
+        if over is not None:
+            moments.append(over)
+            assert not over["heading"] and not over["prompt"], (pressed, over)
+
+    key = lambda r: str(r % 10)  # noqa: E731   (the rank 10: 0)
+    plain = 0
+    for d in events:
+        kind = d["type"]
+        if kind in ("exhaust", "tokens", "check"):
+            assert table.step(tv) == kind
+            assert tv.locator("#entry").get_attribute("data-side") == d["side"]
+            picks = (d["ranks"] if kind == "exhaust" else d["missions"] if kind == "tokens"
+                     else [r for _m, r in sorted((int(m), r) for m, r in d["ranks"].items())])
+            typed(*map(key, picks), "Enter", says=(digits, enter))
+        elif kind == "intel":
+            typed(*map(key, d["ranks"]), says=(digits,))      # the fourth records it
+        elif kind == "start":
+            assert table.step(tv) == "start"
+            typed(d["side"][0], says=("R or B: who starts",))
+        else:
+            if d["deception"]:                # D, then Enter as the line says: laid
+                assert table.step(tv) == "reveal-guess"
+                typed("d", "Enter", says=("D: a deception token", enter))
+                assert tv.get_by_test_id("dt-played").is_visible()
+            simple = not d["deception"] and d.get("choice") is None
+            plain += simple
+            if simple and plain == 1:         # a wrong guess typed, taken back: no question
+                ranks = tv.eval_on_selector_all("#entry [data-guess]",
+                                                "bs => bs.map(b => +b.dataset.guess)")
+                wrong = next(r for r in ranks if r != d["guess"])
+                typed(key(wrong), says=(digits,))
+                assert table.step(tv) == "reveal-actual"
+                typed("Backspace", says=(back,))
+                assert table.step(tv) == "reveal-guess"
+                assert tv.locator("dialog[open]").count() == 0
+            if simple and plain == 2:         # nothing of it to take back: "Undo" asked ...
+                table.sync(tv)
+                tv.keyboard.press("Backspace")
+                tv.locator('dialog[data-ask="undo"]').wait_for()
+                shot(tv, "keys-undo-asked")
+                # ... and the guess typed then is the guess, the reveal before kept
+            typed(key(d["guess"]), says=(digits,))
+            assert tv.locator("dialog[open]").count() == 0
+            if plain == 1 and simple:         # the TV's words at 3 m, on its largest step
+                shot(tv, "keys-actual-1920")
+                px = tv.evaluate("""() => [...['#entry-body .card', '[data-testid="entry-keys"]']
+                    .map(s => parseFloat(getComputedStyle(document.querySelector(s)).fontSize))]""")
+                assert px[0] >= 28 and px[1] >= 24, px
+            typed(key(d["actual"]), says=(digits,))
+            if d.get("choice") is not None:     # (two options each, asked)
+                assert table.step(tv) == "reveal-choice"
+                choice = tv.locator(f'#entry button.choice[data-choice="{d["choice"]}"]')
+                n = choice.get_attribute("data-key") or "x"
+                count = tv.locator("#entry button.choice").count()
+                assert choice.inner_text().startswith(n)       # its key shown on it
+                shot(tv, f"keys-choice-{d['actual']}")
+                typed(n, says=(f"1–{count}: a choice",))
+    assert moments, "no moment seen"
+    want = expected_after(2, events)
+    assert want["phase"] == "over" and want["reason"] == "flag"
+    table.check_end(want)
+    shot(tv, "keys-end")
+    record = live.app.test_client().get(f"/api/tables/{table.code}/record").get_json()
+    assert record["events"] == [{k: v for k, v in e.items() if k != "choice" or "choice" in got}
+                                for e, got in zip(events, record["events"], strict=True)]
+
+
 def extras(events: list[dict]) -> list[int]:
     """The optional taps of each round: a deception token (2 taps), a choice (1), day 1's
     start (1), the setup's side switch on a screen both sides share (tokens: 1)."""
@@ -270,6 +405,20 @@ def test_a_whole_game_on_a_tablet_in_german_and_its_other_shapes(screens, live):
     # the board as wide as the panel leaves it: its smallest words 9 px (8.0 beside a panel
     # of 660 of the stage's 1440)
     assert tv.evaluate(SMALLEST_WORD, ["board"]) >= 9
+    # an Android tablet's browser (mobile mode) shows the same step as big as its screen,
+    # both ways up (issue 52: drawn 1.33x too large, the panel off its right edge, out of
+    # reach)
+    android = screens("tv", "de", size=(1024, 768), mobile=True)
+    android.goto(live.url + "/")
+    table.copy(tv, "de", onto=android)
+    for w, h in ((1024, 768), (768, 1024)):
+        android.set_viewport_size({"width": w, "height": h})
+        android.wait_for_function("w => document.body.classList.contains('portrait') === w",
+                                  arg=w < h)
+        shot(android, f"tablet-android-{w}x{h}-exhaust")
+        assert wider_than_screen(android) == 0 and in_view(android, "#entry"), (w, h)
+        assert in_view(android, '#entry [data-pick="10"]') and in_view(android, "#do-draw")
+    android.close()
     for w, h in ((768, 1024), (1280, 800)):            # upright, and a wider tablet
         tv.set_viewport_size({"width": w, "height": h})
         tv.wait_for_function("w => document.body.classList.contains('portrait') === w", arg=w < h)
@@ -291,6 +440,8 @@ def test_a_whole_game_on_a_tablet_in_german_and_its_other_shapes(screens, live):
     out = play(table, events, "tablet", turns={day2: (768, 1024)})
     assert out["days"] == [1, 2, 3] and set(out["plain"]) == {2}
     assert len(out["moved"]) > 100            # (the ranks of many reveals, each in place)
+    # moments seen over the board upright too, none over the step's question
+    assert any(m["upright"] for m in out["moments"]), out["moments"]
     assert tv.locator("html").get_attribute("lang") == "de"
     # turned back, in French: the story's ▶ stays with its words (it took a line of its own)
     tv.set_viewport_size({"width": 1024, "height": 768})
