@@ -186,7 +186,8 @@ const Steps = (() => {
       if (b.dataset.dec === "ask") {     // a scarce token: a second tap, in words, lays it
         const d = v.draft, n = v.state.dt[side];
         const yes = await SL.ask({id: "deceive", yes: T("Lay it"), no: T("Not now"),
-          title: T("Lay a deception token on your mission {m}?", {m: d.mission}),
+          // the side named: on a screen both sides share, this one dialog serves either
+          title: T("{side!c}: lay a deception token on your mission {m}?", {side: sideName(d.owner), m: d.mission}),
           text: TN("You hold {n} deception token.", "You hold {n} deception tokens.", n)});
         if (yes && SL.view && SL.view.draft && SL.view.draft.mission === d.mission && SL.view.draft.owner === d.owner)
           await send(b, "/draft", {step: "deception", value: true});
