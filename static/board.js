@@ -13,7 +13,7 @@ const Board = (() => {
   const EFFECT_RANK = {spy: 1, scout: 2, miner: 3, bomb: 7};
   // the board's colours come from the page's look (base.css: dark room or light room)
   const VARS = {red: "--red", blue: "--blue", redBg: "--red-bg", blueBg: "--blue-bg", gold: "--gold",
-                line: "--line", ink: "--ink", dim: "--dim", green: "--green", markRed: "--mark-red",
+                line: "--line", ink: "--ink", dim: "--dim", markRed: "--mark-red",
                 onMarkRed: "--on-mark-red", markBlue: "--mark-blue", redCell: "--b-red-cell", blueCell: "--b-blue-cell",
                 midCell: "--b-mid-cell", redWall: "--b-red-wall", blueWall: "--b-blue-wall",
                 void: "--b-void", cell: "--b-cell", card: "--b-card", empty: "--b-empty",
@@ -113,6 +113,9 @@ const Board = (() => {
     return out;
   }
 
+  // a lightning spark centred on (x, y), 22 px high: an ability acting
+  const spark = (x, y) => `M${x + 3} ${y - 11}L${x - 7} ${y + 2}H${x - 1}L${x - 3} ${y + 11}L${x + 7} ${y - 2}H${x + 1}Z`;
+
   function card(x, y, w, h, info) {
     // info: {rank, outcome, deception, facedown, mission, token, current, side}
     const cx = x + w / 2, cy = y + h / 2;
@@ -123,19 +126,21 @@ const Board = (() => {
         <rect x="${x + 10}" y="${y + 10}" width="${w - 20}" height="${h - 20}" rx="8" fill="none" stroke="${COL[info.side]}" stroke-opacity=".45" stroke-width="2" stroke-dasharray="6 6"/>
         ${t(cx, cy + 12, "?", {size: 44, fill: COL.dim})}`;
     } else {
+      // an activated card (a wrong guess: its ability acts) in gold with a spark, as the
+      // story draws it: green with a ✓ read as "guessed right" (issue 52)
       const act = info.outcome === "activated";
-      body = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="${info.side === "red" ? COL.redBg : COL.blueBg}" stroke="${act ? COL.green : COL.edge}" stroke-width="${act ? 7 : 2}"/>
+      body = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="${info.side === "red" ? COL.redBg : COL.blueBg}" stroke="${act ? COL.gold : COL.edge}" stroke-width="${act ? 7 : 2}"/>
         ${t(cx, cy + 6, info.rank, {size: 64, weight: 800})}
         ${t(cx, y + h - 18, rank(info.rank), {size: 22, room: w - 14})}`;
       if (!act) body = `<g transform="rotate(-20 ${cx} ${cy})" opacity=".8">${body}</g>`;
       else body = `<g data-testid="activated" data-side="${info.side}" data-mission="${info.mission}">${body}
-        <circle cx="${x + 8}" cy="${y + 8}" r="17" fill="#4fd27a" stroke="#000" stroke-width="2"/>${t(x + 8, y + 17, "✓", {size: 26, weight: 800, fill: "#06200f"})}</g>`;
+        <circle cx="${x + 8}" cy="${y + 8}" r="17" fill="#f2c14e" stroke="#000" stroke-width="2"/><path data-testid="spark" d="${spark(x + 8, y + 8)}" fill="#1a1405"/></g>`;
     }
     const oc = info.outcome, label = SL.outcomeWord(oc);
     let extra = t(cx, y - 12, T("mission {m}", {m: info.mission}), {size: 22, fill: info.current ? COL.gold : COL.dim, weight: info.current ? 800 : 600});
-    if (label) extra += t(cx, y + h + 28, label, {size: 22, fill: oc === "activated" ? COL.green : COL.dim, weight: oc === "activated" ? 800 : 600, room: w + 20});
+    if (label) extra += t(cx, y + h + 28, label, {size: 22, fill: oc === "activated" ? COL.gold : COL.dim, weight: oc === "activated" ? 800 : 600, room: w + 20});
     if (info.token) extra += `<circle cx="${x + w - 8}" cy="${y + 8}" r="16" fill="#f2c14e" stroke="#000" stroke-width="2"/>${t(x + w - 8, y + 16, "i", {size: 22, weight: 800, fill: "#000"})}`;
-    // the token laid on it, at the top's middle: between an activated card's check (top left)
+    // the token laid on it, at the top's middle: between an activated card's spark (top left)
     // and the intel token (top right); at the top left it covered the check
     if (info.deception) extra += `<rect data-testid="dt-on" x="${cx - 27}" y="${y - 8}" width="54" height="32" rx="6" fill="${COL.dt}" stroke="#fff" stroke-width="2"/>${t(cx, y + 16, T("DT"), {size: 24, weight: 800, fill: "#fff", room: 46})}`;
     return body + extra;

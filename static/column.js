@@ -133,7 +133,7 @@ const Column = (() => {
     // (not when a side sits here and the answer is the other side's phone's)
     const mine = screenSeats(v).map(x => x.side), answers = u && SL.secret && (!mine.length || mine.includes(u.needs));
     if (answers) $("notice").classList.add("hidden");     // its card says it: not twice
-    $("requests").innerHTML += answers ? `<div class="req" data-testid="undo-request"><div>${mark(u.by || "red")} <b>${esc(u.what)}</b>: ${esc(T("{side!c}'s phone or this screen agrees", {side: sideName(u.needs)}))}</div>
+    $("requests").innerHTML += answers ? `<div class="req" data-testid="undo-request"><div>${mark(u.by || "red")} <b>${esc(Words.clause(u.what))}</b>: ${esc(T("{side!c}'s phone or this screen agrees", {side: sideName(u.needs)}))}</div>
       <div class="req-actions"><button class="primary" data-undo="yes">${esc(T("Undo it"))}</button><button data-undo="no">${esc(T("Keep it"))}</button></div></div>` : "";
     Stage.roomy();      // (the seats' row may have grown: "Play without phones" opened)
     Stage.trim();      // the seats or a request above "Today" may have taken its room

@@ -50,15 +50,21 @@
     const b = e.target.closest("button");
     if (!b) return;
     if (b.dataset.w) { wall = +b.dataset.w; choose("w", b); drawPic(); }
-    if (b.dataset.aid) { deduction = b.dataset.aid === "1"; choose("aid", b); }
+    // the thinking aids: the deduction aid and the chance to win each on or off, "No aid"
+    // chosen when neither is (it stood chosen beside "Chance to win", issue 52)
+    if (b.dataset.aid || b.dataset.chances) {
+      if (b.dataset.chances) chances = !chances;
+      else if (b.dataset.aid === "1") deduction = !deduction;
+      else deduction = chances = false;
+      const on = {"[data-aid='0']": !deduction && !chances, "[data-aid='1']": deduction, "[data-chances]": chances};
+      for (const [sel, yes] of Object.entries(on)) {
+        const x = document.querySelector(sel);
+        x.classList.toggle("sel", yes); x.setAttribute("aria-pressed", String(yes));
+      }
+    }
     if (b.dataset.first) { firstGame = b.dataset.first === "1"; choose("first", b); }
     if (b.dataset.teams) { teams = b.dataset.teams === "1"; choose("teams", b); }
     if (b.dataset.enter) { enter = b.dataset.enter; choose("enter", b); }
-    if (b.dataset.chances) {         // on or off by itself, beside the aids (issue 25)
-      chances = !chances;
-      b.classList.toggle("sel", chances);
-      b.setAttribute("aria-pressed", String(chances));
-    }
   });
   // the wall distance is a radio group: the arrow keys move the choice
   document.querySelector(".wd").addEventListener("keydown", e => {

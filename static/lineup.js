@@ -50,10 +50,10 @@ const Lineup = (() => {
     const plan = load(view.code, side, day);
     const out = s.exhausted[side] || [];
     const c = check(plan, s.intel);
-    const slots = plan.map((r, i) => `<button type="button" class="lu-slot ${i === slot ? "sel" : ""}" data-lslot="${i}" aria-label="${SL.esc(r ? Words.colon(T("mission {m}", {m: i + 1})) + " " + SL.rank(r) : T("mission {m}", {m: i + 1}))}"><small>${SL.esc(T("mission {m}", {m: i + 1}))}</small><b>${r || "–"}</b><span>${r ? SL.esc(SL.rank(r)) : ""}</span></button>`).join("");
+    const slots = plan.map((r, i) => `<button type="button" class="lu-slot ${i === slot ? "sel" : ""}" data-lslot="${i}" aria-pressed="${i === slot}" aria-label="${SL.esc(r ? Words.colon(T("mission {m}", {m: i + 1})) + " " + SL.rank(r) : T("mission {m}", {m: i + 1}))}"><small>${SL.esc(T("mission {m}", {m: i + 1}))}</small><b>${r || "–"}</b><span>${r ? SL.esc(SL.rank(r)) : ""}</span></button>`).join("");
     const ranks = Array.from({length: 10}, (_, i) => i + 1).map(r => {
       const gone = out.includes(r), used = plan.includes(r);
-      return `<button type="button" class="${used ? "sel" : ""}" data-lrank="${r}" ${gone ? "disabled" : ""}><b>${r}</b>${SL.esc(SL.rank(r))}${gone ? ` <small>${SL.esc(T("exhausted"))}</small>` : ""}</button>`;
+      return `<button type="button" class="${used ? "sel" : ""}" data-lrank="${r}" aria-pressed="${used}" ${gone ? "disabled" : ""}><b>${r}</b>${SL.esc(SL.rank(r))}${gone ? ` <small>${SL.esc(T("exhausted"))}</small>` : ""}</button>`;
     }).join("");
     let verdict;
     const esc = SL.esc;

@@ -64,9 +64,11 @@ const Moments = (() => {
         const fx = r.effects || [];
         const flag = fx.find(e => e.kind === "flag"), inf = fx.find(e => e.kind === "infiltrate");
         const da = fx.filter(e => e.kind === "da" && e.steps > 0);
+        // an infiltration that took the flag is told in the flag's own words: shown after
+        // it, "Blue infiltrates! 10 IP reached." was the last word on the game (issue 52)
         if (flag) out.push({kind: "flag", side: flag.side, title: withSide(T("{side} captures the flag!", {side: HOLE}), flag.side),
-                            sub: esc(T("The double agent reached the enemy fort."))});
-        if (inf) out.push({kind: "infiltration", side: inf.side, title: withSide(T("{side} infiltrates!", {side: HOLE}), inf.side),
+                            sub: esc(inf && inf.side === flag.side ? T("10 IP reached: the double agent reached the enemy fort.") : T("The double agent reached the enemy fort."))});
+        if (inf && !(flag && flag.side === inf.side)) out.push({kind: "infiltration", side: inf.side, title: withSide(T("{side} infiltrates!", {side: HOLE}), inf.side),
                            sub: esc(inf.kept ? T("10 IP reached (the Colonel keeps the rest).") : T("10 IP reached."))});
         if (da.length && !flag) {
           const e = da[da.length - 1];

@@ -109,7 +109,7 @@
         h += `<div class="row">` + parts.map(p => {
           const t = taken(side, p);
           const sel = joinSide === side && joinPart === p ? "sel" : "";
-          return `<button type="button" class="${side} big ${sel}" data-join="${side}:${p}">${mark(side)} ${esc(capSide(side))}${p ? " " + partName(p) : ""}${t ? `<br><small class="muted">${esc(T("{name} sits here: ask to take over", {name: t.name}))}</small>` : ""}</button>`;
+          return `<button type="button" class="${side} big ${sel}" data-join="${side}:${p}" aria-pressed="${!!sel}">${mark(side)} ${esc(capSide(side))}${p ? " " + partName(p) : ""}${t ? `<br><small class="muted">${esc(T("{name} sits here: ask to take over", {name: t.name}))}</small>` : ""}</button>`;
         }).join("") + `</div>`;
       }
       const me = player();
@@ -144,7 +144,8 @@
     if (!u || !seat) return "";
     if (u.needs === seat.side) return `<div class="card undo-ask" data-testid="undo-ask"><b>${esc(u.by ? T("{side!c} asks:", {side: sideName(u.by)}) : T("The big screen asks:"))}</b> ${esc(u.what)}
       <div class="row"><button type="button" class="primary" data-undo="yes">${esc(T("Undo it"))}</button><button type="button" data-undo="no">${esc(T("Keep it"))}</button></div></div>`;
-    if (u.by === seat.side) return `<div class="card muted" data-testid="undo-wait">${esc(T("{what}: waiting for {side}'s phone (or the big screen) to agree.", {what: u.what, side: sideName(u.needs)}))}</div>`;
+    // (what it takes back is a sentence: its full stop dropped before the colon)
+    if (u.by === seat.side) return `<div class="card muted" data-testid="undo-wait">${esc(T("{what}: waiting for {side}'s phone (or the big screen) to agree.", {what: Words.clause(u.what), side: sideName(u.needs)}))}</div>`;
     return "";
   }
   // another screen went on with this game at a new table (its own screen was gone): the
@@ -339,8 +340,8 @@
   }
   function openCalc(side) {
     panel(T("Ability calculator"), `<p class="muted">${esc(T("If this card were activated now, what would happen? Worked out by the referee on the game as it stands."))}</p>
-      <div class="row"><button type="button" class="red ${side === "red" ? "sel" : ""}" data-calcside="red">${mark("red")} ${esc(T("{side!c}'s card", {side: sideName("red")}))}</button>
-      <button type="button" class="blue ${side === "blue" ? "sel" : ""}" data-calcside="blue">${mark("blue")} ${esc(T("{side!c}'s card", {side: sideName("blue")}))}</button></div>
+      <div class="row"><button type="button" class="red ${side === "red" ? "sel" : ""}" data-calcside="red" aria-pressed="${side === "red"}">${mark("red")} ${esc(T("{side!c}'s card", {side: sideName("red")}))}</button>
+      <button type="button" class="blue ${side === "blue" ? "sel" : ""}" data-calcside="blue" aria-pressed="${side === "blue"}">${mark("blue")} ${esc(T("{side!c}'s card", {side: sideName("blue")}))}</button></div>
       <div id="calc-out" class="stack" style="margin:12px 0"></div>
       <div class="ranks">${Array.from({length: 10}, (_, i) => rankBtn(i + 1, `data-calc="${i + 1}" data-side="${side}"`)).join("")}</div>`);
   }

@@ -9,7 +9,9 @@ const Steps = (() => {
   const {esc, mark, rank, sideName} = SL;
   const other = s => s === "red" ? "blue" : "red";
   const rankBtn = (r, attrs = "", cls = "") => `<button type="button" class="${cls}" ${attrs}><b>${r}</b>${esc(rank(r))}</button>`;
-  const grid = (ranks, data, sel = []) => `<div class="ranks">${ranks.map(r => rankBtn(r, `data-${data}="${r}"`, sel.includes(r) ? "sel" : "")).join("")}</div>`;
+  // a grid of ranks; one that picks several (data "pick": soldiers, the intel card's ranks)
+  // says which are picked to a screen reader too, as the tokens' missions do
+  const grid = (ranks, data, sel = []) => `<div class="ranks">${ranks.map(r => rankBtn(r, `data-${data}="${r}"${data === "pick" ? ` aria-pressed="${sel.includes(r)}"` : ""}`, sel.includes(r) ? "sel" : "")).join("")}</div>`;
   // the deduction aid (a table that opted in): each rank's share of the line-ups the public
   // information still allows on this mission; ranks no line-up puts there are dimmed
   // (as: the step it is drawn for. For the card turned up the same grid, its shares and
@@ -117,7 +119,7 @@ const Steps = (() => {
       const m = down[picked.length];
       // the ranks tapped so far stay where they were, spent: the others do not move up
       // under the next tap (one mistap here loses the game)
-      if (m) return `<div class="card">${esc(T("Capture check: turn up mission {m} and tap its rank.", {m}))}</div><div class="ranks">${t.ranks[side].map(r => rankBtn(r, `data-pick="${r}" ${picked.includes(r) ? "disabled" : ""}`)).join("")}</div>`;
+      if (m) return `<div class="card">${esc(T("Capture check: turn up mission {m} and tap its rank.", {m}))}</div><div class="ranks">${t.ranks[side].map(r => rankBtn(r, `data-pick="${r}" aria-pressed="${picked.includes(r)}" ${picked.includes(r) ? "disabled" : ""}`)).join("")}</div>`;
       // one mistap here loses the game: say before it is sent when the cards break the order
       const four = [1, 2, 3, 4].map(m => m in v.state.revealed[side] ? v.state.revealed[side][m] : picked[down.indexOf(m)]);
       const broken = !Lineup.check(four, null).legal;
@@ -186,7 +188,8 @@ const Steps = (() => {
       if (b.dataset.dec === "ask") {     // a scarce token: a second tap, in words, lays it
         const d = v.draft, n = v.state.dt[side];
         const yes = await SL.ask({id: "deceive", yes: T("Lay it"), no: T("Not now"),
-          title: T("Lay a deception token on your mission {m}?", {m: d.mission}),
+          // the side named: on a screen both sides share, this one dialog serves either
+          title: T("{side!c}: lay a deception token on your mission {m}?", {side: sideName(d.owner), m: d.mission}),
           text: TN("You hold {n} deception token.", "You hold {n} deception tokens.", n)});
         if (yes && SL.view && SL.view.draft && SL.view.draft.mission === d.mission && SL.view.draft.owner === d.owner)
           await send(b, "/draft", {step: "deception", value: true});

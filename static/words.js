@@ -35,8 +35,11 @@ const Words = (() => {
   // a refusal's words (the API says them in lower case, to follow "error:") as a sentence
   // of its own in a message: a capital first, a full stop last
   const said = s => s ? s.charAt(0).toUpperCase() + s.slice(1) + (/[.!?…]$/.test(s) ? "" : ".") : s;
+  // a sentence put before a colon ("Undo: … red's fort: waiting for …"): its full stop
+  // dropped, not "fort.:"
+  const clause = s => String(s).replace(/\s*\.$/, "");
   // text made safe to put into HTML (every page's one escaping)
   const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
-  return {lang, T, TN, percent, colon, said, esc};
+  return {lang, T, TN, percent, colon, said, clause, esc};
 })();
 const {T, TN} = Words;

@@ -67,7 +67,11 @@ def test_serve_installs_quietly_and_shows_pip_only_when_it_fails(tmp_path):
   *python_version*) echo 3.11.9;;
   *"-m venv"*) mkdir -p .venv/bin
     printf '#!/bin/sh\necho "BuildBackendWarning: Editable installation." >&2\n'\
-'[ -n "$PIP_FAILS" ] && { echo "ERROR: no matching distribution" >&2; exit 1; }\nexit 0\n' \
+'[ -n "$PIP_FAILS" ] && { echo "ERROR: no matching distribution" >&2; exit 1; }\n'\
+'case "$*" in *-e*) echo "Collecting flask>=3.0 (from spies-lies-companion)"\n'\
+'  echo "  Downloading flask-3.1.0-py3-none-any.whl (102 kB)"\n'\
+'  echo "Collecting qrcode>=7 (from spies-lies-companion)"\n'\
+'  echo "Installing collected packages: qrcode, flask";; esac\nexit 0\n' \
       > .venv/bin/pip
     printf '#!/bin/sh\necho served "$@"\n' > .venv/bin/spies-lies
     chmod +x .venv/bin/pip .venv/bin/spies-lies;;
@@ -77,8 +81,16 @@ esac""")
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out
     assert "Warning" not in out.stdout + out.stderr
-    assert out.stdout.strip().splitlines()[-1] == "served serve --port 8123"
-    assert "Editable" in (checkout / ".venv" / "install.log").read_text()
+    # what it is doing, step by step (issue 52: nothing for ~55 s after "Installing…"
+    # looked like a hang), and how many packages pip fetched; not pip's own words
+    said = [line.strip() for line in out.stdout.strip().splitlines()]
+    assert said[0].startswith("Installing the companion into .venv")
+    assert [x[:4] for x in said if x[:1].isdigit()] == ["1/3 ", "2/3 ", "3/3 "], said
+    assert "fetched: 2 packages; installing them…" in said, said
+    assert "Downloading" not in out.stdout
+    assert said[-2:] == ["installed: starting the companion", "served serve --port 8123"]
+    log = (checkout / ".venv" / "install.log").read_text()
+    assert "Editable" in log and "Collecting flask" in log and "Downloading" in log
     shutil.rmtree(checkout / ".venv")
     out = subprocess.run(["scripts/serve"], cwd=checkout, env={**env, "PIP_FAILS": "1"},
                          capture_output=True, text=True, timeout=60)

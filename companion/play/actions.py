@@ -11,6 +11,7 @@ from typing import Any
 from ..edge.errors import ApiError, from_refusal
 from ..engine import (
     SIDES,
+    Check,
     Draft,
     Event,
     Msg,
@@ -55,7 +56,9 @@ def _commit_event(tx: Transaction, seat_id: int | None, state: State, event: Eve
     nobody's side) and answer with it, its words and what comes next.
 
     On days 2 and 3 the starting side is no one's choice (R12): once both sides'
-    tokens are in, its ``start`` is recorded with them, and nobody taps for it.
+    tokens are in, its ``start`` is recorded with them, and nobody taps for it. So is
+    the capture check of a side whose four cards are all face up already (R71: the
+    check is empty then; issue 52 asked for a tap that confirmed nothing).
     """
     after = tx.record(state, event, seat_id)
     text = reveal_words(after.reveals[-1]) if isinstance(event, Reveal) else \
@@ -68,6 +71,11 @@ def _commit_event(tx: Transaction, seat_id: int | None, state: State, event: Eve
         text = Msg("{first}. {next}", first=text, next=event_text(start.to_dict()))
         nxt = expected(after)
         answer["followed"] = [start.to_dict()]    # recorded with it, by the rules (R12)
+    elif nxt.type == "check" and len(after.revealed[nxt.sides[0]]) == 4:
+        check = Check(nxt.sides[0])               # nothing face down: nothing to turn up
+        after = tx.record(after, check, None, follows=True)
+        nxt = expected(after)
+        answer["followed"] = [check.to_dict()]    # recorded with it, by the rules (R71)
     tx.commit(201, {**answer, "text": text,
                     "next": {**nxt.to_dict(), "text": nxt.words}})
 

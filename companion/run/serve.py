@@ -132,6 +132,10 @@ def _banner(args: argparse.Namespace, url: str, instance: Path, workers: int = 1
                   "  the phones use, then reload the big screen: its QR shows the new address.\n")
     else:
         out.write(f"  Phones join at:          {url}/j  (or scan the QR on the big screen)\n\n")
+        # the QR holds the big screen's address: said so, or phones scanned it to join
+        # (issue 52)
+        out.write("  For the big screen (a tablet, a laptop with a camera): this QR opens the\n"
+                  "  first page there. Phones join with the QR the big screen then shows.\n")
         out.write(qr_ascii(url + "/"))
     if workers > 1:
         out.write(f"\n  {workers} worker processes on port {args.port} (PostgreSQL)\n")

@@ -92,8 +92,12 @@ def undo_target(table: Table, state: State, rows: list[Any] | None = None
         return None
     n, last = 1, rows[-1]
     d = json.loads(last.data)
-    if d["type"] == "start" and last.seat_id is None and len(rows) > 1 and state.day > 1:
-        n, last = 2, rows[-2]          # R12's start goes with the tokens that set it off
+    if len(rows) > 1 and ((d["type"] == "start" and last.seat_id is None and state.day > 1)
+                          or (d["type"] == "check" and not d["ranks"])):
+        # R12's start goes with the tokens that set it off; an empty capture check (R71)
+        # with the reveal that took the flag: undone alone it would ask again for a check
+        # that has nothing to turn up
+        n, last = 2, rows[-2]
         d = json.loads(last.data)
     if d["type"] == "reveal":
         return reveal_words(state.reveals[-1]), "reveal", n
@@ -207,6 +211,11 @@ def public_view(table: Table, state: State | None = None,
         if card not in seen:
             seen.append(card)
     draft = draft_view(table, state)
+    if draft and draft["deception"]:
+        # a token laid on the card being guessed lies on that card, no longer in its
+        # side's hand (R14); the referee spends it when the reveal is recorded (issue 52:
+        # "DT 1" stayed under a laid token until then)
+        out["dt"] = {**out["dt"], draft["owner"]: out["dt"][draft["owner"]] - 1}
     can = taps(state, out, draft)
     if can["step"] == "intel":          # the box's cards seen before: one tap each
         can["cards"] = known(state.old_intel)

@@ -283,6 +283,9 @@ class Table:
                 self.submit(owner, f'{self.panel(owner)} [data-choice="{d["choice"]}"]')
         elif kind == "check":
             p = self.of(d["side"])
+            if not d["ranks"]:                   # nothing face down: recorded with the
+                assert self.step(p) == "over"    # capture, by the rules (R71)
+                return
             assert self.step(p) == "check"
             self.facing(p, d["side"])
             for _m, r in sorted((int(m), r) for m, r in d["ranks"].items()):
@@ -314,8 +317,9 @@ class Table:
                         draft = client.get(url + "/state").get_json()["view"]["draft"]
                         who = (who, draft["part"] if draft and path == "/draft" else 1)
                     v = client.get(url + "/state").get_json()["view"]["version"]
+                    key = keys[who] if who in keys else keys["host"]   # a side on the TV
                     r = client.post(url + path, headers={
-                        "Origin": "http://localhost", "Authorization": f"Bearer {keys[who]}"},
+                        "Origin": "http://localhost", "Authorization": f"Bearer {key}"},
                         json={"version": v, "idempotency_key": f"http-{self.code}-{next(sent)}",
                               **body})
                     assert r.status_code in (200, 201), r.get_json()

@@ -34,6 +34,18 @@ def game(seed: int) -> list[dict[str, Any]]:
     return json.loads(json.dumps(rec.to_dict()))["events"]
 
 
+# where a phone's message stands: "none" (not shown), "tabs" (over the tabs at the foot and
+# over nothing above them), else what of the page above the tabs it covers
+TOAST_AT = """() => { const t = document.getElementById('toast');
+  if (!t || t.hidden) return 'none';
+  const r = t.getBoundingClientRect();
+  const tabs = document.querySelector('.tabs').getBoundingClientRect();
+  const over = ['.bar', '#next', '#act [data-pick]'].filter(s => {
+    const e = document.querySelector(s); if (!e) return false; const b = e.getBoundingClientRect();
+    return b.bottom > r.top && r.bottom > b.top && b.right > r.left && r.right > b.left; });
+  return over.length ? over.join(' ') : r.top >= tabs.top - 1 ? 'tabs' : 'above the tabs'; }"""
+
+
 def in_view(page: Any, selector: str) -> bool:
     """The element's box lies wholly inside the window (nothing pushed off screen)."""
     return page.eval_on_selector(selector, """e => { const r = e.getBoundingClientRect();
@@ -127,9 +139,27 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     table_tv.click('[data-w="3"]')
     assert table_tv.locator('[data-w="3"]').get_attribute("aria-checked") == "true"
     assert table_tv.locator('[data-w="4"]').get_attribute("aria-checked") == "false"
+    # issue 52: "No aid" is chosen only while no aid is (it stood chosen beside "Chance to
+    # win"); each aid on or off by itself
+    aids = ('[data-aid="0"]', '[data-aid="1"]', '[data-testid="chances"]')
+
+    def pressed() -> list[str]:
+        said = [table_tv.locator(x).get_attribute("aria-pressed") or "" for x in aids]
+        shown = [str("sel" in (table_tv.locator(x).get_attribute("class") or "")).lower()
+                 for x in aids]
+        assert said == shown, (said, shown)
+        return said
+    assert pressed() == ["true", "false", "false"]
+    table_tv.click('[data-testid="chances"]')
+    assert pressed() == ["false", "false", "true"]
+    table_tv.click('[data-aid="0"]')
+    assert pressed() == ["true", "false", "false"]
     table_tv.click('[data-aid="1"]')
-    assert table_tv.locator('[data-aid="1"]').get_attribute("aria-pressed") == "true"
-    assert table_tv.locator('[data-aid="0"]').get_attribute("aria-pressed") == "false"
+    table_tv.click('[data-testid="chances"]')
+    assert pressed() == ["false", "true", "true"]
+    shot(table_tv, "first-home-aids-1920")
+    table_tv.click('[data-testid="chances"]')
+    assert pressed() == ["false", "true", "false"]
     shot(table_tv, "first-home-tv-1920")
     # a second tap on "Open the table" while the first is on its way opens no second table
     tapped_twice(table_tv, "**/api/tables", "#create [type=submit]", "#create [type=submit]")
@@ -195,6 +225,14 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     red.wait_for_function("() => scrollY === 0")
     assert in_view(red, "#next")
     shot(red, "first-phone-de-360-intel")
+    # a rank picked says so to a screen reader too, as it shows (issue 52)
+    one = red.locator('#act [data-pick="1"]')
+    assert one.get_attribute("aria-pressed") == "false"
+    one.click()
+    assert one.get_attribute("aria-pressed") == "true"
+    assert "sel" in (one.get_attribute("class") or "")
+    one.click()
+    assert one.get_attribute("aria-pressed") == "false"
     # the same phone turned sideways, and the smallest phone sideways (568 x 320: its bar
     # took 92 px in two rows, the first choices stood below the tabs): the name, score and
     # switch share one row, so the step, its question and the first row of choices are in
@@ -205,9 +243,7 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
         assert red.evaluate("""() => { const b = document.querySelector('#act [data-pick]');
             return b.getBoundingClientRect().bottom <= document.querySelector('.tabs')
                                                       .getBoundingClientRect().top; }"""), w
-        assert red.evaluate("""() => { const t = document.getElementById('toast');
-            const step = document.getElementById('next').getBoundingClientRect();
-            return !t || t.hidden || t.getBoundingClientRect().bottom <= step.top; }"""), w
+        assert red.evaluate(TOAST_AT) in ("none", "tabs"), w
         dot = red.locator("#live").bounding_box()
         assert dot and abs(dot["width"] - dot["height"]) < 1, (w, dot)
         shot(red, f"first-phone-de-{w}x{h}-intel")
@@ -217,13 +253,15 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     red.wait_for_selector('#act [data-pick="10"]')
     red.set_viewport_size({"width": 360, "height": 640})
     assert nothing_clipped(red, "#act button") == []
-    # a message (news, a refusal) over the bar, not over the choices: at the foot of a
-    # small phone it hid two rows of ranks for 4.5 s
-    for w, h in ((320, 568), (360, 640)):
+    # a message (news, a refusal) over the tabs: not over the choices (96 px up from the
+    # foot of a small phone it hid two rows of ranks for 4.5 s), nor over the name and score
+    # (issue 52: at the top it hid them), nor over the step's heading
+    for w, h in ((320, 568), (360, 640), (640, 360)):
         red.set_viewport_size({"width": w, "height": h})
         red.evaluate("() => SL.toast('Rot beginnt den Tag', true)")
-        assert red.evaluate("""() => document.getElementById('toast').getBoundingClientRect()
-            .bottom <= document.querySelector('#act [data-pick]').getBoundingClientRect().top""")
+        assert red.evaluate(TOAST_AT) == "tabs", (w, h)
+        shot(red, f"first-phone-de-{w}x{h}-toast")
+    red.set_viewport_size({"width": 360, "height": 640})
     red.evaluate("() => { document.getElementById('toast').hidden = true; }")
     table.play(events[2])                                   # the intel card
     # 14: the token missions say whether they are chosen; 7: the line-up panel in German
@@ -296,6 +334,8 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     table.sync(red)
     red.get_by_test_id("undo-ask").wait_for()
     assert red.locator("#notice").is_hidden()
+    table.sync(blue)
+    waited = blue.get_by_test_id("undo-wait").inner_text()
     table.sync(tv)
     tv.get_by_test_id("undo-request").wait_for()
     assert tv.locator("#notice").is_hidden()
@@ -313,6 +353,18 @@ def test_a_new_group_meets_no_rough_edge(screens, live):
     # one answer: while "keep it" is on its way, "undo it" sends nothing (it was refused)
     tapped_twice(red, "**/undo", '[data-undo="no"]', '[data-undo="yes"]')
     red.get_by_test_id("undo-ask").wait_for(state="detached")
+    # (while it waited, blue's phone said what it asked in one sentence: "… fort: waiting
+    # for …", not "… fort.: waiting for …", issue 52)
+    assert ".:" not in waited and waited.startswith("Undo: "), waited
+    # red guesses next, on its German 360 x 640 phone: every rank in view above the tabs,
+    # the last (the 10, the Marshal) too, without a scroll (issue 52)
+    assert table.step(red) == "reveal-guess"
+    red.wait_for_function("() => scrollY === 0")
+    below = red.evaluate("""() => { const tabs = document.querySelector('.tabs')
+        .getBoundingClientRect().top; return [...document.querySelectorAll('#act [data-guess]')]
+        .filter(b => b.getBoundingClientRect().bottom > tabs).map(b => b.dataset.guess); }""")
+    shot(red, "first-phone-de-360-guess")
+    assert below == [], below
     table.sync(tv)
     notice = tv.locator("#notice")
     notice.wait_for()

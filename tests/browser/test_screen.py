@@ -402,6 +402,10 @@ def test_a_whole_game_on_a_tablet_in_german_and_its_other_shapes(screens, live):
                 b.textContent.trim()]; })""")
     shot(tv, "tablet-1024x768-exhaust")
     assert sizes and not [x for x in sizes if x[0] < 44 or not x[1]], sizes
+    # the German headline whole in its two lines ("… (jeweils vom Gegner…", issue 52)
+    whole_head = tv.evaluate("() => { const n = document.getElementById('next');"
+                             " return n.scrollHeight <= n.clientHeight + 1; }")
+    assert whole_head, tv.locator("#next").inner_text()
     # the board as wide as the panel leaves it: its smallest words 9 px (8.0 beside a panel
     # of 660 of the stage's 1440)
     assert tv.evaluate(SMALLEST_WORD, ["board"]) >= 9

@@ -137,17 +137,15 @@ def test_a_whole_game_with_undo_deception_captain_and_flag(table):
     taps((red, "guess", 8), (red, "actual", 8, 201),
          (blue, "guess", 1), (blue, "actual", 9, 201))
     v = same_view(host, red, blue)
-    assert v["state"]["phase"] == "capture_check"
-    assert (v["state"]["winner"], v["state"]["reason"]) == ("red", "flag")
-    assert v["state"]["next"]["sides"] == ["red"] and v["draft"] is None
     assert v["state"]["da"] == 3
     assert v["words"]["da"] == "on blue's flag"              # past the wall, not "3 toward"
-
-    # R71: only red may record its face-down cards (none are left)
-    blue.event({"type": "check", "side": "red", "ranks": {}}, expect=403)
-    red.event({"type": "check", "side": "red", "ranks": {}})
-    v = same_view(host, red, blue)
-    assert v["state"]["phase"] == "over"
+    # R71: red's four cards are face up already: its capture check, empty, is recorded
+    # with the reveal that took the flag (issue 52: a tap on "Confirm the capture check"
+    # confirmed nothing); nobody records it again
+    assert v["log"][-1]["type"] == "check" and v["log"][-1]["by"] is None
+    blue.event({"type": "check", "side": "red", "ranks": {}}, expect=409)
+    red.event({"type": "check", "side": "red", "ranks": {}}, expect=409)
+    assert v["state"]["phase"] == "over" and v["draft"] is None
     assert v["state"]["end"] == "Red captured the flag and wins."
     assert v["state"]["stats"]["red"]["infiltrations"] == 1
     assert v["state"]["next"]["type"] is None

@@ -39,6 +39,18 @@ def test_public_url_override_and_terminal_qr():
     assert len(qr.splitlines()) > 10 and "█" in qr
 
 
+def test_the_terminal_qr_says_it_is_for_the_big_screen(tmp_path, capsys):
+    """The QR printed at the start opens the first page on the big screen; phones scanned
+    it to join, and nothing said whose it was (issue 52)."""
+    args = argparse.Namespace(host="0.0.0.0", port=8000, public_url="http://192.168.1.20:8000")
+    serve._banner(args, "http://192.168.1.20:8000", tmp_path)
+    text = capsys.readouterr().out
+    qr = text.index("█")
+    said = text.rindex("For the big screen", 0, qr)
+    assert "this QR opens the" in text[said:qr] and "Phones join with the QR the big " \
+        "screen then shows." in " ".join(text[said:qr].split())
+
+
 def test_qr_on_the_host_page_holds_the_join_address(table, client, app):
     host = table()
     app.config["PUBLIC_URL"] = "http://192.168.1.20:8000"
