@@ -5,7 +5,6 @@ shows when the server cannot be reached)."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -16,8 +15,6 @@ from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
 
-import qrcode
-import qrcode.image.svg
 from babel import Locale
 from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request
 
@@ -32,6 +29,7 @@ from ..engine import rank as rank_word
 from ..group import games, history
 from ..memory.ratings import PROVISIONAL
 from ..play.tables import load
+from .qr import qr_svg
 
 bp = Blueprint("pages", __name__)
 YEAR = 365 * 24 * 3600
@@ -255,10 +253,7 @@ def qr_watch(code: str) -> Response:
 
 
 def _qr(url: str) -> Response:
-    img = qrcode.make(url, image_factory=qrcode.image.svg.SvgPathImage, border=2, box_size=10)
-    buf = io.BytesIO()
-    img.save(buf)
-    resp = Response(buf.getvalue(), mimetype="image/svg+xml")
+    resp = Response(qr_svg(url), mimetype="image/svg+xml")
     resp.headers["Cache-Control"] = "no-cache"
     return resp
 
