@@ -99,3 +99,27 @@ def rank(number: int) -> dict[str, Any] | None:
         if e["rank"] == number:
             return dict(e)
     return None
+
+
+_LESSONS: dict[str, dict[str, Any]] = {}
+
+
+def lesson(key: str, locale: str = "en") -> dict[str, Any]:
+    """A learning game's lesson in ``locale`` (issue 53): ``title``, ``text`` (at most 40
+    words) and the ``rules`` it explains, from ``lessons.<locale>.json``; a soldier's
+    ability (``ability-<rank>``) is its name and its one-line ability from the rules'
+    texts. English for a language we do not have; ``KeyError`` for no such lesson.
+
+    >>> lesson("deploy")["rules"], lesson("ability-6", "de")["title"]
+    (['R10'], 'Kapitän (6)')
+    """
+    locale = locale if locale in LOCALES else "en"
+    if key.startswith("ability-") and key[8:].isdigit() and 1 <= int(key[8:]) <= 10:
+        r = texts(locale)["ranks"][int(key[8:]) - 1]
+        # (the General's move has no rule of its own: the double agent's, R32)
+        return {"title": f"{r['name']} ({r['rank']})", "text": r["ability"],
+                "rules": [r["rule"] or "R32"]}
+    if locale not in _LESSONS:
+        _LESSONS[locale] = load(f"lessons.{locale}")
+    found: dict[str, Any] = _LESSONS[locale][key]
+    return found
