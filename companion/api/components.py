@@ -92,6 +92,11 @@ def schemas() -> dict[str, Any]:
                                                "the big screen explains each ability "
                                                "the first time it is activated"},
                                 "deduction": ref("Deduction"),
+                                "lessons": {"type": "array", "items": {"type": "string"},
+                                            "description":
+                                            "only in a learning game (first_game): the "
+                                            "rules first due at this step, as keys of "
+                                            "/lessons.json (issue 53)"},
                                 "wall_distance": {"type": "integer"},
                                 "state": {"type": "object"},
                                 "draft": {"type": ["object", "null"]},

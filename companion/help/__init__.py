@@ -5,7 +5,7 @@ May import: nothing of the companion (plain Python over the data files).
 
 - ``entries``: the texts loaded (``texts(locale)``, ``RANKS``, ``RULES``, ``PHASES``,
   ``GLOSSARY``) and looked up by id, rank and phase (``rule``, ``rank``, ``for_phase``,
-  ``anchor``);
+  ``anchor``); a learning game's lessons (``lesson``);
 - ``ranking``: the search (``search(query, locale)``, ``ids``, ``score``, ``fold``);
 - ``questions``: a question typed as a sentence, its words in ``words.json`` beside it.
 
@@ -22,6 +22,7 @@ from .entries import (
     RULES,
     anchor,
     for_phase,
+    lesson,
     rank,
     rule,
     texts,
@@ -29,4 +30,4 @@ from .entries import (
 from .ranking import fold, ids, score, search
 
 __all__ = ["RANKS", "RULES", "PHASES", "PHASE_NAMES", "GLOSSARY", "LOCALES", "search",
-           "ids", "anchor", "score", "fold", "for_phase", "rule", "rank", "texts"]
+           "ids", "anchor", "score", "fold", "for_phase", "rule", "rank", "texts", "lesson"]

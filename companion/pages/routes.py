@@ -29,6 +29,7 @@ from ..engine import rank as rank_word
 from ..group import games, history
 from ..memory.ratings import PROVISIONAL
 from ..play.tables import load
+from ..table.lessons import LESSONS
 from .qr import qr_svg
 
 bp = Blueprint("pages", __name__)
@@ -235,6 +236,17 @@ def rules_search() -> Response:
 def rules_json() -> Response:
     """The rules as data, for the phone's rules panel (``opens``: the pages a word opens)."""
     resp = jsonify({**_helptext(), "opens": _opens(_help_language())})
+    resp.headers["Cache-Control"] = "private, max-age=300"
+    resp.headers["Vary"] = "Cookie, Accept-Language"
+    return resp
+
+
+@bp.get("/lessons.json")
+def lessons_json() -> Response:
+    """A learning game's lessons in the screen's language (``lang``: the page's own), each
+    ``title``, ``text`` and ``rules``: fetched by a screen once its table names one."""
+    locale = _help_language()
+    resp = jsonify({key: rules_help.lesson(key, locale) for key in LESSONS})
     resp.headers["Cache-Control"] = "private, max-age=300"
     resp.headers["Vary"] = "Cookie, Accept-Language"
     return resp

@@ -79,8 +79,8 @@ def due(state: State, draft: Draft | None = None) -> list[str]:
                 out.append("deception")
         if draft is not None and draft.step == "choice" and draft.actual:
             out.append(f"ability-{draft.actual}")    # the Captain's or Marshal's choice
-    elif kind == "check":
-        out.append("check")
+    elif kind == "check" and state.capturer and len(state.revealed[state.capturer]) < 4:
+        out.append("check")      # (all four face up: the table records the empty check)
     return list(dict.fromkeys(out))
 
 
@@ -112,3 +112,13 @@ def moments(options: Options, events: Iterable[Event],
         advance(state, event)
         note(n + 1)
     return first
+
+
+def now(state: State, events: list[Event], draft: Draft | None = None) -> list[str]:
+    """The lessons a learning table shows now, at ``state`` after ``events`` (``draft``:
+    the reveal being tapped): those due at this step that no earlier step of this game
+    gave. A reveal's lessons stay until its guess is named; what a reveal did stays until
+    the next event; a Captain's or Marshal's ability shows before its choice."""
+    first = moments(state.options, events)
+    n = len(events)
+    return [key for key in due(state, draft) if first.get(key, n) == n]

@@ -16,12 +16,14 @@ from ..engine import (
     Draft,
     Msg,
     State,
+    event_from_dict,
     other,
     replay_output,
     reveal_words,
 )
 from ..engine.deduce import deduce_side
 from ..store.models import Seat, Table, db
+from . import lessons
 from .cards import known
 from .states import Recent, Row, derived, event_rows, versioned_rows
 from .words import choice_label, choice_summary, event_text, notice_words, undo_question, words
@@ -244,4 +246,8 @@ def public_view(table: Table, state: State | None = None,
                          if target else None)
     if table.deduction:           # opt-in: a table without the aid gets the view unchanged
         view["deduction"] = deduction_view(state)
+    if table.first_game:          # a learning game: the rules first due now (issue 53)
+        view["lessons"] = lessons.now(state, [event_from_dict(json.loads(r.data))
+                                              for r in rows],
+                                      Draft.from_dict(state, table.draft_dict()))
     return view

@@ -1,0 +1,91 @@
+"""A learning table's view names the lessons due now (issue 53): each rule once in the game,
+at the step that needs it, as the phones enter a whole game tap by tap; a table that is not
+a learning game is sent no lessons; their words in the screen's language."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from companion.engine import replay
+from companion.engine.simulate import random_record
+from companion.table.lessons import LESSONS, moments
+from harness.steps import steps
+
+from .conftest import ORIGIN, Player, sit
+
+# the lessons come from the events and the draft, the same on any database (the view's
+# making on both: tests/web/test_views.py)
+pytestmark = pytest.mark.anydb
+
+
+def learning_table(client, wall: int) -> Player:
+    r = client.post("/api/tables", json={"wall_distance": wall, "first_game": True},
+                    headers={"Origin": ORIGIN})
+    assert r.status_code == 201, r.get_json()
+    d = r.get_json()
+    host = Player(client, d["code"], d["host_secret"])
+    host.refresh()
+    return host
+
+
+@pytest.mark.parametrize("seed", [22])   # a choice, a broken order, a lie, the flag, its check
+def test_a_learning_table_names_each_lesson_once_at_the_step_that_needs_it(client, seed):
+    rec = random_record(random.Random(seed))
+    host = learning_table(client, rec.options.wall_distance)
+    seats = {"red": sit(host, "red", "Ann"), "blue": sit(host, "blue", "Bob"),
+             "host": host}
+    told: list[tuple[int, str, str]] = []        # (events entered, the step, the lesson)
+
+    def look() -> dict:
+        view = host.refresh()
+        step = (view["draft"] or {}).get("step") or view["state"]["next"]["type"] or "over"
+        told.extend((view["state"]["events"], step, k) for k in view["lessons"])
+        return view
+
+    view = look()
+    assert view["lessons"] == ["exhaust"]               # R3, before the first draw
+    for e in rec.events:
+        todo, status = steps(e, view), None
+        try:
+            while True:
+                who, path, body = todo.send(status)
+                r = seats[who].post(path, body)
+                assert r.status_code in (200, 201), r.get_json()
+                status = r.status_code
+                view = look()
+        except StopIteration:
+            pass
+    assert view["state"]["phase"] == "over"
+    # once each: between two events (a view read at each tap says it again until the next
+    # event: what a reveal did stays while the next reveal's guess is tapped)
+    first: dict[str, tuple[int, str]] = {}
+    for n, step, key in told:
+        assert first.setdefault(key, (n, step))[0] == n, (key, first[key], (n, step))
+    # the rules of the first steps, each at its step (R3, R10, R11, R12-R13, R14, R30)
+    at = {k: step for k, (_n, step) in first.items()}
+    assert {k: at[k] for k in ("exhaust", "deploy", "intel", "start", "reveal", "deception")} \
+        == {"exhaust": "exhaust", "deploy": "intel", "intel": "tokens", "start": "start",
+            "reveal": "guess", "deception": "guess"}
+    # a Captain's or Marshal's ability at its choice, before the choice is made (R45, R49)
+    acted: set[int] = set()
+    for r in replay(rec).reveals:
+        if r.outcome == "activated" and r.actual not in acted and r.choice:
+            assert first[f"ability-{r.actual}"] == (r.index, "choice"), (r, first)
+        acted |= {r.actual} if r.outcome == "activated" else set()
+    # every lesson the game met, and only those: what the engine's moments say
+    assert set(first) == set(moments(rec.options, rec.events))
+    assert set(first) <= set(LESSONS)
+
+
+def test_a_table_that_is_not_a_learning_game_is_sent_no_lessons_and_the_words_are_served(
+        table, client):
+    host = table()
+    assert "lessons" not in host.refresh()
+    de = client.get("/lessons.json?lang=de").get_json()
+    en = client.get("/lessons.json?lang=xx").get_json()
+    assert set(de) == set(en) == set(LESSONS)
+    assert de["deploy"]["title"] == "Vier Soldaten auslegen" and de["deploy"]["rules"] == ["R10"]
+    assert en["ability-6"]["title"] == "Captain (6)"
+    assert all(len(x["text"].split()) <= 40 for x in [*de.values(), *en.values()])
