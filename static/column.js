@@ -27,7 +27,6 @@ const Column = (() => {
     const lastRev = s.reveals[s.reveals.length - 1];
     $("narration").textContent = lastRev ? lastRev.narration : T("No reveal yet.");
     $("narration").classList.toggle("muted", !lastRev);
-    firstTime(v);
     const today = s.reveals.filter(r => r.day === s.day);
     // each earlier reveal of the day under its number in the day, in one short line (the
     // newest is whole above the list; its whole words are the line's title)
@@ -69,40 +68,6 @@ const Column = (() => {
       else out.push(`<button type="button" class="small" data-take="${side}:${part}" data-name="${esc(held ? held.name : capSide(side))}" data-testid="take-${side}-${part}">${esc(T("{seat}: enter on this screen", {seat: where}))}</button>`);
     }
     return `<details class="screen-tools" data-testid="screen-tools"><summary>${esc(T("Play without phones"))}</summary><div>${out.join("")}</div></details>`;
-  }
-
-  // A first game: the first time an ability acts in this game (a card activated, or an
-  // exhausted soldier a Captain uses), one sentence says what it does, from the rules' texts.
-  let abilities = null, asked = false;
-  function activatedRanks(r) {
-    const out = r.outcome === "activated" ? [r.actual] : [];
-    for (const e of r.effects) if (e.kind === "use") out.push(e.rank);
-    return out;
-  }
-  function firstTime(v) {
-    const box = $("first-time"), s = v.state, last = s.reveals[s.reveals.length - 1];
-    // (the words above it are told it shows, for host.css: old TV browsers have no :has())
-    const show = on => { box.classList.toggle("hidden", !on); $("narration").classList.toggle("noted", on); };
-    if (!v.first_game || !last) { show(false); return; }
-    if (!abilities) {
-      if (!asked) {
-        asked = true;
-        fetch("/rules.json?lang=" + Words.lang).then(r => r.json()).then(d => {
-          abilities = {};
-          for (const x of d.ranks) abilities[x.rank] = x;
-          // (the note comes after the reveal was drawn: the side column makes room again,
-          // or on a busy 4:3 laptop it pushed the tools off the screen)
-          if (SL.view) { firstTime(SL.view); Stage.trim(); }
-        }).catch(() => { asked = false; });
-      }
-      return;
-    }
-    const before = new Set(s.reveals.slice(0, -1).flatMap(activatedRanks));
-    const fresh = activatedRanks(last).filter(r => !before.has(r) && abilities[r]);
-    // (lines of text in one box inside its padding: the side column may cut them to its
-    // room, Stage.trim)
-    box.innerHTML = `<div class="lines">${fresh.map(r => `${esc(T("First time in this game:"))} <b>${esc(T("the {name} ({r})", {name: abilities[r].name, r}))}</b> — ${esc(abilities[r].ability)}.`).join("<br>")}</div>`;
-    show(!!fresh.length);
   }
 
   function seats(v) {

@@ -28,9 +28,20 @@ const SL = (() => {
     }
     return out;
   }
+  // a learning game's lessons: their script loaded once a view names one, on the pages
+  // that show them (static/lessons.js)
+  let lessons = false;
+  function lessonsDue(v) {
+    if (lessons || !(v.lessons || []).length || !document.querySelector("#first-time, #lesson")) return;
+    lessons = true;
+    const x = document.createElement("script");
+    x.src = document.querySelector('script[src*="live.js"]').src.replace("live.js", "lessons.js");
+    document.head.append(x);
+  }
   function setView(v) {
     if (!v || (view && v.version < view.version)) return;
     view = v; onView.forEach(f => f(v));
+    lessonsDue(v);
     if (chanceAsked && v.chances && chanceBehind()) chancePoll();
   }
   // the companion upgraded while this page was open (a restart, the stream back): its

@@ -179,6 +179,7 @@
     const v = SL.view;
     if (!v || follow(v)) return;
     header(v);
+    if (typeof Lessons !== "undefined") Lessons.draw(v);    // (a seat just taken: its side)
     const t = v.taps, act = $("act");
     document.body.dataset.version = v.version;
     act.dataset.step = REVEAL.includes(t.step) ? "reveal-" + t.step : t.step;

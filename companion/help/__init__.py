@@ -23,6 +23,7 @@ from .entries import (
     anchor,
     for_phase,
     lesson,
+    lesson_words,
     rank,
     rule,
     texts,
@@ -30,4 +31,5 @@ from .entries import (
 from .ranking import fold, ids, score, search
 
 __all__ = ["RANKS", "RULES", "PHASES", "PHASE_NAMES", "GLOSSARY", "LOCALES", "search",
-           "ids", "anchor", "score", "fold", "for_phase", "rule", "rank", "texts", "lesson"]
+           "ids", "anchor", "score", "fold", "for_phase", "rule", "rank", "texts", "lesson",
+           "lesson_words"]

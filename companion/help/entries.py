@@ -119,7 +119,23 @@ def lesson(key: str, locale: str = "en") -> dict[str, Any]:
         # (the General's move has no rule of its own: the double agent's, R32)
         return {"title": f"{r['name']} ({r['rank']})", "text": r["ability"],
                 "rules": [r["rule"] or "R32"]}
+    if key.startswith("_"):
+        raise KeyError(key)
+    found: dict[str, Any] = _lessons(locale)[key]
+    return found
+
+
+def lesson_words(locale: str = "en") -> dict[str, str]:
+    """The words around a lesson on a screen (``got``, ``more``, ``count``) in ``locale``.
+
+    >>> lesson_words("de")["got"]
+    'Verstanden'
+    """
+    words: dict[str, str] = _lessons(locale if locale in LOCALES else "en")["_words"]
+    return words
+
+
+def _lessons(locale: str) -> dict[str, Any]:
     if locale not in _LESSONS:
         _LESSONS[locale] = load(f"lessons.{locale}")
-    found: dict[str, Any] = _LESSONS[locale][key]
-    return found
+    return _LESSONS[locale]

@@ -244,9 +244,11 @@ def rules_json() -> Response:
 @bp.get("/lessons.json")
 def lessons_json() -> Response:
     """A learning game's lessons in the screen's language (``lang``: the page's own), each
-    ``title``, ``text`` and ``rules``: fetched by a screen once its table names one."""
+    ``title``, ``text`` and ``rules``, and the words around them: fetched by a screen
+    once its table names one (static/lessons.js)."""
     locale = _help_language()
-    resp = jsonify({key: rules_help.lesson(key, locale) for key in LESSONS})
+    resp = jsonify({"lessons": {key: rules_help.lesson(key, locale) for key in LESSONS},
+                    "words": rules_help.lesson_words(locale)})
     resp.headers["Cache-Control"] = "private, max-age=300"
     resp.headers["Vary"] = "Cookie, Accept-Language"
     return resp

@@ -29,6 +29,7 @@ from collections.abc import Iterable
 
 from ..engine import Draft, Event, Options, Reveal, expected, new_game
 from ..engine.referee import advance
+from ..engine.results import UseExhausted
 from ..engine.state import Phase, State
 
 #: every lesson a game can give, in the order a game usually meets them; a soldier's
@@ -49,6 +50,8 @@ def due(state: State, draft: Draft | None = None) -> list[str]:
         # what the reveal just entered did, before the next step is asked
         if last.outcome == "activated":
             out.append(f"ability-{last.actual}")
+        # an exhausted soldier a Captain used acts as if activated (R45)
+        out += [f"ability-{e.rank}" for e in last.effects if isinstance(e, UseExhausted)]
         kinds = {e.kind for e in last.effects}
         if kinds & {"da", "infiltrate"}:
             out.append("da")

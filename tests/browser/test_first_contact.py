@@ -530,13 +530,13 @@ def test_a_first_game_on_a_laptop_never_shows_today_over_nothing(screens, live):
     their last lines instead."""
     events = plan()
     table = Table(screens, live, WALL, tv_size=(1366, 768), tv_language="de", first_game=True)
-    table.join("red", "Anne-Sophie Delacroix")
-    table.join("blue", "Bartholomäus Schwarzenberger")
     tv, seen = table.tv, []
-    # the abilities' words come after the first reveal is drawn (a busy laptop): the note
+    # the lessons' words come after the first reveal is drawn (a busy laptop): the note
     # they make pushed the tools off the 4:3 screen until the next change (CI, event 6)
     held: list[Any] = []
-    tv.route("**/rules.json*", lambda route: held.append(route))
+    tv.route("**/lessons.json*", lambda route: held.append(route))
+    table.join("red", "Anne-Sophie Delacroix")
+    table.join("blue", "Bartholomäus Schwarzenberger")
     for i, e in enumerate(events[:20]):
         table.enter_by_http([event_from_dict(e)])
         table.version = max(table.version, want_version(table))
@@ -554,7 +554,7 @@ def test_a_first_game_on_a_laptop_never_shows_today_over_nothing(screens, live):
             if i == 9:
                 shot(tv, f"first-tv-de-{w}-today")
         if i == 6:                       # the first reveal, drawn at 1024x768
-            assert held, "the abilities' words were not asked for at the first reveal"
+            assert held, "the lessons' words were not asked for by the first reveal"
             held.pop().continue_()
             tv.get_by_test_id("first-explain").wait_for()
             tv.evaluate(FRAMES)

@@ -222,26 +222,29 @@ def test_the_story_on_a_phone(screens, live):
     shot(phone, "story-phone-390-moments")
 
 
-def test_a_first_game_explains_each_ability_the_first_time_it_acts(screens, live):
+def test_an_imported_learning_game_teaches_what_comes_next_not_its_past(screens, live):
+    """A learning game opened from a record (issue 53): what the record already played
+    is not taught again (its Marshal, its first steps); the view names no lesson until
+    one is first due (the lessons in play: tests/browser/test_lessons.py)."""
     tv = screens("tv")
     tv.goto(live.url + "/")
     tv.click('[data-testid="first-game"]')
     tv.set_input_files('[data-testid="import-file"]', str(RECORDS / "worked-marshal-drain.json"))
     tv.wait_for_url("**/t/*")
-    box = tv.locator('[data-testid="first-explain"]')
-    box.wait_for()
-    # the last reveal of this record activates a Marshal that nobody activated before
-    assert "Marshal" in box.inner_text()
+    tv.locator('[data-testid="ip-red"]').wait_for()
+    tv.wait_for_function("() => SL.view && SL.view.first_game && SL.view.lessons")
+    assert tv.evaluate("() => SL.view.lessons") == []
+    assert tv.locator('[data-testid="first-explain"]').is_hidden()
     assert tv.locator("#undo").is_visible()      # this screen opened the table: it holds its key
     shot(tv, "story-first-game-tv")
     code = tv.url.rstrip("/").rsplit("/", 1)[1]
     view = json.loads(urllib.request.urlopen(f"{live.url}/api/tables/{code}/state").read())
     assert view["view"]["first_game"] is True
-    # a table that is not a first game never shows it
+    # a table that is not a learning game is named no lessons
     other = _import(live, "worked-marshal-drain.json")
     tv.goto(f"{live.url}/t/{other}")
     tv.locator('[data-testid="ip-red"]').wait_for()
-    assert tv.locator('[data-testid="first-explain"]').is_hidden()
+    assert tv.evaluate("() => SL.view.lessons") is None
     # a screen that did not open the table (no key) offers no undo it would only refuse
     assert tv.locator("#undo").is_hidden()
     assert tv.locator("#rules-link").is_visible()

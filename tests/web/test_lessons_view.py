@@ -83,8 +83,10 @@ def test_a_table_that_is_not_a_learning_game_is_sent_no_lessons_and_the_words_ar
         table, client):
     host = table()
     assert "lessons" not in host.refresh()
-    de = client.get("/lessons.json?lang=de").get_json()
-    en = client.get("/lessons.json?lang=xx").get_json()
+    de_all = client.get("/lessons.json?lang=de").get_json()
+    en_all = client.get("/lessons.json?lang=xx").get_json()
+    assert de_all["words"]["got"] == "Verstanden" and en_all["words"]["more"] == "More"
+    de, en = de_all["lessons"], en_all["lessons"]
     assert set(de) == set(en) == set(LESSONS)
     assert de["deploy"]["title"] == "Vier Soldaten auslegen" and de["deploy"]["rules"] == ["R10"]
     assert en["ability-6"]["title"] == "Captain (6)"
