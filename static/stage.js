@@ -46,14 +46,19 @@ const Stage = (() => {
     heading();
     roomy();
   }
-  // the heading whole in its two lines on a screen a side enters at (issue 52: a German
-  // step's was cut with "…" on a tablet): a pixel smaller at a time, down to 22 of the stage
+  // the heading whole in its two lines (issue 52: a German step's was cut with "…" on a
+  // tablet; on a 4:3 screen's stage the table's own took three, the first above the
+  // screen's edge): a pixel smaller at a time, down to 22 of the stage where a side enters
+  // (its words beside the panel's), 24 elsewhere (a TV's least)
   function heading() {
     const h = $("next"), body = document.body;
     h.style.fontSize = "";
-    if (!body.classList.contains("entry") || !body.classList.contains("staged")) return;
+    if (!body.classList.contains("staged")) return;
+    const entry = body.classList.contains("entry"), least = entry ? 22 : 24;
+    const over = () => entry ? h.scrollHeight > h.clientHeight + 1
+      : h.scrollHeight > 2 * parseFloat(getComputedStyle(h).lineHeight) + 2;
     let size = parseFloat(getComputedStyle(h).fontSize);
-    while (h.scrollHeight > h.clientHeight + 1 && size > 22) { size -= 1; h.style.fontSize = size + "px"; }
+    while (over() && size > least) { size -= 1; h.style.fontSize = size + "px"; }
   }
   // the side column keeps its tools on screen: a first game's note, then the last reveal,
   // give up their last lines when even an empty "Today" leaves no room for all of them
