@@ -163,6 +163,10 @@ FIT = """() => {
     if (["hidden", "clip"].includes(cs.overflowY) && el.scrollHeight > el.clientHeight + 1
         && el.id !== "board" && !(el.closest("#history") && cs.webkitLineClamp !== "none"))
       out.cut.push((el.id || el.className || el.tagName) + " (height)");
+    // the heading inside the header (on a 4:3 screen's stage it took three lines, the
+    // first above the screen's top; issue 52)
+    if (el.id === "next") { const t = el.parentElement.getBoundingClientRect();
+      if (r.top < t.top - 1 || r.bottom > t.bottom + 1) out.cut.push("next (out of the header)"); }
     // the end of the game's box: its last line stood below its frame on a 4:3 screen
     if (el.id === "end" && el.scrollHeight > el.clientHeight + 1) out.cut.push("end (spills)");
     if ([...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()))
