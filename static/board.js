@@ -33,14 +33,26 @@ const Board = (() => {
       if (el.getComputedTextLength() > room) { el.setAttribute("textLength", room); el.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
     }
   }
-  const t = (x, y, s, o = {}) => `<text x="${x}" y="${y}" font-size="${o.size || 26}" fill="${o.fill || COL.ink}"
-    text-anchor="${o.anchor || "middle"}" font-weight="${o.weight || 600}" ${o.room ? `data-room="${o.room}"` : ""} ${o.extra || ""}>${esc(s)}</text>`;
+  // the labels' type (22 to 28 of the board) larger where the board is drawn small: on a
+  // tablet entering a game it was 0.49 px a unit, labels of ~10 px read from a chair; now
+  // 14 px at least, squeezed to their room where it is short (at most 22 x 1.35 units: the
+  // rows are the board's own). A side's token's letter and the chance bar's figures keep
+  // their size (data-mark: the shape's own, inside it).
+  let big = 1;
+  const LEAST_PX = 14.2;
+  function labelScale() {
+    const m = $("board").getScreenCTM(), k = m ? Math.hypot(m.a, m.b) : 0;
+    return k ? Math.min(1.35, Math.max(1, LEAST_PX / (22 * k))) : 1;
+  }
+  const sized = o => o.mark ? o.size : Math.max(o.size || 26, +(22 * big).toFixed(1));
+  const t = (x, y, s, o = {}) => `<text x="${x}" y="${y}" font-size="${sized(o)}" fill="${o.fill || COL.ink}"
+    text-anchor="${o.anchor || "middle"}" font-weight="${o.weight || 600}" ${o.mark ? "data-mark" : ""} ${o.room ? `data-room="${o.room}"` : ""} ${o.extra || ""}>${esc(s)}</text>`;
   // a side's token: red a square with R, blue a circle with B (never colour alone)
   function token(side, x, y, r) {
     const shape = side === "red"
       ? `<rect x="${x - r}" y="${y - r}" width="${2 * r}" height="${2 * r}" rx="${r / 5}" fill="${COL.markRed}" stroke="${COL.edge}" stroke-width="3"/>`
       : `<circle cx="${x}" cy="${y}" r="${r}" fill="${COL.markBlue}" stroke="${COL.edge}" stroke-width="3"/>`;
-    return `<g class="token" data-side="${side}">` + shape + t(x, y + r * 0.38, side === "red" ? "R" : "B", {size: r * 1.1, weight: 800, fill: side === "red" ? COL.onMarkRed : "#06203d"}) + "</g>";
+    return `<g class="token" data-side="${side}">` + shape + t(x, y + r * 0.38, side === "red" ? "R" : "B", {size: r * 1.1, weight: 800, mark: true, fill: side === "red" ? COL.onMarkRed : "#06203d"}) + "</g>";
   }
 
   function daTrack(s, where) {
@@ -93,8 +105,8 @@ const Board = (() => {
       <rect x="${x0}" y="${y}" width="${w}" height="${h}" rx="6" fill="${COL.midCell}" stroke="${COL.line}" stroke-width="2"/>
       <rect x="${x0}" y="${y}" width="${rw}" height="${h}" rx="6" fill="${COL.markRed}"/>
       <rect x="${x0 + w - bw}" y="${y}" width="${bw}" height="${h}" rx="6" fill="${COL.markBlue}"/>
-      ${t(x0 + 8, y + 22, Words.percent(pc.red), {size: 24, anchor: "start", weight: 800, fill: pc.red >= 18 ? COL.onMarkRed : COL.ink, extra: 'data-testid="chance-red"'})}
-      ${t(x0 + w - 8, y + 22, Words.percent(pc.blue), {size: 24, anchor: "end", weight: 800, fill: pc.blue >= 18 ? "#06203d" : COL.ink, extra: 'data-testid="chance-blue"'})}
+      ${t(x0 + 8, y + 22, Words.percent(pc.red), {size: 24, anchor: "start", weight: 800, mark: true, fill: pc.red >= 18 ? COL.onMarkRed : COL.ink, extra: 'data-testid="chance-red"'})}
+      ${t(x0 + w - 8, y + 22, Words.percent(pc.blue), {size: 24, anchor: "end", weight: 800, mark: true, fill: pc.blue >= 18 ? "#06203d" : COL.ink, extra: 'data-testid="chance-blue"'})}
       ${t(620, y + 58, line, {size: 22, fill: COL.ink, room: 1160, extra: 'data-testid="chance-line"'})}</g>`;
   }
 
@@ -137,7 +149,7 @@ const Board = (() => {
         <circle cx="${x + 8}" cy="${y + 8}" r="17" fill="#f2c14e" stroke="#000" stroke-width="2"/><path data-testid="spark" d="${spark(x + 8, y + 8)}" fill="#1a1405"/></g>`;
     }
     const oc = info.outcome, label = SL.outcomeWord(oc);
-    let extra = t(cx, y - 12, T("mission {m}", {m: info.mission}), {size: 22, fill: info.current ? COL.gold : COL.dim, weight: info.current ? 800 : 600});
+    let extra = t(cx, y - 12, T("mission {m}", {m: info.mission}), {size: 22, fill: info.current ? COL.gold : COL.dim, weight: info.current ? 800 : 600, room: 126});
     if (label) extra += t(cx, y + h + 28, label, {size: 22, fill: oc === "activated" ? COL.gold : COL.dim, weight: oc === "activated" ? 800 : 600, room: w + 20});
     if (info.token) extra += `<circle cx="${x + w - 8}" cy="${y + 8}" r="16" fill="#f2c14e" stroke="#000" stroke-width="2"/>${t(x + w - 8, y + 16, "i", {size: 22, weight: 800, fill: "#000"})}`;
     // the token laid on it, at the top's middle: between an activated card's spark (top left)
@@ -176,7 +188,7 @@ const Board = (() => {
   }
 
   function sidePanel(s, side, y) {
-    let out = t(960, y + 20, T("exhausted"), {anchor: "start", size: 22, fill: COL.dim});
+    let out = t(960, y + 20, T("exhausted"), {anchor: "start", size: 22, fill: COL.dim, room: 140});
     const ex = s.phase === "setup" ? (s.drawn[side] || []) : s.exhausted[side];
     ex.forEach((r, i) => { out += smallCard(960 + i * 72, y + 32, r, side); });
     if (!ex.length) out += t(960, y + 80, "—", {anchor: "start", size: 26, fill: COL.dim});
@@ -193,7 +205,7 @@ const Board = (() => {
     if (eff.length) lines.push(...wrap(T("In play: {effects}", {effects: eff.map(x => rank(EFFECT_RANK[x]) || cap(x)).join(", ")}), 20));
     if (s.double_damage && s.double_damage[side]) lines.push(...wrap(T("Double damage due"), 20));
     const y0 = y + (s.phase === "round_end" ? 172 : 150);
-    lines.slice(0, s.phase === "round_end" ? 2 : 3).forEach((l, i) => { out += t(930, y0 + i * 26, l, {anchor: "start", size: 22, fill: COL.gold, extra: `data-testid="in-play-${side}"`}); });
+    lines.slice(0, s.phase === "round_end" ? 2 : 3).forEach((l, i) => { out += t(930, y0 + i * 26 * Math.min(big, 1.15), l, {anchor: "start", size: 22, fill: COL.gold, room: 305, extra: `data-testid="in-play-${side}"`}); });
     return out;
   }
 
@@ -219,6 +231,7 @@ const Board = (() => {
     // a table that shows the chance: its line's room between the forts and the IP tracks
     const down = v.chances ? CHANCE_ROOM : 0;
     $("board").setAttribute("viewBox", `0 0 1240 ${790 + down}`);
+    big = labelScale();
     $("board").innerHTML = daTrack(s, w.da) + chanceBar(v) + `<g transform="translate(0 ${down})">`
       + ipTrack(s, "red", 170) + ipTrack(s, "blue", 232)
       + missions(v, "red", 340) + missions(v, "blue", 585) + intel(s)
@@ -226,5 +239,7 @@ const Board = (() => {
     fitTexts($("board"));
     $("board").setAttribute("aria-label", T("The board, day {day}: red {red} IP, blue {blue} IP, double agent {where}, deception tokens red {dt_red}, blue {dt_blue}", {day: s.day, red: s.ip.red, blue: s.ip.blue, where: w.da, dt_red: s.dt.red, dt_blue: s.dt.blue}));
   }
+  // the stage fitted again (a resize, a side entering here): the labels' type with it
+  document.addEventListener("sl-stage", () => { if (SL.view && labelScale() !== big) draw(SL.view); });
   return {draw, palette};
 })();

@@ -62,7 +62,8 @@
   }
 
   // the chance to win (issues 25, 52) on a watcher's board, as on the big screen: whole
-  // percents summing to 100, its line under it (what it is, the draw)
+  // percents summing to 100, its line under it (what it is; the draw at its right, whole:
+  // "draw 3%" took a line of its own on a 360 or 390 px phone)
   function chanceBar(v) {
     const c = SL.chance;
     if (!v.chances || !c) return "";
@@ -70,9 +71,9 @@
     const what = c.basis === "nothing" ? T("Chance to win: nothing seen yet, so even")
       : c.basis === "exhausted" ? T("Chance to win before any reveal, from the soldiers exhausted")
       : T("Chance to win, from what the table has seen");
-    const line = what + " · " + T("draw {pct}", {pct: Words.percent(draw)});
+    const drawn = T("draw {pct}", {pct: Words.percent(draw)}), line = what + " · " + drawn;
     return `<div class="wb-chance ${c.version !== v.version ? "stale" : ""}" data-testid="wb-chance" data-red="${red}" data-blue="${blue}" data-draw="${draw}" role="img" aria-label="${esc(T("Chance to win: red {red}%, blue {blue}%", {red, blue}) + " · " + line)}">
-      <span class="r" style="width:${red}%">${Words.percent(red)}</span><span class="b" style="width:${blue}%">${Words.percent(blue)}</span></div><small class="muted wb-chance-cap" data-testid="wb-chance-line">${esc(line)}</small>`;
+      <span class="r" style="width:${red}%">${Words.percent(red)}</span><span class="b" style="width:${blue}%">${Words.percent(blue)}</span></div><small class="muted wb-chance-cap" data-testid="wb-chance-line"><span>${esc(what)}</span><span class="wb-draw" data-testid="wb-draw">${esc(drawn)}</span></small>`;
   }
 
   const PLAIN = ["R22", "R24", "R30"];     // a guess right or wrong: nothing to look up

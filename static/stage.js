@@ -25,7 +25,7 @@ const Stage = (() => {
     const staged = wide || (entry ? Math.min(innerWidth, innerHeight) >= 600 : innerWidth > 1000);
     body.classList.toggle("staged", staged);
     document.documentElement.classList.toggle("host-staged", staged);     // (no :has() in old TVs)
-    if (!staged) { ["--s", "--x", "--y", "--w", "--h"].forEach(k => root.removeProperty(k)); body.classList.remove("portrait", "tv"); return; }
+    if (!staged) { ["--s", "--x", "--y", "--w", "--h"].forEach(k => root.removeProperty(k)); body.classList.remove("portrait", "tv"); document.dispatchEvent(new Event("sl-stage")); return; }
     // the stage is as wide as the screen's shape, 1440 to 1920 for 1080 high: a 16:10
     // laptop, a 4:3 projector or a 5:4 monitor is filled, not banded above and below
     let W = 1920, H = 1080;
@@ -45,15 +45,30 @@ const Stage = (() => {
     trim();
     heading();
     roomy();
+    document.dispatchEvent(new Event("sl-stage"));     // (board.js: its labels' type)
   }
-  // the heading whole in its two lines on a screen a side enters at (issue 52: a German
-  // step's was cut with "…" on a tablet): a pixel smaller at a time, down to 22 of the stage
+  // the heading whole (issue 52: a step's was cut with "…" on a tablet, in German, French
+  // and Dutch; on a 4:3 screen's stage the table's own took three lines, the first above
+  // the screen's edge): in two lines, a pixel smaller at a time down to 22 of the stage
+  // where a side enters (its words beside the panel's), 24 elsewhere (a TV's least); the
+  // longest in three lines of the header's 92, never cut
   function heading() {
     const h = $("next"), body = document.body;
     h.style.fontSize = "";
-    if (!body.classList.contains("entry") || !body.classList.contains("staged")) return;
+    h.style.webkitLineClamp = "";
+    if (!body.classList.contains("staged")) return;
+    const entry = body.classList.contains("entry"), least = entry ? 22 : 24;
+    const over = lines => entry ? h.scrollHeight > h.clientHeight + 1
+      : h.scrollHeight > lines * parseFloat(getComputedStyle(h).lineHeight) + 2;
     let size = parseFloat(getComputedStyle(h).fontSize);
-    while (h.scrollHeight > h.clientHeight + 1 && size > 22) { size -= 1; h.style.fontSize = size + "px"; }
+    const smaller = (lines, to) => {
+      while (over(lines) && size > to) { size -= 1; h.style.fontSize = size + "px"; } };
+    smaller(2, least);
+    if (!over(2)) return;
+    size = 25;
+    h.style.fontSize = size + "px";
+    if (entry) h.style.webkitLineClamp = "3";
+    smaller(3, 20);
   }
   // the side column keeps its tools on screen: a first game's note, then the last reveal,
   // give up their last lines when even an empty "Today" leaves no room for all of them

@@ -13,6 +13,15 @@ from .conftest import shot
 from .table import Table, expected_after
 from .test_game import WALL, plan
 
+# the watcher's chance line: "draw 3%" in one line, on the line's first (it took a line of
+# its own on a 360 or 390 px phone; issue 52, item 12), and the page no wider than the phone
+DRAW_LINE = """() => { const d = document.querySelector('[data-testid="wb-draw"]'),
+  cap = d.parentElement, r = d.getBoundingClientRect(), cs = getComputedStyle(cap);
+  const line = parseFloat(cs.lineHeight) || 1.2 * parseFloat(cs.fontSize);
+  return {lines: Math.round(r.height / line),
+          first: Math.abs(r.top - cap.getBoundingClientRect().top) < 2,
+          wide: Math.max(0, document.documentElement.scrollWidth - innerWidth)}; }"""
+
 
 def bar(page: Any, events: int, testid: str = "chance-bar") -> dict[str, int]:
     """The bar once it shows the game after ``events`` events: red's and blue's %."""
@@ -71,6 +80,7 @@ def test_the_bar_follows_each_reveal_and_the_story_names_the_turning_points(scre
     tv.wait_for_selector("#moment.hidden", state="attached")
     shot(tv, "chances-tv-1920")
     shot(watcher, "chances-watcher-390")
+    assert watcher.evaluate(DRAW_LINE) == {"lines": 1, "first": True, "wide": 0}
     tv.set_viewport_size({"width": 1280, "height": 720})
     shot(tv, "chances-tv-1280")
     for w, h in ((1024, 768), (768, 1024)):  # a tablet as the table's screen
@@ -78,6 +88,7 @@ def test_the_bar_follows_each_reveal_and_the_story_names_the_turning_points(scre
         shot(tv, f"chances-tv-{w}x{h}")
     watcher.set_viewport_size({"width": 360, "height": 640})
     shot(watcher, "chances-watcher-360")
+    assert watcher.evaluate(DRAW_LINE) == {"lines": 1, "first": True, "wide": 0}
     tv.set_viewport_size({"width": 1920, "height": 1080})
     table.enter_by_http([event_from_dict(e) for e in events[14:]])
     want = expected_after(WALL, events)

@@ -19,6 +19,7 @@ from companion.engine.simulate import random_record
 
 from .conftest import LOW_CONTRAST, ROOT, TAPS, WEIGHTS, audit, shot, wider_than_screen
 from .table import RANKS_AT, Table, expected_after, normalise
+from .test_moments import record, wait_kind
 
 WALL = 2
 LANGUAGES = ("en", "nl", "fr", "de")
@@ -76,6 +77,11 @@ MARKERS = """() => [
       shape: g.querySelector("circle") ? "circle" : "square"})),
 ]"""
 
+
+# the buttons matching a selector that stand (partly) under a phone's tabs: their data
+UNDER_TABS = """sel => { const tabs = document.querySelector('.tabs').getBoundingClientRect().top;
+  return [...document.querySelectorAll(sel)].filter(b => b.getBoundingClientRect().bottom > tabs)
+    .map(b => ({...b.dataset})); }"""
 
 MEASURED: dict[str, list[float]] = {"tv_text_px": [], "phone_target_px": []}
 
@@ -162,6 +168,10 @@ FIT = """() => {
     if (["hidden", "clip"].includes(cs.overflowY) && el.scrollHeight > el.clientHeight + 1
         && el.id !== "board" && !(el.closest("#history") && cs.webkitLineClamp !== "none"))
       out.cut.push((el.id || el.className || el.tagName) + " (height)");
+    // the heading inside the header (on a 4:3 screen's stage it took three lines, the
+    // first above the screen's top; issue 52)
+    if (el.id === "next") { const t = el.parentElement.getBoundingClientRect();
+      if (r.top < t.top - 1 || r.bottom > t.bottom + 1) out.cut.push("next (out of the header)"); }
     // the end of the game's box: its last line stood below its frame on a 4:3 screen
     if (el.id === "end" && el.scrollHeight > el.clientHeight + 1) out.cut.push("end (spills)");
     if ([...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()))
@@ -330,11 +340,22 @@ def test_the_table_looks_right_in_every_language_and_stays_light(screens, live):
             look_tv(stage)
 
     for i, d in enumerate(events[:-1]):
+        if i == len(events) - 2:            # the reveal that takes the flag: its moment
+            for page in (tvs["en"], tvs["de"]):
+                record(page)
         table.play(d, hook)
         if i == 8:            # a deception token on an activated General: both looks
             every_word_reads_in_both_looks(table, screens, live, red)
+    the_flag_is_announced_as_taken(tvs, expected_after(WALL, events[:-1]))
     look_tv("capture-check")
     look_phones(red, "check")
+    for language, page in (("en", red), *copies[id(red)].items()):
+        # the capture check's ranks all above the tabs on a 360 x 640 phone, the last
+        # reveal's words under them (in French ranks 5-10 stood under the tabs; issue 52)
+        page.set_viewport_size(SMALL)
+        if under := page.evaluate(UNDER_TABS, "#act [data-pick]"):
+            problems[f"{language} phone check at 360x640: ranks under the tabs"] = under
+        page.set_viewport_size(PHONE)
     check_the_flag(table, events, red, blue)
     look_tv("winner")
     look_phones(red, "winner")
@@ -368,6 +389,34 @@ def test_the_table_looks_right_in_every_language_and_stays_light(screens, live):
     assert not problems, json.dumps(problems, indent=1)
     assert weights["/j/<code> (phone)"] <= PHONE_MAX, report
     assert weights["/t/<code> (host)"] <= HOST_MAX, report
+
+
+# the flag taken, in the words of the flag (issue 52, item 3): an infiltration by the same
+# reveal is said in the same sentence, never as "Blue infiltrates! 10 IP reached." while
+# the heading asks for the capture check's face-down cards
+FLAG_WORDS = {
+    "en": ("R Red captures the flag!", "10 IP reached: the double agent reached the enemy fort.",
+           "The double agent reached the enemy fort."),
+    "de": ("R Rot erobert die Flagge!",
+           "10 IP erreicht: Der Doppelagent hat die gegnerische Festung erreicht.",
+           "Der Doppelagent hat die gegnerische Festung erreicht."),
+}
+
+
+def the_flag_is_announced_as_taken(tvs: dict[str, Any], want: dict[str, Any]) -> None:
+    """The big screen's moment at the reveal that brings the double agent onto blue's flag
+    (R70): "Red captures the flag!", with 10 IP in the same line if that reveal also
+    infiltrates, and no infiltration moment of its own, in English and German."""
+    assert want["phase"] == "capture_check"
+    kinds = {e["kind"]: e for e in want["reveals"][-1]["effects"]}
+    both = kinds.get("infiltrate", {}).get("side") == kinds["flag"]["side"] == "red"
+    for language, words in FLAG_WORDS.items():
+        tv = tvs[language]
+        got = wait_kind(tv, "flag")
+        lines = [x.strip() for x in got["text"].split("\n") if x.strip()]
+        assert lines[:2] == [words[0], words[1] if both else words[2]], (language, lines)
+        shown = tv.evaluate("() => window.__moments.map(m => m.kind)")
+        assert "infiltration" not in shown, (language, shown)
 
 
 def check_the_flag(table: Table, events: list[dict], red: Any, blue: Any) -> None:

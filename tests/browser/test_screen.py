@@ -36,6 +36,12 @@ MOMENT_OVER = """() => { const m = document.getElementById('moment');
 # the step's heading shows all of its words (not cut with "…")
 HEADING_WHOLE = """() => { const h = document.getElementById('next');
   return h.scrollHeight <= h.clientHeight + 1 && h.scrollWidth <= h.clientWidth + 1; }"""
+# the board's labels' type in px of the screen (a side's token's letter and the chance
+# bar's figures, inside their shapes, left out): ~10 px on a tablet (issue 52, item 11)
+LABEL_PX = """() => { const svg = document.getElementById('board'), m = svg.getScreenCTM(),
+  k = Math.hypot(m.a, m.b);
+  return Math.min(...[...svg.querySelectorAll('text:not([data-mark])')]
+    .filter(t => t.textContent.trim()).map(t => k * t.getAttribute('font-size'))); }"""
 
 
 def numbers(table: Table, want: dict[str, Any]) -> None:
@@ -96,6 +102,8 @@ def play(table: Table, events: list[dict], name: str, wall: int = WALL,
             # the heading whole (cut with "…" on a German tablet), a moment over neither it
             # nor the step's question (issue 52)
             assert page.evaluate(HEADING_WHOLE), page.locator("#next").inner_text()
+            if page.viewport_size["width"] <= 1024:          # a tablet: labels read at 14 px
+                assert page.evaluate(LABEL_PX) >= 14, (stage, page.evaluate(LABEL_PX))
             over = page.evaluate(MOMENT_OVER)
             if over is not None:
                 moments.append(over)
@@ -406,8 +414,10 @@ def test_a_whole_game_on_a_tablet_in_german_and_its_other_shapes(screens, live):
     whole_head = tv.evaluate("() => { const n = document.getElementById('next');"
                              " return n.scrollHeight <= n.clientHeight + 1; }")
     assert whole_head, tv.locator("#next").inner_text()
-    # the board as wide as the panel leaves it: its smallest words 9 px (8.0 beside a panel
+    # the board as wide as the panel leaves it: its labels' type 14 px (10.7 before issue
+    # 52's item 11), its smallest words, squeezed to their room, 9 px (8.0 beside a panel
     # of 660 of the stage's 1440)
+    assert tv.evaluate(LABEL_PX) >= 14, tv.evaluate(LABEL_PX)
     assert tv.evaluate(SMALLEST_WORD, ["board"]) >= 9
     # an Android tablet's browser (mobile mode) shows the same step as big as its screen,
     # both ways up (issue 52: drawn 1.33x too large, the panel off its right edge, out of
@@ -422,6 +432,7 @@ def test_a_whole_game_on_a_tablet_in_german_and_its_other_shapes(screens, live):
         shot(android, f"tablet-android-{w}x{h}-exhaust")
         assert wider_than_screen(android) == 0 and in_view(android, "#entry"), (w, h)
         assert in_view(android, '#entry [data-pick="10"]') and in_view(android, "#do-draw")
+        assert android.evaluate(LABEL_PX) >= 14, (w, h, android.evaluate(LABEL_PX))
     android.close()
     for w, h in ((768, 1024), (1280, 800)):            # upright, and a wider tablet
         tv.set_viewport_size({"width": w, "height": h})
@@ -432,12 +443,25 @@ def test_a_whole_game_on_a_tablet_in_german_and_its_other_shapes(screens, live):
         assert bottom <= h + 1
         board = tv.evaluate("() => document.getElementById('board').getBoundingClientRect().height")
         assert board > h / 3, board
+        assert tv.evaluate(LABEL_PX) >= 14, (w, h, tv.evaluate(LABEL_PX))
         # the codes shown big inside the screen (upright, they ran off its right edge)
         tv.locator("#join").click()
         tv.wait_for_selector("body.codes-open")
         codes = tv.locator("#join").bounding_box()
         assert codes["x"] >= 0 and codes["x"] + codes["width"] <= w + 1, codes
         tv.keyboard.press("Escape")
+    # the first step's heading ("Record the exhausted soldier of red and blue …") whole in
+    # French and Dutch too, both ways up (cut with "…" at 768 and 1024 px; issue 52)
+    for language in ("fr", "nl", "de"):
+        tv.goto(f"{live.url}/lang/{language}?next=/t/{table.code}")
+        tv.wait_for_selector(f'html[lang="{language}"]', state="attached")
+        tv.wait_for_selector("#entry [data-pick]")
+        for w, h in ((1024, 768), (768, 1024)):
+            tv.set_viewport_size({"width": w, "height": h})
+            tv.wait_for_function("w => document.body.classList.contains('portrait') === w",
+                                 arg=w < h)
+            shot(tv, f"tablet-{language}-{w}x{h}-exhaust")
+            assert tv.evaluate(HEADING_WHOLE), (language, w, tv.locator("#next").inner_text())
     tv.set_viewport_size({"width": 1024, "height": 768})
     # the second and third days with the tablet upright (3:4): its tightest shape
     day2 = [i for i, e in enumerate(events) if e["type"] == "exhaust"][2]

@@ -25,6 +25,15 @@ PLAYERS = {("red", 1): "Ann", ("red", 2): "Cleo" + "W" * 36, ("blue", 1): "Bob",
            ("blue", 2): "Dirk"}
 
 
+# how many of "Today"'s entries show, and the heading: its lines and whether it stands
+# inside the header
+SHOWN = """() => { const h = document.getElementById('next'), r = h.getBoundingClientRect(),
+  top = document.querySelector('.top').getBoundingClientRect();
+  return {items: [...document.querySelectorAll('#history li')].filter(li => li.offsetParent).length,
+          heading: {lines: Math.round(h.scrollHeight / parseFloat(getComputedStyle(h).lineHeight)),
+                    inside: r.top >= top.top - 1 && r.bottom <= top.bottom + 1}}; }"""
+
+
 def day_one() -> tuple[list[dict], list[dict]]:
     """The events of a random legal game up to its first round's eighth reveal, and the
     rest of the game."""
@@ -107,11 +116,22 @@ def test_four_phones_play_a_team_game_to_the_rematch_each_part_tapping_its_own_m
     assert parts_tapped == set(PLAYERS)      # each of the four players guessed a card
     want = expected_after(WALL, events)
     assert want["phase"] == "round_end" and want["day"] == 1
-    table.check_board(want)
+    shot(table.tv, "teams-day1-today-tv")
+    table.check_board(want)           # "Today": all 7 earlier reveals whole at 1920x1080
     # the TV's moments of a day played this fast queue up; the day's recap comes last
     table.tv.wait_for_function("() => document.getElementById('moment').dataset.kind"
                                " === 'day-end'", timeout=15_000)
     still(table.tv, "teams-day1-end-tv")
+    # ... and on a 720p screen (the same stage, scaled); a 4:3 one's narrower column shows
+    # the newest that fit, each whole (none cut with "…"), and the heading in its two lines
+    # inside the header (three there, the first above the screen's edge)
+    for w, h, least in ((1280, 720, 7), (1024, 768, 3)):
+        table.tv.set_viewport_size({"width": w, "height": h})
+        shot(table.tv, f"teams-day1-today-tv-{w}", scale="css")
+        got, shown = table.board(), table.tv.evaluate(SHOWN)
+        assert got["whole"] == shown["items"] >= least, (w, got["whole"], shown)
+        assert shown["heading"]["lines"] <= 2 and shown["heading"]["inside"], (w, shown)
+    table.tv.set_viewport_size({"width": 1920, "height": 1080})
     for (side, part), p in phones.items():
         table.sync(p)
         shot(p, f"teams-day1-end-{side}{part}")
