@@ -27,24 +27,10 @@
     Entry.draw(v);
     Handover.draw(v);
     Result.draw(v);
-    walk(v);
+    // a learning game before day 1: its set-up's script fetched only then (issue 53)
+    if (v.first_game && !s.events && !walk) walk = document.head.appendChild(Object.assign(document.createElement("script"), {src: "/static/walk.js"}));
   }
-
-  // a learning game's set-up walked through before day 1, once every seat is taken (the
-  // codes to join stay in view until then; issue 53): its script, words and drawings
-  // fetched only then, never in the page's first load
-  let walking = false;
-  function walk(v) {
-    const seated = v.seats.filter(x => x.status === "active").length >= (v.teams ? 4 : 2);
-    if (!v.first_game || !seated || v.state.events || localStorage.getItem("sl-setup-" + v.code)) return;
-    if (typeof Walk !== "undefined") { Walk.open(v); return; }
-    if (walking) return;
-    walking = true;
-    const x = document.createElement("script");
-    x.src = document.querySelector('script[src*="host.js"]').src.replace("host.js", "walk.js");
-    x.onload = () => { if (SL.view) walk(SL.view); };
-    document.head.append(x);
-  }
+  let walk;
 
   document.addEventListener("click", async e => {
     // the seats' tools open over the step's panel (a side entered here): a tap elsewhere

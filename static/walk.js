@@ -2,7 +2,8 @@
    goal and a day, then the box laid out step by step, each step a drawing (the server's
    /setup-walk, in the screen's language). "Done" or Enter goes on, "Skip the set-up" ends
    it; either way this screen does not show it again for this table. host.js loads this
-   script only for a learning game with nothing entered yet: no other page carries it. */
+   script only for a learning game with nothing entered yet: no page's first load carries
+   it. */
 "use strict";
 const Walk = (() => {
   let box = null, steps = [], at = 0, key = "";
@@ -34,7 +35,7 @@ const Walk = (() => {
     if (box || localStorage.getItem(key)) return;
     const css = document.createElement("link");
     css.rel = "stylesheet";
-    css.href = document.querySelector('script[src*="walk.js"]').src.replace("walk.js", "walk.css");
+    css.href = "/static/walk.css";
     const styled = new Promise(res => { css.onload = css.onerror = res; });
     document.head.append(css);
     let html;
@@ -61,7 +62,11 @@ const Walk = (() => {
     document.body.classList.add("walking");
     show(0);
   }
-  // the game went on without it (a phone entered day 1's first step): shown no more
-  SL.onView(v => { if (v.state.events) close(); });
+  // shown once every seat is taken (the codes to join stay in view until then); the game
+  // gone on without it (a phone entered day 1's first step): shown no more
+  SL.onView(v => {
+    if (v.state.events) close();
+    else if (v.seats.filter(x => x.status === "active").length >= (v.teams ? 4 : 2)) open(v);
+  });
   return {open};
 })();

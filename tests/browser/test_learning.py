@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.engine import event_from_dict
+
 from .conftest import shot
 from .table import Table
 
@@ -94,3 +96,30 @@ def test_a_learning_game_walks_the_group_through_the_set_up(screens, live):
     tv.locator("#walk").wait_for(state="detached")
     assert table.step(tv) == "exhaust" and tv.get_by_test_id("entry").is_visible()
     shot(tv, "learning-setup-tablet-1024-de-day1")
+
+
+def test_with_phones_the_set_up_waits_for_every_seat_and_the_phones_say_so(screens, live):
+    """The codes to join stay in view until every seat is taken; then the big screen walks
+    the group through the set-up while each phone says where to look (in its language),
+    and "Skip the set-up" brings day 1's first step, the exhausted soldiers, to the phones."""
+    table = Table(screens, live, 3, first_game=True)
+    tv = table.tv
+    red = table.join("red", "Ann")
+    assert tv.get_by_test_id("join").is_visible() and tv.locator("#walk").count() == 0
+    blue = table.join("blue", "Bert", locale="fr-FR")
+    tv.locator("#walk").wait_for()
+    assert _shown(tv) == TITLES["en"][0]
+    assert red.get_by_test_id("setup-on-tv").inner_text() == (
+        "The big screen shows how to set up the box.")
+    assert blue.get_by_test_id("setup-on-tv").inner_text() == (
+        "Le grand écran montre comment mettre le jeu en place.")
+    shot(tv, "learning-setup-tv-1920-phones")
+    shot(red, "learning-setup-phone-390-en")
+    shot(blue, "learning-setup-phone-390-fr")
+    tv.get_by_test_id("walk-skip").click()
+    tv.locator("#walk").wait_for(state="detached")
+    assert table.step(red) == "exhaust"
+    # the first step entered: the phones' line is gone with the set-up
+    table.enter_by_http([event_from_dict({"type": "exhaust", "side": "red", "ranks": [5]})])
+    table.sync(red)
+    assert red.get_by_test_id("setup-on-tv").count() == 0
