@@ -672,6 +672,9 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("kan de spionne de maarschalk verslaan?", "nl", ["R40"], 1),
     ("can the marshal beat the spy?", "en", ["rank-10"], 1),
     ("can I capture the flag on day 1?", "en", ["R70"], 1),
+    # the set-up page's "Learning game" is the glossary's first game (issue 53)
+    ("learning game", "en", ["word-31"], 1),
+    ("was ist ein Lernspiel?", "de", ["word-31"], 1),
 ]
 
 
