@@ -109,7 +109,9 @@ class Table:
         tv.wait_for_selector("body[data-version]", state="attached")
         self.code = tv.url.rstrip("/").rsplit("/", 1)[1]
         if first_game and enter == "screen" and not walk:    # its set-up skipped (walk: shown)
-            tv.get_by_test_id("walk-skip").click()
+            # by the keyboard, as a laptop's player would: a click would leave the next
+            # focused key without its ring (:focus-visible follows the last input)
+            tv.get_by_test_id("walk-skip").press("Enter")
             tv.locator("#walk").wait_for(state="detached")
         self.phones: dict[Any, Any] = {}     # by side, or (side, part) in team play
         if enter == "screen":                # no phone will join: no code to scan
