@@ -27,7 +27,10 @@
     Entry.draw(v);
     Handover.draw(v);
     Result.draw(v);
+    // a learning game before day 1: its set-up's script fetched only then (issue 53)
+    if (v.first_game && !s.events && !walk) walk = document.head.appendChild(Object.assign(document.createElement("script"), {src: "/static/walk.js"}));
   }
+  let walk;
 
   document.addEventListener("click", async e => {
     // the seats' tools open over the step's panel (a side entered here): a tap elsewhere

@@ -1,8 +1,12 @@
 /* Create a table: wall distance (with a drawing of how to count it), team play, the deduction
-   aid, a first game (the big screen then explains each ability the first time it acts). */
+   aid, a learning game (the big screen then shows how to set up the box and explains each
+   ability the first time it acts). */
 "use strict";
 (() => {
-  let wall = 4, teams = false, deduction = false, firstGame = false, enter = "phones", chances = false;
+  let wall = 4, teams = false, deduction = false, enter = "phones", chances = false;
+  // a learning game (the first game's explanations and the set-up shown): as the page
+  // chose it, on while the group has finished no game here (issue 53)
+  let firstGame = document.querySelector('[data-first="1"]').classList.contains("sel");
   // the seats entered on the big screen (issue 23): none, every one, or blue's
   const SIDE = {red: T("red"), blue: T("blue")}, cap = w => w[0].toUpperCase() + w.slice(1);
   const screen = () => (enter === "screen" ? ["red", "blue"] : enter === "blue" ? ["blue"] : [])

@@ -208,7 +208,9 @@
     lastTurn = yourTurn ? stepKey : "";
     const html = open ? STEPS[step](v, t, seat && seat.side) : deceive ? STEPS.deceive(v, t, seat.side) : "";
     const undo = undoCard(v);
-    act.innerHTML = wentOn(v) + undo + (html || (step in NEXT ? "" : `<div class="card muted">${esc(T("Nothing for you to tap now."))} ${esc(v.words.waiting || "")}</div>`));
+    // a learning game before its first step: the set-up is the big screen's (issue 53)
+    const setup = v.first_game && !v.state.events && seat ? `<p class="muted" data-testid="setup-on-tv">${esc(T("The big screen shows how to set up the box."))}</p>` : "";
+    act.innerHTML = wentOn(v) + undo + setup + (html || (step in NEXT ? "" : `<div class="card muted">${esc(T("Nothing for you to tap now."))} ${esc(v.words.waiting || "")}</div>`));
     SL.fitNames(act);
     if (undo) $("notice").classList.add("hidden");      // the undo's card says it: not twice
     // a new step to tap: its heading and question in view, not the grid a scroll left

@@ -284,7 +284,7 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     # "against", which only shapes a question (the Captain's R45 first, its one rare word)
     ("when does the game end?", "en", ["R70"], 1),
     ("quand la partie se termine-t-elle ?", "fr", ["R70"], 1),
-    ("wanneer is het spel afgelopen?", "nl", ["R70"], 2),
+    ("wanneer is het spel afgelopen?", "nl", ["R70"], 1),
     ("who guesses first?", "en", ["R13"], 1),
     ("wer rät zuerst?", "de", ["R13"], 1),
     ("what does the spy do against the marshal?", "en", ["R40", "rank-1"], 2),
@@ -646,6 +646,35 @@ QUESTIONS = [        # (question, screen, entries that must be among the first n
     ("hoe win ik het spel?", "nl", ["R72", "R70"], 2),
     ("how do I win the game?", "en", ["R72", "R70"], 2),
     ("hoe werkt de mijnwerker?", "nl", ["R42", "rank-3"], 2),
+    # the game's end is the flag captured (R70) or day 3 over (R72): both (issue 53; each
+    # found R70 and never R72, "Spielende" the deception token's "spielen" a typo away)
+    ("when does the game end?", "en", ["R70", "R72"], 3),
+    ("wann endet das Spiel?", "de", ["R70", "R72"], 3),
+    ("quand finit la partie ?", "fr", ["R70", "R72"], 3),
+    ("wanneer is het spel afgelopen?", "nl", ["R70", "R72"], 3),
+    ("wanneer eindigt het spel?", "nl", ["R70", "R72"], 3),
+    ("end of the game", "en", ["R70", "R72"], 2),
+    ("Spielende", "de", ["R70", "R72"], 2),
+    ("Wann ist Spielende?", "de", ["R70", "R72"], 2),
+    ("einde van het spel", "nl", ["R70", "R72"], 2),
+    ("speleinde", "nl", ["R70", "R72"], 2),
+    ("fin de la partie", "fr", ["R70", "R72"], 2),
+    # a soldier beaten is one made to retreat, the Spy's neutralised Marshal, and the
+    # soldier named first is what is asked about (the Marshal's own entry, R23 or who
+    # starts, R12's "spin" a typo from "Spion", came first)
+    ("can the spy capture the marshal?", "en", ["R40"], 1),
+    ("can the spy beat the marshal?", "en", ["R40"], 1),
+    ("kann der Spion den Marschall schlagen?", "de", ["R40"], 1),
+    ("kann die Spionin den Feldmarschall schlagen?", "de", ["R40"], 1),
+    ("l'espion peut-il capturer le maréchal ?", "fr", ["R40"], 1),
+    ("l'espion peut-il battre le maréchal ?", "fr", ["R40"], 1),
+    ("kan de spion de maarschalk slaan?", "nl", ["R40"], 1),
+    ("kan de spionne de maarschalk verslaan?", "nl", ["R40"], 1),
+    ("can the marshal beat the spy?", "en", ["rank-10"], 1),
+    ("can I capture the flag on day 1?", "en", ["R70"], 1),
+    # the set-up page's "Learning game" is the glossary's first game (issue 53)
+    ("learning game", "en", ["word-31"], 1),
+    ("was ist ein Lernspiel?", "de", ["word-31"], 1),
 ]
 
 

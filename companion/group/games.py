@@ -88,6 +88,14 @@ def kept(name: str, args: tuple[Any, ...], make: Callable[[], Any]) -> Any:
     return found
 
 
+def none_finished() -> bool:
+    """Whether the group has finished no game here yet (imported ones aside): the set-up
+    page then offers a learning game first (issue 53). The big screen knows no player
+    before the phones sit down, so the group's history stands for them."""
+    return db.session.execute(select(Table.id).where(
+        Table.finished.is_not(None), Table.imported.is_(False)).limit(1)).first() is None
+
+
 # --- which games count (issue 50) ---------------------------------------------------------
 
 def counts(table: Table) -> tuple[bool, datetime | None]:

@@ -27,9 +27,10 @@ once); this module reads them:
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
-from .entries import load
+from .entries import LOCALES, load, texts
 
 _WORDS: dict[str, Any] = load("words")
 
@@ -95,9 +96,24 @@ _BETWEEN, _POINTS = _SCORING_WORDS["between"], _SCORING_WORDS["points"]
 _SCORING = re.compile(rf"\b(?:{_GET}|{_WIN})(?:\s+{_BETWEEN}){{0,2}}\s+{_POINTS}\b"
                       rf"|\b{_POINTS}\s+{_GET}\b")
 
+def _fold(text: str) -> str:
+    """``text`` as a query is folded (no accents, no case; the search's ``fold``)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+#: a soldier's name in any of the four languages, and the other names a question may
+#: give it (:data:`SAME`'s "Hauptmann", "Spion"), as a pattern
+_SOLDIER = _either(" ".join(
+    sorted({_fold(r["name"]) for loc in LOCALES for r in texts(loc)["ranks"]}
+           | {w for w, means in SAME.items()
+              if {_fold(r["name"]) for loc in LOCALES for r in texts(loc)["ranks"]}
+              .intersection(means)})))
+
 #: phrases said in the texts' own words (a question keeps the rest of its words); in a
-#: pattern, ``{win}`` is the scoring's words for winning
-_PHRASES = tuple((re.compile(p["pattern"].replace("{win}", _WIN)), str(p["said"]))
+#: pattern, ``{win}`` is the scoring's words for winning, ``{soldier}`` a soldier's name
+_PHRASES = tuple((re.compile(p["pattern"].replace("{win}", _WIN)
+                             .replace("{soldier}", _SOLDIER)), str(p["said"]))
                  for p in _WORDS["phrases"])
 
 

@@ -152,7 +152,9 @@ def _forms(word: str) -> tuple[dict[str, float], set[str]]:
         meant[w] = 0.8 * _RARITY.get(w, 0.0)
     found = _near(word) | set(meant)
     if len(word) >= _STEM:        # the texts' words are sorted: those beginning alike
-        found.update(_beginning(word))
+        # (a short word's longer form adds a few letters, "win" → "winning"; French "fin"
+        # is not the English "finished" of "our games")
+        found.update(w for w in _beginning(word) if len(word) > _STEM or len(w) <= 7)
         if len(word) >= 5:
             for w in _beginning(word[:5]):
                 n = len(os.path.commonprefix((w, word)))
@@ -206,6 +208,30 @@ def _asked(e: _Entry, wanted: list[tuple[dict[str, float], set[str]]]) -> float 
     return -weight if weight else None
 
 
+#: the shortest part of a word made of two (German and Dutch join their words)
+_PART = 4
+
+
+def _parts(word: str) -> list[str]:
+    """A word the texts do not have, made of a word they have and a word a question asks
+    with (:data:`SAME`), as those two: German and Dutch join their words ("Spielende" is
+    "Spiel" and "Ende", the game's end, not the verb "spielen" a typo away; "speleinde"
+    "spel" and "einde"). Any other word as it is ("Geheimdienstmarker" is still the
+    "Geheimdienstplättchen" it begins as).
+
+    >>> _parts("spielende"), _parts("spielen"), _parts("geheimdienstmarker")
+    (['spiel', 'ende'], ['spielen'], ['geheimdienstmarker'])
+    """
+    _index()
+    if word in _RARITY or word in SAME or len(word) < 2 * _PART or _beginning(word[:-1]):
+        return [word]     # (nor a word the texts have bent: "télécharger", "télécharge")
+    for i in range(_PART, len(word) - _PART + 1):
+        head, tail = word[:i], word[i:]
+        if head in _RARITY and head not in QUESTION_WORDS and tail in SAME:
+            return [head, tail]
+    return [word]
+
+
 # --- the search ---------------------------------------------------------------------------
 
 def _needle(query: Any) -> str:
@@ -225,7 +251,7 @@ def _found(query: Any) -> tuple[str, list[tuple[int, int, _Entry]]]:
     # "da" not in "dag"), with its longer forms ("win": "winning"): the word search's
     typed = [(t, i, e) for i, e in enumerate(index)
              if len(needle) >= _INFIX and (t := _tier(e, needle, None)) is not None]
-    words = meaningful(needle)
+    words = [p for w in meaningful(needle) for p in _parts(w)]
     if len(words) > 1 and ABILITY.intersection(words) and _SOLDIERS.intersection(words):
         # a soldier's ability is its rule ("the marshal's ability": R49, not R23's text that
         # names both); an ability asked of no soldier stays a word asked
@@ -246,6 +272,14 @@ def _found(query: Any) -> tuple[str, list[tuple[int, int, _Entry]]]:
     wanted = [_forms(w) for w in words]
     near = [forms for _, forms in wanted]
     weight = [_asked(e, wanted) for e in index]
+    # the soldier a question names first is what it asks about ("can the Spy beat the
+    # Marshal?" asks for the Spy): that soldier's own entries weigh its name once more
+    # (the rule R23, "neutralised", that names both came before the Spy's own)
+    subject = next((forms for _, forms in wanted if forms & _SOLDIERS), None)
+    if subject is not None and sum(bool(forms & _SOLDIERS) for _, forms in wanted) > 1:
+        for i, e in enumerate(index):
+            if (w := weight[i]) is not None and subject & e.name_words:
+                weight[i] = w - max(_RARITY.get(n, 0.0) for n in subject & e.name_words)
     # (as much: rules, soldiers, words in the page's order, and of two of a kind the one
     # naming a word as typed first: "beginnt" R12's "Wer beginnt" before R2's "Beginstand")
     kind = {"rank-": 1, "word-": 2}

@@ -157,8 +157,19 @@ def _opens(locale: str) -> dict[str, list[list[str]]]:
 
 @bp.get("/")
 def index() -> str:
-    """Create a table: wall distance and team play."""
-    return render_template("index.html")
+    """Create a table: wall distance, team play, the aids, a learning game (chosen first
+    while the group has finished no game here: issue 53)."""
+    return render_template("index.html", learning=games.none_finished())
+
+
+@bp.get("/setup-walk")
+def setup_walk() -> str:
+    """A learning game's set-up, step by step, in the screen's language: the big screen
+    fetches it only when it shows it (static/walk.js), so no other page carries it. The
+    board drawn with the table's wall distance (``wall``, 2-8; 4 otherwise)."""
+    wall = request.args.get("wall", "4")
+    n = int(wall) if wall.isdigit() and 2 <= int(wall) <= 8 else 4
+    return render_template("setup_walk.html", wall=n)
 
 
 @bp.get("/t/<code>")

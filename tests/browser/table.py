@@ -75,7 +75,7 @@ class Table:
                  shots: str | None = None, teams: bool = False,
                  tv_language: str | None = None, enter: str = "phones",
                  tv_size: tuple[int, int] | None = None, chances: bool = False,
-                 first_game: bool = False) -> None:
+                 first_game: bool = False, walk: bool = False) -> None:
         self.screens, self.live, self.wall, self.shots = screens, live, wall, shots
         self.teams = teams
         # the seats entered on the TV (issue 23): a side, or (side, part) in team play
@@ -101,12 +101,18 @@ class Table:
             tv.click(f'[data-enter="{enter}"]')
         if chances:                      # the chance-to-win bar, opted in (issue 25)
             tv.click('[data-testid="chances"]')
-        if first_game:                   # each ability explained the first time it acts
-            tv.click('[data-testid="first-game"]')
+        # a learning game (each ability explained the first time it acts, the set-up shown
+        # first, issue 53) or not: chosen either way, the page offers one to a new group
+        tv.click('[data-testid="first-game"]' if first_game else '[data-testid="known-game"]')
         tv.click('#create button[type="submit"]')
         tv.wait_for_url("**/t/*")
         tv.wait_for_selector("body[data-version]", state="attached")
         self.code = tv.url.rstrip("/").rsplit("/", 1)[1]
+        if first_game and enter == "screen" and not walk:    # its set-up skipped (walk: shown)
+            # by the keyboard, as a laptop's player would: a click would leave the next
+            # focused key without its ring (:focus-visible follows the last input)
+            tv.get_by_test_id("walk-skip").press("Enter")
+            tv.locator("#walk").wait_for(state="detached")
         self.phones: dict[Any, Any] = {}     # by side, or (side, part) in team play
         if enter == "screen":                # no phone will join: no code to scan
             self.join_url = f"{live.url}/j/{self.code}"

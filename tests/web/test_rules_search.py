@@ -32,6 +32,22 @@ def test_the_search_route_answers_the_anchors_in_rank_order(client):
         assert _ids(client, q) == rules_help.ids(q)
 
 
+def test_the_search_route_answers_the_end_and_the_spy_in_every_language(client):
+    """Issue 53: a new group asks when the game ends and whether the Spy beats the
+    Marshal, each in its screen's language. The end is both ends, the flag (R70) and day
+    3 over (R72), among the first three (R72 was never found); the Spy's rule answers the
+    Spy (who starts, R12, came first in German: "Spion" was a typo of "spin")."""
+    for q, lang in (("when does the game end?", "en"), ("wann endet das Spiel?", "de"),
+                    ("quand finit la partie ?", "fr"),
+                    ("wanneer is het spel afgelopen?", "nl"), ("Spielende", "de")):
+        assert {"R70", "R72"} <= set(_ids(client, q, lang)[:3]), q
+    for q, lang in (("can the spy capture the marshal?", "en"),
+                    ("kann der Spion den Marschall schlagen?", "de"),
+                    ("l'espion peut-il capturer le maréchal ?", "fr"),
+                    ("kan de spion de maarschalk slaan?", "nl")):
+        assert _ids(client, q, lang)[0] == "R40", q
+
+
 def test_the_search_route_finds_nothing_for_nothing(client):
     assert _ids(client, "") == [] and _ids(client, "   ") == []
     r = client.get("/rules/search")
