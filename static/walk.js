@@ -15,6 +15,8 @@ const Walk = (() => {
     removeEventListener("keydown", keys, true);
     document.body.classList.remove("walking");
     if (SL.view) Stage.heading();
+    // the lessons wait for the set-up's end (static/lessons.js)
+    if (SL.view && typeof Lessons !== "undefined") Lessons.draw(SL.view);
   }
   function show(i) {
     at = i;

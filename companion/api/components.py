@@ -89,8 +89,9 @@ def schemas() -> dict[str, Any]:
                                 "version": {"type": "integer"},
                                 "teams": {"type": "boolean"},
                                 "first_game": {"type": "boolean", "description":
-                                               "the big screen explains each ability "
-                                               "the first time it is activated"},
+                                               "a learning game: the set-up walked "
+                                               "through, each rule explained when it "
+                                               "first matters (issue 53)"},
                                 "deduction": ref("Deduction"),
                                 "lessons": {"type": "array", "items": {"type": "string"},
                                             "description":
