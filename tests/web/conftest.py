@@ -170,9 +170,11 @@ class Player:
 
 @pytest.fixture
 def table(client):
-    """A fresh table (wall distance 2, no teams) and its host screen."""
-    def make(wall_distance: int = 2, teams: bool = False) -> Player:
-        r = client.post("/api/tables", json={"wall_distance": wall_distance, "teams": teams},
+    """A fresh table (wall distance 2, no teams; ``first_game``: a learning game) and its
+    host screen."""
+    def make(wall_distance: int = 2, teams: bool = False, first_game: bool = False) -> Player:
+        r = client.post("/api/tables", json={"wall_distance": wall_distance, "teams": teams,
+                                             **({"first_game": True} if first_game else {})},
                         headers={"Origin": ORIGIN})
         assert r.status_code == 201, r.get_json()
         d = r.get_json()

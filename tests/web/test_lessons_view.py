@@ -13,27 +13,17 @@ from companion.engine.simulate import random_record
 from companion.table.lessons import LESSONS, moments
 from harness.steps import steps
 
-from .conftest import ORIGIN, Player, sit
+from .conftest import sit
 
 # the lessons come from the events and the draft, the same on any database (the view's
 # making on both: tests/web/test_views.py)
 pytestmark = pytest.mark.anydb
 
 
-def learning_table(client, wall: int) -> Player:
-    r = client.post("/api/tables", json={"wall_distance": wall, "first_game": True},
-                    headers={"Origin": ORIGIN})
-    assert r.status_code == 201, r.get_json()
-    d = r.get_json()
-    host = Player(client, d["code"], d["host_secret"])
-    host.refresh()
-    return host
-
-
 @pytest.mark.parametrize("seed", [22])   # a choice, a broken order, a lie, the flag, its check
-def test_a_learning_table_names_each_lesson_once_at_the_step_that_needs_it(client, seed):
+def test_a_learning_table_names_each_lesson_once_at_the_step_that_needs_it(table, seed):
     rec = random_record(random.Random(seed))
-    host = learning_table(client, rec.options.wall_distance)
+    host = table(rec.options.wall_distance, first_game=True)
     seats = {"red": sit(host, "red", "Ann"), "blue": sit(host, "blue", "Bob"),
              "host": host}
     told: list[tuple[int, str, str]] = []        # (events entered, the step, the lesson)
