@@ -3,8 +3,8 @@
    this screen) and "More" (its rule on the rules page). The big screen shows them in its
    note under the last reveal (under the board when it enters the steps itself); a phone
    shows them under its step's taps (never pushing them off the screen) while its side
-   is the one to tap. live.js loads this script
-   only once a view names a lesson: no page's first load carries it. */
+   is the one to tap. live.js loads this script only once a view names a lesson: no
+   page's first load carries it. */
 "use strict";
 const Lessons = (() => {
   const host = document.body.classList.contains("host");

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from .conftest import ORIGIN
+from .conftest import ORIGIN, read_qr
 
 # pages, their assets and the QR code's address: the same on any database (what a
 # page shows of a table comes from the view, whose making tests/web/test_views.py checks on both)
@@ -139,17 +139,3 @@ def test_a_code_or_a_name_is_typed_as_it_is(client):
     for attr in ('autocorrect="off"', 'spellcheck="false"', 'autocapitalize="words"'):
         assert attr in name.group(0), attr
 
-
-def read_qr(svg: bytes) -> str:
-    """The text of a QR code drawn as ``M x y.5hN`` runs, decoded by zxing-cpp from the
-    picture those runs make (8 px a module)."""
-    import zxingcpp
-    from PIL import Image, ImageDraw
-
-    size = int(re.search(rb'viewBox="0 0 (\d+) ', svg).group(1))
-    img = Image.new("L", (size * 8, size * 8), 255)
-    draw = ImageDraw.Draw(img)
-    for x, y, n in re.findall(rb"M(\d+) (\d+)\.5h(\d+)", svg):
-        draw.rectangle((int(x) * 8, int(y) * 8, (int(x) + int(n)) * 8 - 1, int(y) * 8 + 7), 0)
-    found = zxingcpp.read_barcodes(img)
-    return found[0].text if found else ""
