@@ -17,10 +17,7 @@ const Lessons = (() => {
   function load() {
     if (asking) return;
     asking = true;
-    const css = document.createElement("link");
-    css.rel = "stylesheet";
-    css.href = document.querySelector('script[src*="live.js"]').src.replace("live.js", "lessons.css");
-    document.head.append(css);
+    document.head.appendChild(Object.assign(document.createElement("link"), {rel: "stylesheet", href: "/static/lessons.css"}));
     fetch("/lessons.json?lang=" + Words.lang).then(r => r.json()).then(d => {
       said = d;
       if (SL.view) draw(SL.view);

@@ -34,9 +34,7 @@ const SL = (() => {
   function lessonsDue(v) {
     if (lessons || !(v.lessons || []).length || !document.querySelector("#first-time, #lesson")) return;
     lessons = true;
-    const x = document.createElement("script");
-    x.src = document.querySelector('script[src*="live.js"]').src.replace("live.js", "lessons.js");
-    document.head.append(x);
+    document.head.appendChild(Object.assign(document.createElement("script"), {src: "/static/lessons.js"}));
   }
   function setView(v) {
     if (!v || (view && v.version < view.version)) return;

@@ -25,6 +25,7 @@ True
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 
 from ..engine import Draft, Event, Options, Reveal, expected, new_game
@@ -87,41 +88,61 @@ def due(state: State, draft: Draft | None = None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+class Moments:
+    """:func:`moments` as a fold that goes on: each lesson's first moment over the events
+    so far (``first``), and what it needs to take the next events (the game's state, the
+    lessons given). :meth:`extended` makes a new one: a view made for a newer version
+    takes its new events only, and the one kept is never changed (issue 53: a learning
+    table's every change replayed its whole game for its lessons)."""
+
+    def __init__(self, options: Options, seen: Iterable[str] = ()) -> None:
+        self.state = new_game(options)
+        self.shown = set(seen)
+        self.first: dict[str, int] = {}
+        self.count = 0
+        self._note(0)
+
+    def _note(self, n: int, draft: Draft | None = None) -> None:
+        for lesson in due(self.state, draft):
+            if lesson not in self.shown:
+                self.shown.add(lesson)
+                self.first[lesson] = n
+
+    def extended(self, events: Iterable[Event]) -> Moments:
+        """These moments with ``events`` entered after the ones so far."""
+        out = copy.copy(self)
+        out.state, out.shown, out.first = self.state.copy(), set(self.shown), dict(self.first)
+        for event in events:
+            n = out.count
+            if isinstance(event, Reveal) and event.choice is not None:
+                # the Captain's or Marshal's choice step: the moment before its reveal
+                step: Draft | Reveal | None = Draft.begin(out.state)
+                for tap, value in (("deception", event.deception), ("guess", event.guess),
+                                   ("actual", event.actual)):
+                    if isinstance(step, Draft) and (step.step == tap or (
+                            tap == "deception" and value)):
+                        step = step.tap(tap, value)
+                if isinstance(step, Draft):
+                    out._note(n, step)
+            advance(out.state, event)
+            out.count = n + 1
+            out._note(n + 1)
+        return out
+
+
 def moments(options: Options, events: Iterable[Event],
             seen: Iterable[str] = ()) -> dict[str, int]:
     """Each lesson's first moment in a game: the number of events entered before it is
     due (``seen``: lessons given before, left out). The Captain's and Marshal's
     choice steps count as the moment before their reveal."""
-    shown = set(seen)
-    first: dict[str, int] = {}
-    state = new_game(options)
-
-    def note(n: int, draft: Draft | None = None) -> None:
-        for lesson in due(state, draft):
-            if lesson not in shown:
-                shown.add(lesson)
-                first[lesson] = n
-    note(0)
-    for n, event in enumerate(events):
-        if isinstance(event, Reveal) and event.choice is not None:
-            step: Draft | Reveal | None = Draft.begin(state)
-            for tap, value in (("deception", event.deception), ("guess", event.guess),
-                               ("actual", event.actual)):
-                if isinstance(step, Draft) and (step.step == tap or (
-                        tap == "deception" and value)):
-                    step = step.tap(tap, value)
-            if isinstance(step, Draft):
-                note(n, step)
-        advance(state, event)
-        note(n + 1)
-    return first
+    return Moments(options, seen).extended(events).first
 
 
-def now(state: State, events: list[Event], draft: Draft | None = None) -> list[str]:
-    """The lessons a learning table shows now, at ``state`` after ``events`` (``draft``:
-    the reveal being tapped): those due at this step that no earlier step of this game
-    gave. A reveal's lessons stay until its guess is named; what a reveal did stays until
-    the next event; a Captain's or Marshal's ability shows before its choice."""
-    first = moments(state.options, events)
-    n = len(events)
+def now(state: State, first: dict[str, int], draft: Draft | None = None) -> list[str]:
+    """The lessons a learning table shows now, at ``state`` (``first``: the game's
+    :class:`Moments` up to it; ``draft``: the reveal being tapped): those due at this
+    step that no earlier step of this game gave. A reveal's lessons stay until its guess
+    is named; what a reveal did stays until the next event; a Captain's or Marshal's
+    ability shows before its choice."""
+    n = state.event_count
     return [key for key in due(state, draft) if first.get(key, n) == n]

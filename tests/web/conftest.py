@@ -204,9 +204,11 @@ def sit(host: Player, side: str, name: str, part: int | None = None,
 
 
 def enter(host: Player, seats: dict[str, Player], events: Any,
-          seen: Callable[[Any, dict[str, Any]], None] | None = None) -> None:
+          seen: Callable[[Any, dict[str, Any]], None] | None = None,
+          tapped: Callable[[], None] | None = None) -> None:
     """Enter recorded ``events`` from the seats' phones, as ``harness.steps`` says the
-    table does; ``seen(event, view)`` looks at the view each event is entered on."""
+    table does; ``seen(event, view)`` looks at the view each event is entered on,
+    ``tapped()`` runs after each tap."""
     screens = {**seats, "host": host}
     for e in events:
         view = host.refresh()
@@ -219,6 +221,8 @@ def enter(host: Player, seats: dict[str, Player], events: Any,
                 r = screens[who].post(path, body)
                 assert r.status_code in (200, 201), r.get_json()
                 status = r.status_code
+                if tapped is not None:
+                    tapped()
         except StopIteration:
             pass
 

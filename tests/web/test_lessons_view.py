@@ -11,9 +11,8 @@ import pytest
 from companion.engine import replay
 from companion.engine.simulate import random_record
 from companion.table.lessons import LESSONS, moments
-from harness.steps import steps
 
-from .conftest import sit
+from .conftest import enter, sit
 
 # the lessons come from the events and the draft, the same on any database (the view's
 # making on both: tests/web/test_views.py)
@@ -24,8 +23,7 @@ pytestmark = pytest.mark.anydb
 def test_a_learning_table_names_each_lesson_once_at_the_step_that_needs_it(table, seed):
     rec = random_record(random.Random(seed))
     host = table(rec.options.wall_distance, first_game=True)
-    seats = {"red": sit(host, "red", "Ann"), "blue": sit(host, "blue", "Bob"),
-             "host": host}
+    seats = {"red": sit(host, "red", "Ann"), "blue": sit(host, "blue", "Bob")}
     told: list[tuple[int, str, str]] = []        # (events entered, the step, the lesson)
 
     def look() -> dict:
@@ -36,17 +34,8 @@ def test_a_learning_table_names_each_lesson_once_at_the_step_that_needs_it(table
 
     view = look()
     assert view["lessons"] == ["exhaust"]               # R3, before the first draw
-    for e in rec.events:
-        todo, status = steps(e, view), None
-        try:
-            while True:
-                who, path, body = todo.send(status)
-                r = seats[who].post(path, body)
-                assert r.status_code in (200, 201), r.get_json()
-                status = r.status_code
-                view = look()
-        except StopIteration:
-            pass
+    enter(host, seats, rec.events, tapped=look)          # the view read after each tap
+    view = host.refresh()
     assert view["state"]["phase"] == "over"
     # once each: between two events (a view read at each tap says it again until the next
     # event: what a reveal did stays while the next reveal's guess is tapped)
