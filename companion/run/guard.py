@@ -150,13 +150,21 @@ class Guard:
                 self.heads -= handler.head_bytes
                 if not whole or handler.head_bytes >= HEADER_LINE:
                     self.let_go += handler.head_bytes
-                if (self.let_go >= TRIM_AFTER and self._trimming is None
-                        and self.trim is not None):
-                    self._trimming = gevent.spawn_later(TRIM_DELAY, self._hand_back)
+                self._trim_later()
+
+    def _trim_later(self) -> None:
+        """Hand the memory back ``TRIM_DELAY`` seconds from now once ``TRIM_AFTER`` bytes
+        of heads were let go, or any at all once no head is being sent (the last of a
+        crowd: on a slow machine the crowd's tail goes after the first trim, and a trim
+        at its end is the one that finds the most free pages)."""
+        if (self._trimming is None and self.trim is not None and self.let_go
+                and (self.let_go >= TRIM_AFTER or not self.in_head)):
+            self._trimming = gevent.spawn_later(TRIM_DELAY, self._hand_back)
 
     def _hand_back(self) -> None:
         """Give the memory of the heads let go back to the system: ~1-15 ms on one of the
-        hub's own threads (not the loop's: it serves on), at most once a ``TRIM_DELAY``."""
+        hub's own threads (not the loop's: it serves on), at most once a ``TRIM_DELAY``;
+        again a ``TRIM_DELAY`` later if more was let go meanwhile."""
         self.let_go = 0
         try:
             if self.trim is not None:
@@ -164,6 +172,7 @@ class Guard:
                 self.trims += 1
         finally:
             self._trimming = None
+        self._trim_later()
 
     def release(self, handler: Any) -> None:
         self.arrived(handler)

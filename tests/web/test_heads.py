@@ -250,7 +250,8 @@ def test_at_a_cap_slow_heads_make_room_oldest_first_and_a_phone_is_served(app):
                     b"X-Big3: " + b"b" * 8000 + b"\r\n")
         assert until(lambda: _closed(own[1]))
         assert not _closed(own[-1]) and not _closed(big)
-        assert guard.heads <= guard.heads_cap
+        # (read from this thread: the loop may be between a chunk's count and its eviction)
+        assert until(lambda: guard.heads <= guard.heads_cap), (guard.heads, guard.heads_cap)
         # and through it all the big screen's stream stayed open
         assert not _closed(stream) and not _closed(phone)
     finally:
