@@ -82,6 +82,8 @@ class Table(Base):
     # the chance to win (issue 25): the live bar opted in; a finished game's chances by step
     chances: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     chance_series: Mapped[str | None] = mapped_column(Text)
+    # the practice round (issue 53): a scripted short round, cards face up, never counted
+    practice: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     host_hash: Mapped[str] = mapped_column(String(64))
     version: Mapped[int] = mapped_column(Integer, default=1)
     draft: Mapped[str | None] = mapped_column(Text)      # JSON of the reveal being built
@@ -159,6 +161,8 @@ class Player(Base):
     mu: Mapped[float | None] = mapped_column(Float)
     sigma: Mapped[float | None] = mapped_column(Float)
     rated: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # the learning game's lessons this player has seen (issue 53): a JSON list of keys
+    taught: Mapped[str | None] = mapped_column(Text)
 
 
 class Game(Base):

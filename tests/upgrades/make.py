@@ -249,7 +249,8 @@ def drive(revision: str, commit: str, target: Path) -> None:
               events[:len(events) // 2] if can["went_on"] else events)
         if can["went_on"]:             # ... that another screen goes on with
             rec = client.get(f"/api/tables/{board.code}/record").get_json()
-            r = client.post("/api/tables/import", headers=ORIGIN,
+            # (from 0014 on only the screen holding the table's key names it: issue 50)
+            r = client.post("/api/tables/import", headers=board.headers(),
                             json={"record": rec, "from": board.code,
                                   "idempotency_key": "make-went-on"})
             assert r.status_code == 201, r.get_json()

@@ -26,8 +26,12 @@ def test_each_migration_goes_down_and_up_again_keeping_the_tables(app, client):
                     headers={"Origin": ORIGIN})
     code = r.get_json()["code"]
     with app.app_context():
+        assert _revision() == "0015" and "practice" in _columns("table")
+        assert "taught" in _columns("player")
+        downgrade(directory=str(MIGRATIONS), revision="0014")
         assert _revision() == "0014" and "accepted" in _columns("table")
         assert {"counted", "began"} <= _columns("game")
+        assert "practice" not in _columns("table") and "taught" not in _columns("player")
         downgrade(directory=str(MIGRATIONS), revision="0013")
         assert _revision() == "0013" and "went_on" in _columns("table")
         assert "accepted" not in _columns("table") and "counted" not in _columns("game")
@@ -72,7 +76,8 @@ def test_each_migration_goes_down_and_up_again_keeping_the_tables(app, client):
         with db.engine.connect() as c:
             assert c.execute(sa.text('select wall_distance from "table"')).scalar() == 5
         upgrade(directory=str(MIGRATIONS))
-        assert _revision() == "0014" and "create_key" in _columns("table")
+        assert _revision() == "0015" and "create_key" in _columns("table")
+        assert "practice" in _columns("table") and "taught" in _columns("player")
         assert "accepted" in _columns("table") and {"counted", "began"} <= _columns("game")
         assert {"chances", "chance_series", "went_on"} <= _columns("table")
         assert "screen" in _columns("seat")
