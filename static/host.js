@@ -23,6 +23,8 @@
     Stage.heading();
     $("rules-link").href = "/rules?phase=" + s.phase;
     $("open-end").hidden = s.phase !== "over";
+    // a learning game that skips what everyone seated saw at another table (issue 53)
+    $("teach").hidden = !(v.first_game && v.lessons_known && s.phase !== "over");
     Column.draw(v);
     Entry.draw(v);
     Handover.draw(v);
@@ -44,6 +46,7 @@
     if (b.hasAttribute("data-hand-ask")) { await Handover.askToHost(b); return; }
     if (b.dataset.rematch) await Result.rematch(b);
     if (b.id === "sound") Moments.toggleSound();
+    if (b.id === "teach") { await SL.post("/teach", {}); return; }
     if (b.id === "undo") {
       if (!SL.secret) return SL.toast(T("Only a seated phone or the screen that opened the table can undo."));
       const v = SL.view, next = v && v.undo_next;

@@ -10,9 +10,10 @@ const Lessons = (() => {
   const host = document.body.classList.contains("host");
   const box = document.getElementById(host ? "first-time" : "lesson");
   let said = null, asking = false;
-  const putKey = "sl-lessons-" + SL.code;
-  const put = () => { try { return JSON.parse(localStorage.getItem(putKey) || "[]"); } catch (e) { return []; } };
-  const mySide = () => { try { return JSON.parse(localStorage.getItem("sl-seat-" + SL.code)).seat.side; } catch (e) { return null; } };
+  // put away on this screen, since the lessons last counted anew ("Teach again")
+  const putKey = () => "sl-lessons-" + SL.code + (SL.view && SL.view.lessons_from ? "-" + SL.view.lessons_from : "");
+  const put = () => { try { return JSON.parse(localStorage.getItem(putKey()) || "[]"); } catch (e) { return []; } };
+  const mySeat = () => { try { return JSON.parse(localStorage.getItem("sl-seat-" + SL.code)).seat; } catch (e) { return null; } };
 
   function load() {
     if (asking) return;
@@ -24,14 +25,22 @@ const Lessons = (() => {
     }).catch(() => { asking = false; });
   }
   // the lessons this screen shows now: named by the view, not put away here; on a phone
-  // only while its side taps this step; on the big screen once every seat is taken (the
-  // codes to join in view until then) and the set-up's walk-through is over
+  // only while its side taps this step (the deception token's also on the phone of the
+  // side that may lay one, while the other side guesses), and not those its player saw
+  // at another table; on the big screen once every seat is taken (the codes to join in
+  // view until then) and the set-up's walk-through is over
   function due(v) {
-    const gone = put(), t = v.taps || {}, side = mySide();
-    if (!host && (!side || (t.sides && t.sides.length && !t.sides.includes(side)))) return [];
+    const t = v.taps || {}, seat = mySeat() || {}, side = seat.side;
+    let keys = v.lessons || [];
+    if (!host) {
+      const acts = !(t.sides && t.sides.length) || t.sides.includes(side);
+      const lays = (v.state.next || {}).owner === side;
+      keys = !side ? [] : acts ? keys : lays ? keys.filter(k => k === "deception") : [];
+    }
+    const gone = [...put(), ...(!host && (v.lessons_seen || {})[seat.id] || [])];
     const seated = v.seats.filter(x => x.status === "active").length >= (v.teams ? 4 : 2);
     if (host && ((!seated && !v.state.events) || document.getElementById("walk"))) return [];
-    return (v.lessons || []).filter(k => !gone.includes(k));
+    return keys.filter(k => !gone.includes(k));
   }
   function draw(v) {
     if (!box) return;
@@ -55,7 +64,7 @@ const Lessons = (() => {
   document.addEventListener("click", e => {
     const b = e.target.closest("[data-lesson-got]");
     if (!b) return;
-    localStorage.setItem(putKey, JSON.stringify([...put(), b.dataset.lessonGot]));
+    localStorage.setItem(putKey(), JSON.stringify([...put(), b.dataset.lessonGot]));
     if (SL.view) draw(SL.view);
   });
   SL.onView(draw);

@@ -283,6 +283,10 @@ class Undo(Change):
                                                             "or false"))] = None
 
 
+class TeachAgain(Change):
+    """``POST /api/tables/{code}/teach``: the players seated forget the lessons they saw."""
+
+
 class ScreenSide(Change):
     """``POST /api/tables/{code}/screen``: the big screen takes a side, or frees it."""
 

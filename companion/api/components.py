@@ -96,8 +96,24 @@ def schemas() -> dict[str, Any]:
                                 "lessons": {"type": "array", "items": {"type": "string"},
                                             "description":
                                             "only in a learning game (first_game): the "
-                                            "rules first due at this step, as keys of "
-                                            "/lessons.json (issue 53)"},
+                                            "rules first due at this step that some "
+                                            "seated player has not seen at another "
+                                            "table, as keys of /lessons.json (issue 53)"},
+                                "lessons_seen": {
+                                    "type": "object", "description":
+                                    "only in a learning game: by seat id, those of "
+                                    "`lessons` that seat's player saw at another table "
+                                    "(its phone skips them)",
+                                    "additionalProperties": {"type": "array",
+                                                             "items": {"type": "string"}}},
+                                "lessons_known": {"type": "integer", "description":
+                                                  "only in a learning game: how many "
+                                                  "lessons every seated player saw at "
+                                                  "another table (skipped; POST /teach "
+                                                  "brings them back)"},
+                                "lessons_from": {"type": "integer", "description":
+                                                 "only in a learning game: the step from "
+                                                 "which its lessons count (POST /teach)"},
                                 "wall_distance": {"type": "integer"},
                                 "state": {"type": "object"},
                                 "draft": {"type": ["object", "null"]},

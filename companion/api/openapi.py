@@ -28,6 +28,7 @@ from .bodies import (
     Rename,
     ScreenSide,
     Tap,
+    TeachAgain,
     Undo,
 )
 from .components import ref, schemas
@@ -201,6 +202,10 @@ def document() -> dict[str, Any]:
                     **_errors(429)})},
             "/api/tables/{code}/undo": {"post": _post(
                 "take back the last tap or event", Undo, 200)},
+            "/api/tables/{code}/teach": {"post": _post(
+                "teach again (issue 53): the seated players forget the lessons they saw and "
+                "this game's lessons come back from its step now; the big screen or a "
+                "seated phone", TeachAgain, 200)},
             "/api/tables/{code}/requests": {"get": {
                 "summary": "the phones waiting for the host screen to let them take a seat; "
                            "with the host screen's key, the screens asking to take its "

@@ -11,7 +11,7 @@ from ..play import actions, handover, opening, tables
 from ..play import seats as seating
 from ..table.views import requests
 from .base import act, bp, load, secret
-from .bodies import Decision, HandOver, Join, PostEvent, Rematch, ScreenSide, Tap, Undo
+from .bodies import Decision, HandOver, Join, PostEvent, Rematch, ScreenSide, Tap, TeachAgain, Undo
 
 
 @bp.post("/tables/<code>/seats")
@@ -83,3 +83,10 @@ def post_draft(code: str) -> tuple[Response, int]:
 def undo(code: str) -> tuple[Response, int]:
     """Take back the last tap or event, for every screen to see."""
     return act(code, "undo", Undo, actions.undo)
+
+
+@bp.post("/tables/<code>/teach")
+def teach_again(code: str) -> tuple[Response, int]:
+    """"Teach again" (issue 53): the seated players forget the lessons they saw, and this
+    game's lessons come back from its step now (the table becomes a learning game)."""
+    return act(code, "teach", TeachAgain, actions.teach_again)

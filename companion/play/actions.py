@@ -28,6 +28,7 @@ from ..engine import (
 from ..engine import side as side_word
 from ..engine.draft import STEP_WORDS
 from ..table.states import active_events, derive
+from ..table.taught import players_of
 from ..table.views import public_view, undo_target
 from ..table.words import event_text, stored_words, undo_question
 from .authority import Transaction
@@ -271,3 +272,19 @@ def undo(tx: Transaction, actor: Actor) -> None:
     tx.unfinish = True                            # an end undone leaves the history
     tx.commit(200, {"undone": what}, notice=Msg("{name} undid: {what}", name=actor.name,
                                                 what=what))
+
+
+def teach_again(tx: Transaction, actor: Actor) -> None:
+    """"Teach again" (issue 53): the players seated here forget the lessons they were
+    taught, and this game's lessons count anew from its step now, so each comes back at
+    its next moment; a table that was not a learning game becomes one. The big screen or
+    a seated phone asks it."""
+    _need_seat(actor)
+    table = tx.table
+    state = derive(table)
+    for player in players_of(table).values():
+        player.taught = None
+    tx.state = state
+    tx.commit(200, {"lessons_from": state.event_count},
+              notice=Msg("Teach again: each rule is explained again when it next matters"),
+              also={"first_game": True, "lessons_from": state.event_count})

@@ -28,8 +28,9 @@ from ..group.games import forget_game, remember_game
 from ..store.models import Event, Receipt, Table, db, now
 from ..store.prepared import Prepared
 from ..table.cards import ended_round, learn
-from ..table.states import Row, keep, kept_rows
+from ..table.states import Row, event_rows, keep, kept_rows
 from ..table.views import public_view
+from .teaching import mark
 
 # the tables themselves, for plain SQL statements
 TABLE: SATable = cast(SATable, Table.__table__)
@@ -240,6 +241,9 @@ class Transaction:
                 _INSERT_RECEIPT.run(conn, r_table=t.id, r_key=self.key, r_status=status,
                                     r_body=stored(kept), r_kind=self.kind, r_actor=self.actor,
                                     r_created=now())
+                # a learning game's lessons given so far: taught to its seated players
+                if t.first_game and self.added and self.state is not None:
+                    mark(t, self.state, self._rows() or event_rows(t))
                 # the group's memory (issue 21): a game that ends leaves its summary, one
                 # whose end is undone takes it back, in this same transaction
                 if not was_finished and values["finished"] is not None and self.state is not None:

@@ -84,6 +84,8 @@ class Table(Base):
     chance_series: Mapped[str | None] = mapped_column(Text)
     # the practice round (issue 53): a scripted short round, cards face up, never counted
     practice: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # a learning game's lessons count from this step on ("Teach again", issue 53)
+    lessons_from: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     host_hash: Mapped[str] = mapped_column(String(64))
     version: Mapped[int] = mapped_column(Integer, default=1)
     draft: Mapped[str | None] = mapped_column(Text)      # JSON of the reveal being built
@@ -161,7 +163,8 @@ class Player(Base):
     mu: Mapped[float | None] = mapped_column(Float)
     sigma: Mapped[float | None] = mapped_column(Float)
     rated: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    # the learning game's lessons this player has seen (issue 53): a JSON list of keys
+    # the learning game's lessons this player has seen (issue 53): JSON, each key with the
+    # id of the table that taught it
     taught: Mapped[str | None] = mapped_column(Text)
 
 

@@ -64,7 +64,8 @@ def due(state: State, draft: Draft | None = None) -> list[str]:
         return out
     if abs(state.da) == state.wall and state.phase != Phase.CAPTURE_CHECK:
         out.append("flag")
-    kind = expected(state).type
+    step = expected(state)
+    kind = step.type
     if kind == "exhaust":
         out.append("exhaust")
         if state.phase == Phase.ROUND_END and state.day == 2:
@@ -73,8 +74,8 @@ def due(state: State, draft: Draft | None = None) -> list[str]:
         out.append("deploy")
     elif kind == "tokens":
         out.append("intel")
-    elif kind == "start":
-        out.append("start")
+    elif kind == "start" and not step.sides:
+        out.append("start")         # (days 2 and 3: the rules say who starts, R12: no tap)
     elif kind == "reveal":
         draft = draft or Draft.begin(state)
         if draft is not None and draft.guess is None and draft.actual is None:
@@ -95,14 +96,17 @@ class Moments:
     takes its new events only, and the one kept is never changed (issue 53: a learning
     table's every change replayed its whole game for its lessons)."""
 
-    def __init__(self, options: Options, seen: Iterable[str] = ()) -> None:
+    def __init__(self, options: Options, seen: Iterable[str] = (), start: int = 0) -> None:
         self.state = new_game(options)
         self.shown = set(seen)
         self.first: dict[str, int] = {}
         self.count = 0
+        self.start = start          # no moment before this many events ("Teach again")
         self._note(0)
 
     def _note(self, n: int, draft: Draft | None = None) -> None:
+        if n < self.start:
+            return
         for lesson in due(self.state, draft):
             if lesson not in self.shown:
                 self.shown.add(lesson)
@@ -130,12 +134,21 @@ class Moments:
         return out
 
 
-def moments(options: Options, events: Iterable[Event],
-            seen: Iterable[str] = ()) -> dict[str, int]:
+def moments(options: Options, events: Iterable[Event], seen: Iterable[str] = (),
+            start: int = 0) -> dict[str, int]:
     """Each lesson's first moment in a game: the number of events entered before it is
-    due (``seen``: lessons given before, left out). The Captain's and Marshal's
-    choice steps count as the moment before their reveal."""
-    return Moments(options, seen).extended(events).first
+    due (``seen``: lessons given before, left out; ``start``: none before this many
+    events). The Captain's and Marshal's choice steps count as the moment before their
+    reveal.
+
+    >>> from companion.engine.simulate import random_record
+    >>> import random
+    >>> rec = random_record(random.Random(3))
+    >>> again = moments(rec.options, rec.events, start=12)   # taught again at step 12
+    >>> min(again.values()), again["reveal"], again["exhaust"]   # (day 2's exhaust)
+    (12, 12, 14)
+    """
+    return Moments(options, seen, start).extended(events).first
 
 
 def now(state: State, first: dict[str, int], draft: Draft | None = None) -> list[str]:

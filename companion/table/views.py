@@ -16,16 +16,15 @@ from ..engine import (
     Draft,
     Msg,
     State,
-    event_from_dict,
     other,
     replay_output,
     reveal_words,
 )
 from ..engine.deduce import deduce_side
 from ..store.models import Seat, Table, db
-from . import lessons
 from .cards import known
 from .states import Recent, Row, derived, event_rows, versioned_rows
+from .taught import teaching
 from .words import choice_label, choice_summary, event_text, notice_words, undo_question, words
 
 
@@ -247,24 +246,5 @@ def public_view(table: Table, state: State | None = None,
     if table.deduction:           # opt-in: a table without the aid gets the view unchanged
         view["deduction"] = deduction_view(state)
     if table.first_game:          # a learning game: the rules first due now (issue 53)
-        view["lessons"] = lessons.now(state, _moments(table, state, rows).first,
-                                      Draft.from_dict(state, table.draft_dict()))
+        view.update(teaching(table, state, rows, Draft.from_dict(state, table.draft_dict())))
     return view
-
-
-# table id -> (its code, the rows its lessons' moments were taken over, those moments): a
-# newer version takes its new events only (as states.derived does for the state)
-_taught: Recent[tuple[str, list[Row], lessons.Moments]] = Recent(1024)
-
-
-def _moments(table: Table, state: State, rows: list[Row]) -> lessons.Moments:
-    """The lessons' moments over ``rows``, the events of ``state``."""
-    kept = _taught.recall(table.id)
-    if kept is not None and kept[0] == table.code and len(kept[1]) <= len(rows) \
-            and rows[:len(kept[1])] == kept[1]:
-        done, before = len(kept[1]), kept[2]
-    else:
-        done, before = 0, lessons.Moments(state.options)
-    got = before.extended(event_from_dict(json.loads(r.data)) for r in rows[done:])
-    _taught.keep(table.id, (table.code, list(rows), got))
-    return got

@@ -1,14 +1,20 @@
-"""A learning game teaches as it goes (issue 53): the rule first due at each step shows on
-the big screen and on the phone that acts, in each screen's language, before the step is
-tapped; "Got it" puts it away on that screen only; "More" opens its rule. The moments
-themselves (each rule once, before the step that uses it) are the server's, checked over
-whole games in tests/web/test_lessons_view.py and tests/test_lessons.py."""
+"""A learning game teaches as it goes (issue 53): over a whole game with two new players on
+phones, every rule the game meets shows on the big screen once, at the step it is first
+due and before that step is tapped, and on the phone that acts, in each screen's
+language; "Got it" puts it away on that screen only; "More" opens its rule. A second
+learning game with the same two players explains nothing (the big screen offers "Teach
+again"); "Teach again" brings the lessons back from that step on. The moments themselves
+are the server's, checked over whole games in tests/web/test_lessons_view.py and
+tests/test_lessons.py."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+
+from companion.engine import Options, event_from_dict
+from companion.table.lessons import moments
 
 from .conftest import shot
 from .table import Table
@@ -26,6 +32,11 @@ TITLES = {"en": {"exhaust": "A soldier rests", "deploy": "Lay four soldiers",
                  "reveal": "Raten, dann aufdecken", "deception": "Ein Täuschungsplättchen"}}
 
 
+# the lessons photographed on the TV at 1920x1080 (and the stage they showed at)
+SHOTS = {("deploy", ""), ("reveal", ""), ("ability-10", "choice"), ("da", ""),
+         ("flag", ""), ("check", ""), ("last-day", ""), ("order", ""), ("lie", "")}
+
+
 def named(page: Any) -> list[str]:
     """The lessons the table's view names now."""
     return page.evaluate("() => SL.view.lessons || []")
@@ -39,7 +50,7 @@ def showing(page: Any, box: str, key: str | None) -> None:
         page.wait_for_selector(f'{box}[data-lesson="{key}"]:not(.hidden)')
 
 
-def test_a_learning_game_shows_each_rule_before_its_step_on_the_tv_and_the_acting_phone(
+def test_a_learning_game_teaches_each_rule_once_before_its_step_and_remembers_the_players(
         screens, live):
     events = plan()
     table = Table(screens, live, WALL, shots="lessons", first_game=True)
@@ -51,64 +62,106 @@ def test_a_learning_game_shows_each_rule_before_its_step_on_the_tv_and_the_actin
     tv.locator("#walk").wait_for(state="detached")
     phones = {"red": (red, "de"), "blue": (blue, "en")}
     put: dict[str, set[str]] = {"tv": set(), "red": set(), "blue": set()}
-    seen_tv: list[str] = []
+    seen_tv: list[str] = []                  # each lesson the TV showed, in order
+    named_at: dict[str, int] = {}            # each lesson's step (events entered) named
 
     def look(stage: str = "") -> None:
-        """Each screen shows the first lesson the view names that it has not put away;
-        a phone only while its side taps the step."""
+        """The view names each lesson at one step only; the TV shows each one it names, one
+        after the other as "Got it" puts them away there; a phone shows the first it has
+        not put away while its side taps the step (in its language)."""
         table.sync(tv)
-        keys = named(tv)
-        first = next((k for k in keys if k not in put["tv"]), None)
-        showing(tv, "#first-time", first)
-        if first:
-            if not seen_tv or seen_tv[-1] != first:
-                seen_tv.append(first)
-            words = tv.locator("#first-time").inner_text()
-            assert "First time in this game:" in words, words
-            if first in TITLES["en"]:
-                assert TITLES["en"][first] in words, (first, words)
-            # its rule one tap away; the note whole on the screen, the tools beside it
-            assert tv.get_by_test_id("lesson-more").get_attribute("href").startswith("/rules#R")
-            assert in_view(tv, "#first-time") and in_view(tv, ".host-tools")
+        keys, n = named(tv), tv.evaluate("() => SL.view.state.events")
+        for k in keys:
+            assert named_at.setdefault(k, n) == n, (k, named_at[k], n)     # once, not again
         sides = tv.evaluate("() => SL.view.taps.sides")
+        owner = tv.evaluate("() => (SL.view.state.next || {}).owner")
         for side, (page, lang) in phones.items():
             table.sync(page)
+            # the acting side's phone; the deception token's on the side that may lay it
             acts = not sides or side in sides
-            mine = next((k for k in keys if k not in put[side]), None) if acts else None
+            mine = next((k for k in keys if k not in put[side] and (
+                acts or (k == "deception" and side == owner))), None)
             showing(page, "#lesson", mine)
             if mine in TITLES[lang]:
                 assert TITLES[lang][mine] in page.locator("#lesson").inner_text()
-                page.locator("#lesson").scroll_into_view_if_needed()
+        if keys and tv.locator("#end:not(.hidden)").count():
+            tv.click("#close-end")         # the game's last lessons: under the result
+        for k in keys:
+            if k in put["tv"]:
+                continue
+            showing(tv, "#first-time", k)
+            seen_tv.append(k)
+            words = tv.locator("#first-time").inner_text()
+            assert "First time in this game:" in words, words
+            if k in TITLES["en"]:
+                assert TITLES["en"][k] in words, (k, words)
+            # its rule one tap away; the note whole on the screen, the tools beside it
+            assert tv.get_by_test_id("lesson-more").get_attribute("href").startswith("/rules#R")
+            assert in_view(tv, "#first-time") and in_view(tv, ".host-tools")
+            if (k, stage) in SHOTS:
+                shot(tv, f"lessons-tv-{k}-1920")
+            if k == "deception":            # (the TV at 1280x720 too)
+                tv.set_viewport_size({"width": 1280, "height": 720})
+                assert in_view(tv, "#first-time")
+                shot(tv, "lessons-tv-deception-1280")
+                tv.set_viewport_size({"width": 1920, "height": 1080})
+            tv.get_by_test_id("lesson-got").click()
+            put["tv"].add(k)
+        showing(tv, "#first-time", None)
 
     look()
     assert named(tv) == ["exhaust"]                       # R3, before the first draw
     shot(tv, "lessons-tv-exhaust-1920")
     shot(red, "lessons-phone-de-exhaust")
-    # "Got it" on red's phone: gone there, still on the TV and on blue's phone
+    # "Got it" on red's phone: gone there, still on blue's phone (the TV's own is put
+    # away on the TV only)
     red.get_by_test_id("lesson-got").click()
     put["red"].add("exhaust")
     look()
-    for i, d in enumerate(events):
-        table.play(d)
+    for d in events:
+        table.play(d, before=lambda stage, page: look(stage) if stage == "choice" else None)
         look()
-        if named(tv)[:2] == ["reveal", "deception"]:      # the first reveal: two at once
-            assert "1 / 2" in tv.locator("#first-time").inner_text().replace(" of ", " / ") \
-                or "1 von 2" in tv.locator("#first-time").inner_text()
-            shot(tv, "lessons-tv-reveal-1920")
-            guesser = d["type"] == "reveal" and events[i + 1]["guesser"]
-            shot(phones[guesser or "red"][0], "lessons-phone-reveal")
-            tv.get_by_test_id("lesson-got").click()       # the next one, on the TV only
-            put["tv"].add("reveal")
-            look()
-            tv.set_viewport_size({"width": 1280, "height": 720})
-            look()
-            shot(tv, "lessons-tv-deception-1280")
-            tv.set_viewport_size({"width": 1920, "height": 1080})
-        if any(k.startswith("ability-") for k in named(tv)):   # the first ability at work
-            shot(tv, "lessons-tv-ability-1920")
-            break
-    # the first steps' rules, each at its step, in the game's order
-    assert seen_tv[:6] == ["exhaust", "deploy", "intel", "start", "reveal", "deception"], seen_tv
-    assert any(k.startswith("ability-") for k in seen_tv), seen_tv
+        if named_at.get("reveal") is not None and "phone-reveal" not in table.shot_done:
+            table.shot_done.add("phone-reveal")
+            for side, (page, lang) in phones.items():
+                shot(page, f"lessons-phone-reveal-{side}-{lang}")
+    assert tv.evaluate("() => SL.view.state.phase") == "over"
     red.set_viewport_size({"width": 360, "height": 640})
     shot(red, "lessons-phone-de-360")
+    # every lesson the game met, once each, in the order the game met them
+    given = moments(Options(WALL), [event_from_dict(e) for e in events])
+    assert seen_tv == list(given), (seen_tv, list(given))
+    assert seen_tv[:6] == ["exhaust", "deploy", "intel", "start", "reveal", "deception"]
+    assert {"ability-10", "da", "flag", "last-day"} <= set(seen_tv) and len(seen_tv) >= 15
+
+    # a second learning game, the same two players (their phones remember them): nothing
+    # explained, and the big screen offers to teach again
+    tv.close()
+    again = Table(screens, live, WALL, shots="lessons-again", first_game=True)
+    tv = again.tv
+    for side, (page, _lang) in phones.items():
+        page.goto(again.join_url)
+        page.wait_for_selector("body[data-version]", state="attached")
+        again.join(side, "Ann" if side == "red" else "Bob", page=page)
+    tv.get_by_test_id("walk-skip").press("Enter")
+    tv.locator("#walk").wait_for(state="detached")
+    teach = tv.get_by_test_id("teach-again")
+    teach.wait_for()
+    assert teach.inner_text() == "Teach again"
+    shot(tv, "lessons-again-tv-1920")
+    first_reveal = next(i for i, e in enumerate(events) if e["type"] == "reveal")
+    for d in events[:first_reveal + 1]:
+        again.play(d)
+        again.sync(tv)
+        assert named(tv) == [] and tv.locator("#first-time").is_hidden()
+        for page, _lang in phones.values():
+            again.sync(page)
+            assert page.locator("#lesson").is_hidden()
+    # "Teach again": the lessons count anew from this step; the next reveal's are shown
+    teach.click()
+    tv.wait_for_function("() => SL.view.lessons_from > 0 && SL.view.lessons.length > 0")
+    assert teach.is_hidden()
+    keys = named(tv)
+    showing(tv, "#first-time", keys[0])
+    assert "reveal" in keys or any(k.startswith("ability-") or k == "da" for k in keys), keys
+    shot(tv, "lessons-again-taught-1920")

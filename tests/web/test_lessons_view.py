@@ -12,7 +12,7 @@ from companion.engine import replay
 from companion.engine.simulate import random_record
 from companion.table.lessons import LESSONS, moments
 
-from .conftest import enter, sit
+from .conftest import Player, enter, sit
 
 # the lessons come from the events and the draft, the same on any database (the view's
 # making on both: tests/web/test_views.py)
@@ -70,3 +70,57 @@ def test_a_table_that_is_not_a_learning_game_is_sent_no_lessons_and_the_words_ar
     assert de["deploy"]["title"] == "Vier Soldaten auslegen" and de["deploy"]["rules"] == ["R10"]
     assert en["ability-6"]["title"] == "Captain (6)"
     assert all(len(x["text"].split()) <= 40 for x in [*de.values(), *en.values()])
+
+
+def test_remembered_players_are_not_taught_again_and_teach_again_brings_them_back(
+        table, client):
+    """A remembered player who saw a lesson is not shown it again; a table where every
+    seated player saw it skips it; a newcomer brings it back (for the newcomer's phone
+    only); "Teach again" from a seated phone brings every one back from that step on,
+    a stranger cannot ask it (issue 53)."""
+    rec = random_record(random.Random(22))
+    ann, bob, cy = "a" * 40, "b" * 40, "c" * 40
+
+    def play(host, seats, events) -> list[str]:
+        told: list[str] = list(host.refresh().get("lessons", []))
+        enter(host, seats, events, tapped=lambda: told.extend(host.refresh().get("lessons",
+                                                                                  [])))
+        return list(dict.fromkeys(told))
+
+    # the first learning game: Ann and Bob are taught every lesson the game meets
+    first = table(rec.options.wall_distance, first_game=True)
+    taught = play(first, {"red": sit(first, "red", "Ann", player=ann),
+                          "blue": sit(first, "blue", "Bob", player=bob)}, rec.events)
+    assert set(taught) == set(moments(rec.options, rec.events)) and len(taught) >= 15
+
+    # the same game again, the same two: nothing explained, the big screen says how many
+    # lessons were skipped (it offers "Teach again")
+    second = table(rec.options.wall_distance, first_game=True)
+    seats = {"red": sit(second, "red", "Ann", player=ann),
+             "blue": sit(second, "blue", "Bob", player=bob)}
+    view = second.refresh()
+    assert view["lessons"] == [] and view["lessons_known"] == len(taught)
+    half = len(rec.events) // 2
+    assert play(second, seats, rec.events[:half]) == []
+
+    # a stranger cannot make them forget; a seated phone can: from that step on each
+    # lesson comes back at its next moment (what the engine's moments from there say)
+    stranger = Player(client, second.code, None)
+    stranger.refresh()
+    assert stranger.post("/teach", {}, 401).get_json()["code"] == "no_secret"
+    seats["blue"].post("/teach", {}, 200)
+    view = second.refresh()
+    assert view["lessons_from"] == half and view["lessons_known"] == 0
+    again = play(second, seats, rec.events[half:])
+    assert set(again) == set(moments(rec.options, rec.events, start=half)) and len(again) >= 8
+
+    # a newcomer at the table: the lessons come back on the big screen, and the phone of
+    # Ann, who saw them at another table, is told to skip them
+    third = table(rec.options.wall_distance, first_game=True)
+    red = sit(third, "red", "Ann", player=ann)
+    view = third.refresh()                  # (Ann alone: what she saw since "Teach again")
+    assert view["lessons_known"] == len(again) and view["lessons"] == []
+    sit(third, "blue", "Cy", player=cy)
+    view = third.refresh()
+    assert view["lessons_known"] == 0 and view["lessons"] == ["exhaust"]
+    assert view["lessons_seen"] == {str(red.seat["id"]): ["exhaust"]}
