@@ -1,8 +1,10 @@
 """A learning game's set-up walked through on the big screen (issue 53): before day 1, the
 goal and a day, then the box laid out step by step, each with a drawing; "Done" or Enter
 goes on, "Skip the set-up" ends it, and day 1's first step follows. One screen, no phones,
-on a 1920x1080 TV in English and a 1024x768 tablet in German; a table that is not a
-learning game never shows it. Read at 3 m: at 1080p every word of it is 24 px or more."""
+on a 1920x1080 TV in English and a 1024x768 tablet in German (where the whole learning
+game is then played on the one screen: every rule shown once, before its step, in
+German); a table that is not a learning game never shows it. Read at 3 m: at 1080p every
+word of it is 24 px or more."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ from companion.engine import event_from_dict
 
 from .conftest import shot
 from .table import Table
+from .test_game import WALL, plan
+from .test_lessons import Teaching
 
 TITLES = {
     "en": ["The game in a minute", "The board: count your wall distance",
@@ -78,8 +82,9 @@ def test_a_learning_game_walks_the_group_through_the_set_up(screens, live):
     assert table.step(tv) == "exhaust" and tv.locator("#walk").count() == 0
     tv.close()
 
-    # a 1024x768 tablet in German: each step shown, then "Skip the set-up" ends it
-    table = Table(screens, live, 4, enter="screen", first_game=True, walk=True,
+    # a 1024x768 tablet in German: each step shown, then "Skip the set-up" ends it; then
+    # the whole learning game on this one screen, each rule once before its step
+    table = Table(screens, live, WALL, enter="screen", first_game=True, walk=True,
                   tv_size=(1024, 768), tv_language="de")
     tv = table.tv
     tv.locator("#walk").wait_for()
@@ -96,6 +101,9 @@ def test_a_learning_game_walks_the_group_through_the_set_up(screens, live):
     tv.locator("#walk").wait_for(state="detached")
     assert table.step(tv) == "exhaust" and tv.get_by_test_id("entry").is_visible()
     shot(tv, "learning-setup-tablet-1024-de-day1")
+    teach = Teaching(table, {}, lang="de", shots="learning-tablet-1024-de")
+    teach.play(plan())
+    assert teach.seen[:6] == ["exhaust", "deploy", "intel", "start", "reveal", "deception"]
 
 
 def test_with_phones_the_set_up_waits_for_every_seat_and_the_phones_say_so(screens, live):

@@ -32,6 +32,7 @@ TITLES = {"en": {"exhaust": "A soldier rests", "deploy": "Lay four soldiers",
                  "reveal": "Raten, dann aufdecken", "deception": "Ein Täuschungsplättchen"}}
 
 
+FIRST = {"en": "First time in this game:", "de": "Zum ersten Mal in diesem Spiel:"}
 # the lessons photographed on the TV at 1920x1080 (and the stage they showed at)
 SHOTS = {("deploy", ""), ("reveal", ""), ("ability-10", "choice"), ("da", ""),
          ("flag", ""), ("check", ""), ("last-day", ""), ("order", ""), ("lie", "")}
@@ -50,6 +51,75 @@ def showing(page: Any, box: str, key: str | None) -> None:
         page.wait_for_selector(f'{box}[data-lesson="{key}"]:not(.hidden)')
 
 
+class Teaching:
+    """What a test checks at each step of a learning game: the view names each lesson at
+    one step only; the big screen shows each lesson it names, one after the other as
+    "Got it" puts them away there (each recorded in ``seen``, in order); a phone shows the
+    first it has not put away while its side taps the step (the deception token's also
+    on the phone of the side that may lay one), in its language."""
+
+    def __init__(self, table: Table, phones: dict[str, tuple[Any, str]], lang: str = "en",
+                 shots: str = "lessons") -> None:
+        self.table, self.phones, self.lang, self.shots = table, phones, lang, shots
+        self.put: dict[str, set[str]] = {"tv": set(), **{s: set() for s in phones}}
+        self.seen: list[str] = []
+        self.named_at: dict[str, int] = {}
+
+    def look(self, stage: str = "") -> None:
+        table, tv = self.table, self.table.tv
+        table.sync(tv)
+        keys, n = named(tv), tv.evaluate("() => SL.view.state.events")
+        for k in keys:
+            assert self.named_at.setdefault(k, n) == n, (k, self.named_at[k], n)   # once
+        sides = tv.evaluate("() => SL.view.taps.sides")
+        owner = tv.evaluate("() => (SL.view.state.next || {}).owner")
+        for side, (page, lang) in self.phones.items():
+            table.sync(page)
+            acts = not sides or side in sides
+            mine = next((k for k in keys if k not in self.put[side] and (
+                acts or (k == "deception" and side == owner))), None)
+            showing(page, "#lesson", mine)
+            if mine in TITLES[lang]:
+                assert TITLES[lang][mine] in page.locator("#lesson").inner_text()
+        if keys and tv.locator("#end:not(.hidden)").count():
+            tv.click("#close-end")         # the game's last lessons: under the result
+        for k in keys:
+            if k in self.put["tv"]:
+                continue
+            showing(tv, "#first-time", k)
+            self.seen.append(k)
+            words = tv.locator("#first-time").inner_text()
+            assert FIRST[self.lang] in words, words
+            if k in TITLES[self.lang]:
+                assert TITLES[self.lang][k] in words, (k, words)
+            # its rule one tap away; the note whole on the screen, the tools beside it
+            assert tv.get_by_test_id("lesson-more").get_attribute("href").startswith("/rules#R")
+            assert in_view(tv, "#first-time") and in_view(tv, ".host-tools")
+            if (k, stage) in SHOTS or self.lang != "en":
+                shot(tv, f"{self.shots}-tv-{k}")
+            if k == "deception" and self.lang == "en":       # (the TV at 1280x720 too)
+                tv.set_viewport_size({"width": 1280, "height": 720})
+                assert in_view(tv, "#first-time")
+                shot(tv, "lessons-tv-deception-1280")
+                tv.set_viewport_size({"width": 1920, "height": 1080})
+            tv.get_by_test_id("lesson-got").click()
+            self.put["tv"].add(k)
+        showing(tv, "#first-time", None)
+
+    def play(self, events: list[dict[str, Any]], done: int = 0) -> None:
+        """The whole game entered by taps (from event ``done`` on: those before were),
+        looked at after each event and at each choice; then every lesson the game met was
+        shown once, in the order the game met them."""
+        self.look()
+        for d in events[done:]:
+            self.table.play(d, before=lambda stage, page: self.look(stage)
+                            if stage == "choice" else None)
+            self.look()
+        assert self.table.tv.evaluate("() => SL.view.state.phase") == "over"
+        given = moments(Options(self.table.wall), [event_from_dict(e) for e in events])
+        assert self.seen == list(given), (self.seen, list(given))
+
+
 def test_a_learning_game_teaches_each_rule_once_before_its_step_and_remembers_the_players(
         screens, live):
     events = plan()
@@ -61,78 +131,26 @@ def test_a_learning_game_teaches_each_rule_once_before_its_step_and_remembers_th
     tv.get_by_test_id("walk-skip").press("Enter")
     tv.locator("#walk").wait_for(state="detached")
     phones = {"red": (red, "de"), "blue": (blue, "en")}
-    put: dict[str, set[str]] = {"tv": set(), "red": set(), "blue": set()}
-    seen_tv: list[str] = []                  # each lesson the TV showed, in order
-    named_at: dict[str, int] = {}            # each lesson's step (events entered) named
-
-    def look(stage: str = "") -> None:
-        """The view names each lesson at one step only; the TV shows each one it names, one
-        after the other as "Got it" puts them away there; a phone shows the first it has
-        not put away while its side taps the step (in its language)."""
-        table.sync(tv)
-        keys, n = named(tv), tv.evaluate("() => SL.view.state.events")
-        for k in keys:
-            assert named_at.setdefault(k, n) == n, (k, named_at[k], n)     # once, not again
-        sides = tv.evaluate("() => SL.view.taps.sides")
-        owner = tv.evaluate("() => (SL.view.state.next || {}).owner")
-        for side, (page, lang) in phones.items():
-            table.sync(page)
-            # the acting side's phone; the deception token's on the side that may lay it
-            acts = not sides or side in sides
-            mine = next((k for k in keys if k not in put[side] and (
-                acts or (k == "deception" and side == owner))), None)
-            showing(page, "#lesson", mine)
-            if mine in TITLES[lang]:
-                assert TITLES[lang][mine] in page.locator("#lesson").inner_text()
-        if keys and tv.locator("#end:not(.hidden)").count():
-            tv.click("#close-end")         # the game's last lessons: under the result
-        for k in keys:
-            if k in put["tv"]:
-                continue
-            showing(tv, "#first-time", k)
-            seen_tv.append(k)
-            words = tv.locator("#first-time").inner_text()
-            assert "First time in this game:" in words, words
-            if k in TITLES["en"]:
-                assert TITLES["en"][k] in words, (k, words)
-            # its rule one tap away; the note whole on the screen, the tools beside it
-            assert tv.get_by_test_id("lesson-more").get_attribute("href").startswith("/rules#R")
-            assert in_view(tv, "#first-time") and in_view(tv, ".host-tools")
-            if (k, stage) in SHOTS:
-                shot(tv, f"lessons-tv-{k}-1920")
-            if k == "deception":            # (the TV at 1280x720 too)
-                tv.set_viewport_size({"width": 1280, "height": 720})
-                assert in_view(tv, "#first-time")
-                shot(tv, "lessons-tv-deception-1280")
-                tv.set_viewport_size({"width": 1920, "height": 1080})
-            tv.get_by_test_id("lesson-got").click()
-            put["tv"].add(k)
-        showing(tv, "#first-time", None)
-
-    look()
+    teach = Teaching(table, phones)
+    teach.look()
     assert named(tv) == ["exhaust"]                       # R3, before the first draw
     shot(tv, "lessons-tv-exhaust-1920")
     shot(red, "lessons-phone-de-exhaust")
     # "Got it" on red's phone: gone there, still on blue's phone (the TV's own is put
     # away on the TV only)
     red.get_by_test_id("lesson-got").click()
-    put["red"].add("exhaust")
-    look()
-    for d in events:
-        table.play(d, before=lambda stage, page: look(stage) if stage == "choice" else None)
-        look()
-        if named_at.get("reveal") is not None and "phone-reveal" not in table.shot_done:
-            table.shot_done.add("phone-reveal")
-            for side, (page, lang) in phones.items():
-                shot(page, f"lessons-phone-reveal-{side}-{lang}")
-    assert tv.evaluate("() => SL.view.state.phase") == "over"
+    teach.put["red"].add("exhaust")
+    for d in events[:5]:                  # to the first reveal: both phones photographed
+        table.play(d)
+        teach.look()
+    for side, (page, lang) in phones.items():
+        shot(page, f"lessons-phone-reveal-{side}-{lang}")
+    teach.play(events, done=5)
     red.set_viewport_size({"width": 360, "height": 640})
     shot(red, "lessons-phone-de-360")
-    # every lesson the game met, once each, in the order the game met them
-    given = moments(Options(WALL), [event_from_dict(e) for e in events])
-    assert seen_tv == list(given), (seen_tv, list(given))
-    assert seen_tv[:6] == ["exhaust", "deploy", "intel", "start", "reveal", "deception"]
-    assert {"ability-10", "da", "flag", "last-day"} <= set(seen_tv) and len(seen_tv) >= 15
+    seen = teach.seen
+    assert seen[:6] == ["exhaust", "deploy", "intel", "start", "reveal", "deception"]
+    assert {"ability-10", "da", "flag", "last-day"} <= set(seen) and len(seen) >= 15
 
     # a second learning game, the same two players (their phones remember them): nothing
     # explained, and the big screen offers to teach again
@@ -145,9 +163,9 @@ def test_a_learning_game_teaches_each_rule_once_before_its_step_and_remembers_th
         again.join(side, "Ann" if side == "red" else "Bob", page=page)
     tv.get_by_test_id("walk-skip").press("Enter")
     tv.locator("#walk").wait_for(state="detached")
-    teach = tv.get_by_test_id("teach-again")
-    teach.wait_for()
-    assert teach.inner_text() == "Teach again"
+    button = tv.get_by_test_id("teach-again")
+    button.wait_for()
+    assert button.inner_text() == "Teach again"
     shot(tv, "lessons-again-tv-1920")
     first_reveal = next(i for i, e in enumerate(events) if e["type"] == "reveal")
     for d in events[:first_reveal + 1]:
@@ -158,9 +176,9 @@ def test_a_learning_game_teaches_each_rule_once_before_its_step_and_remembers_th
             again.sync(page)
             assert page.locator("#lesson").is_hidden()
     # "Teach again": the lessons count anew from this step; the next reveal's are shown
-    teach.click()
+    button.click()
     tv.wait_for_function("() => SL.view.lessons_from > 0 && SL.view.lessons.length > 0")
-    assert teach.is_hidden()
+    assert button.is_hidden()
     keys = named(tv)
     showing(tv, "#first-time", keys[0])
     assert "reveal" in keys or any(k.startswith("ability-") or k == "da" for k in keys), keys
