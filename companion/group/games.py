@@ -138,6 +138,16 @@ def seat_counts(seat: Any = SEAT) -> Any:
                        earlier.c.status == "replaced", earlier.c.created <= GAME.c.began)))
 
 
+def rates_new_seats(table_id: int) -> bool:
+    """Whether a seat that sits down now at this finished game is rated for it: only at a
+    counted game every seat of which counts (one the keeper counted, ``began`` unset);
+    at a game played here a seat that sat after it began is not (:func:`seat_counts`),
+    and an uncounted one rates nobody."""
+    row = db.session.execute(select(GAME.c.counted, GAME.c.began)
+                             .where(GAME.c.table_id == table_id)).one_or_none()
+    return row is not None and bool(row.counted) and row.began is None
+
+
 # --- keeping the summaries: written when a game ends, deleted when its end is undone ---
 
 def remember_game(table: Table, state: State, played: datetime | None = None,

@@ -13,7 +13,7 @@ from ..edge.errors import ApiError
 from ..edge.lang import revive
 from ..engine import Msg
 from ..engine import side as side_word
-from ..group.games import changed, rebuild_ratings
+from ..group.games import changed, rates_new_seats, rebuild_ratings
 from ..store.models import (
     Player,
     Receipt,
@@ -141,7 +141,12 @@ def join(tx: Transaction, client: str = "local") -> None:
     table.seats.append(seat)        # the view built after the commit lists it
     db.session.flush()
     if table.finished is not None and not taken:
-        rebuild_ratings()           # who sat at a finished game counts in its history
+        # who sat at a finished game shows in its history; rated only where a new seat
+        # counts (every rating made again: the game may lie anywhere in the order)
+        if rates_new_seats(table.id):
+            rebuild_ratings()
+        else:
+            changed()
     if taken:
         notice = Msg("{name} asks to take over {seat} from {holder}: the host screen decides",
                      name=seat.name, seat=_where(side, part), holder=taken[0].name)

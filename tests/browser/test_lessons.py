@@ -64,6 +64,7 @@ class Teaching:
         self.put: dict[str, set[str]] = {"tv": set(), **{s: set() for s in phones}}
         self.seen: list[str] = []
         self.named_at: dict[str, int] = {}
+        self.shot: set[tuple[str, str]] = set()
 
     def look(self, stage: str = "") -> None:
         table, tv = self.table, self.table.tv
@@ -81,6 +82,10 @@ class Teaching:
             showing(page, "#lesson", mine)
             if mine in TITLES[lang]:
                 assert TITLES[lang][mine] in page.locator("#lesson").inner_text()
+            if mine and (side, mine) not in self.shot:      # each lesson on each phone
+                self.shot.add((side, mine))
+                page.locator("#lesson").scroll_into_view_if_needed()
+                shot(page, f"{self.shots}-phone-{lang}-{mine}")
         if keys and tv.locator("#end:not(.hidden)").count():
             tv.click("#close-end")         # the game's last lessons: under the result
         for k in keys:

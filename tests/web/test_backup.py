@@ -142,7 +142,10 @@ def test_a_backup_an_older_companion_made_is_brought_up_to_date(instance, tmp_pa
     assert main(["restore", str(old)]) == 0
     assert capsys.readouterr().out.startswith("Backed up 1 finished game, 0 players")
     app = _app()
-    assert app.test_client().get("/api/history").get_json()["total"] == 1
+    # (the imported game listed apart since migration 0014, which counted every game
+    # finished before it: whichever list, the game is there)
+    listed = app.test_client().get("/api/history").get_json()
+    assert listed["total"] + listed["others"] == 1
     _dispose(app)
     with sqlite3.connect(instance / "companion.sqlite") as conn:
         assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == (head,)
