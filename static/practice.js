@@ -16,10 +16,14 @@
     .practice-want { outline: 5px solid var(--gold) !important; outline-offset: 3px; box-shadow: 0 0 0 10px rgba(242,193,78,.35) !important; animation: practice-pulse 1.2s ease-in-out infinite alternate; position: relative; z-index: 1; }
     @keyframes practice-pulse { from { box-shadow: 0 0 0 3px rgba(242,193,78,.25); } to { box-shadow: 0 0 0 12px rgba(242,193,78,.5); } }
     @media (prefers-reduced-motion: reduce) { .practice-want { animation: none; } }
+    [data-dec="ask"] { display: none !important; }   /* the script lays no deception token */
     .practice-tip { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
     .practice-badge { color: var(--gold); font-weight: 800; border: 2px solid var(--gold); border-radius: 10px; padding: 2px 10px; white-space: nowrap; }
     .practice-badge span { font-weight: 600; color: var(--ink); margin-left: .4em; }
     .practice-hint { margin: 0 0 8px; color: var(--gold); font-weight: 700; }
+    .practice-hint .practice-badge { display: inline-block; margin: 0 .4em 4px 0; }
+    body.entry header .practice-badge { display: none; }    /* the panel's hint says it */
+    @media (max-height: 700px) { .practice-strip .practice-hint { display: none; } .practice-strip .pc b { font-size: 1.2em; } }
     .practice-strip .practice-badge { display: inline-block; margin: 0 0 6px; }
     .practice-strip .practice-hint { font-size: .9em; }
     .practice-strip { border: 2px solid var(--gold); border-radius: 12px; padding: 8px 10px; margin: 0 0 10px; background: var(--felt); }
@@ -67,15 +71,17 @@
       return `<div class="row-cards" role="group" aria-label="${esc(cap(sideName(side)))}">${mark(side)}${p.lineups[side].map((r, i) => `<span class="pc ${side} ${today[i + 1] ? "up" : ""}"><b>${r}</b><small>${esc(rank(r))}</small></span>`).join("")}</div>`;
     }).join("");
   }
-  // the header's badge and the panel's hint on the big screen
+  // the big screen: a badge in the header, or with the hint over the entry panel when the
+  // screen enters a side (the header's heading keeps its room on a tablet)
   function badge(v) {
-    const w = v.practice.words;
+    const w = v.practice.words, html = `${esc(w.title)}<span>${esc(w.step)}</span>`;
     let b = $("practice-badge");
     if (!b) { b = document.createElement("div"); b.id = "practice-badge"; b.className = "practice-badge"; document.querySelector("header.top .brand").after(b); }
-    b.innerHTML = `${esc(w.title)}<span>${esc(w.step)}</span>`;
+    b.innerHTML = html;
     let h = $("practice-hint");
     if (!h) { h = document.createElement("p"); h.id = "practice-hint"; h.className = "practice-hint"; $("entry-who").before(h); }
-    if (h.textContent !== w.hint) h.textContent = w.hint;    // (a change here is seen: once)
+    const said = `<span class="practice-badge">${html}</span>${esc(w.hint)}`;
+    if (h.dataset.said !== said) { h.dataset.said = said; h.innerHTML = said; }   // (seen: once)
   }
 
   // the button of the panel the script wants tapped now (null: none of this panel's)
@@ -99,8 +105,14 @@
     for (const b of document.querySelectorAll(".practice-want")) { b.classList.remove("practice-want"); b.removeAttribute("aria-describedby"); }
     $("practice-tip").textContent = v.practice.words.want;
     const b = !v.practice.over && wanted(v);
-    if (b) { b.classList.add("practice-want"); b.setAttribute("aria-describedby", "practice-tip"); b.dataset.testid = b.dataset.testid || "practice-want"; }
+    if (!b) return;
+    b.classList.add("practice-want"); b.setAttribute("aria-describedby", "practice-tip");
+    // a phone: a new wanted button below the fold (under the tabs) scrolled into view
+    const key = [v.version, panel.dataset.step, b.outerHTML].join("|");
+    if (!host && key !== shown && b.getBoundingClientRect().bottom > innerHeight - 90) b.scrollIntoView({block: "center"});
+    shown = key;
   }
+  let shown = "";
   // the end: the practice over, the way to the real game's set-up (the first page's form)
   function end(v) {
     let e = $("practice-end");

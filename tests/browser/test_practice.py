@@ -3,7 +3,8 @@ round" on the first page, then at every step the one highlighted button of the e
 panel, checked against the script (companion/table/practice.py) before it is tapped, to
 "Set up the real game". Once on a 1920x1080 TV in English with a phone (in German) that
 takes blue from the big screen, once on a 1024x768 tablet in mobile mode in French with
-both sides on it. Every wait is on a state (the highlighted button, a version)."""
+both sides on it (two tests: the two workers share them). Every wait is on a state (the
+highlighted button, the end's dialog)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ TRY = {"en": "Try a practice round", "fr": "Essayer une manche d'essai"}
 SETUP = {"en": "Set up the real game", "fr": "Préparer la vraie partie"}
 # the highlighted button of a panel, exactly one, and the one the script wants
 WANTED = """([panel, sel]) => { const w = document.querySelectorAll(panel + " .practice-want");
-  return w.length === 1 && w[0].matches(sel) && w[0].getAttribute("aria-describedby") === "practice-tip"; }"""
+  return w.length === 1 && w[0].matches(sel)
+    && w[0].getAttribute("aria-describedby") === "practice-tip"; }"""
 
 
 def taps() -> list[tuple[str | None, str]]:
@@ -47,7 +49,7 @@ def practise(tv: Any, lang: str, name: str, phone: Any | None = None) -> int:
     shot(tv, f"{name}-first-page")
     tv.get_by_role("button", name=TRY[lang]).click()
     tv.wait_for_url("**/t/*")
-    tv.wait_for_selector("body[data-version] #practice-badge")
+    tv.wait_for_selector("#practice-hint .practice-badge")
     code = tv.url.rstrip("/").rsplit("/", 1)[1]
     if phone is not None:       # blue given to a phone from the big screen, then taken
         tv.locator('[data-testid="screen-tools"] summary').click()
@@ -59,8 +61,17 @@ def practise(tv: Any, lang: str, name: str, phone: Any | None = None) -> int:
         phone.wait_for_selector("#practice-strip")
     n = 0
     for side, sel in taps():
-        page, panel = (phone, "#act") if phone is not None and side == "blue" else (tv, "#entry-body")
+        on_phone = phone is not None and side == "blue"
+        page, panel = (phone, "#act") if on_phone else (tv, "#entry-body")
         page.wait_for_function(WANTED, arg=[panel, sel])
+        if n == 0:              # the eight cards face up on the board, whole and large
+            figures = tv.locator(".practice-faces text").all()
+            assert len(figures) == 16
+            view = tv.viewport_size
+            for box in (f.bounding_box() for f in figures):
+                assert box and 0 <= box["x"] and box["x"] + box["width"] <= view["width"]
+                assert 0 <= box["y"] and box["y"] + box["height"] <= view["height"]
+            assert figures[0].bounding_box()["height"] >= (40 if view["width"] > 1500 else 24)
         if n in (0, 12, 17, 20):        # the soldiers, the first reveal, the double agent
             shot(page, f"{name}-step-{n}")
             if page is phone or (phone is not None and n == 12):
@@ -68,7 +79,7 @@ def practise(tv: Any, lang: str, name: str, phone: Any | None = None) -> int:
         page.locator(f"{panel} .practice-want").click()
         n += 1
     tv.get_by_test_id("practice-end").wait_for()
-    assert tv.locator("#practice-faces, .practice-faces text").count() == 0   # all face up now
+    assert tv.locator(".practice-faces text").count() == 0   # every card turned up now
     shot(tv, f"{name}-end")
     if phone is not None:
         phone.get_by_test_id("practice-end").wait_for()
@@ -79,7 +90,7 @@ def practise(tv: Any, lang: str, name: str, phone: Any | None = None) -> int:
     return n
 
 
-def test_the_practice_round_plays_to_its_end_by_its_labels(screens, live):
+def test_the_practice_round_plays_to_its_end_on_a_tv_with_a_phone(screens, live):
     tv = screens("tv")
     phone = screens("phone", "de-DE")
     tv.goto(live.url + "/")
@@ -87,11 +98,14 @@ def test_the_practice_round_plays_to_its_end_by_its_labels(screens, live):
     assert n == len(taps()) == 29
     # the real game's set-up follows: no "back to your game" to the practice
     assert tv.locator('[data-testid="back-to"] a').count() == 0
+    for page in (tv, phone):
+        assert not page.wire.errors and not page.wire.refused and not page.wire.foreign
+
+
+def test_the_practice_round_plays_to_its_end_on_a_tablet_in_french(screens, live):
     tablet = screens("tv", size=(1024, 768), mobile=True)
     tablet.goto(live.url + "/")
     tablet.click('[data-testid="langs"] [data-lang="fr"]')
     tablet.wait_for_selector('html[lang="fr"]', state="attached")
-    # the board's cards face up and the panel's ranks in view, none cut (a tablet's stage)
     practise(tablet, "fr", "practice-tablet-fr")
-    for page in (tv, phone, tablet):
-        assert not page.wire.errors and not page.wire.refused and not page.wire.foreign
+    assert not tablet.wire.errors and not tablet.wire.refused and not tablet.wire.foreign
