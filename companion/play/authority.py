@@ -242,8 +242,9 @@ class Transaction:
                 _INSERT_RECEIPT.run(conn, r_table=t.id, r_key=self.key, r_status=status,
                                     r_body=stored(kept), r_kind=self.kind, r_actor=self.actor,
                                     r_created=now())
-                # a learning game's lessons given so far: taught to its seated players
-                if t.first_game and self.added and self.state is not None:
+                # a learning game's lessons given so far: taught to its seated players (not
+                # the practice round's: the real game explains them again, issue 53)
+                if t.first_game and not t.practice and self.added and self.state is not None:
                     mark(t, self.state, self._rows() or event_rows(t))
                 # the group's memory (issue 21): a game that ends leaves its summary, one
                 # whose end is undone takes it back, in this same transaction

@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 
 from companion.engine import Draft, Phase, apply, event_from_dict, new_game, replay
+from companion.store.models import Player as PlayerRow
+from companion.store.models import db
 from companion.table import practice
 
 from .conftest import ORIGIN, Player, sit
@@ -66,7 +68,7 @@ def _play(host: Player, phone: Player, wants: list) -> None:
             who.event({"type": "intel", "ranks": want["ranks"]})
 
 
-def test_a_practice_table_takes_only_the_script_and_is_never_counted(client):
+def test_a_practice_table_takes_only_the_script_and_is_never_counted(client, app):
     r = client.post("/api/tables", json={"practice": True, "wall_distance": 7},
                     headers={"Origin": ORIGIN})
     assert r.status_code == 201, r.get_json()
@@ -132,3 +134,7 @@ def test_a_practice_table_takes_only_the_script_and_is_never_counted(client):
     blue.event({"type": "exhaust", "side": "blue", "ranks": [2]})
     v = real.refresh()
     assert v["taps"]["cards"] == [] and "practice" not in v and v["first_game"] is False
+    # and the lessons the practice showed Bea's phone are not taken as taught: her real
+    # learning game explains them again
+    with app.app_context():
+        assert db.session.query(PlayerRow).filter_by(name="Bea").one().taught is None
