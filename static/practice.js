@@ -23,6 +23,7 @@
     .practice-hint { margin: 0 0 8px; color: var(--gold); font-weight: 700; }
     .practice-hint .practice-badge { display: inline-block; margin: 0 .4em 4px 0; }
     body.entry header .practice-badge { display: none; }    /* the panel's hint says it */
+    body.entry-narrow .practice-say { display: none; }      /* a tablet: the ranks keep their room */
     @media (max-height: 700px) { .practice-strip .practice-hint { display: none; } .practice-strip .pc b { font-size: 1.2em; } }
     .practice-strip .practice-badge { display: inline-block; margin: 0 0 6px; }
     .practice-strip .practice-hint { font-size: .9em; }
@@ -80,7 +81,7 @@
     b.innerHTML = html;
     let h = $("practice-hint");
     if (!h) { h = document.createElement("p"); h.id = "practice-hint"; h.className = "practice-hint"; $("entry-who").before(h); }
-    const said = `<span class="practice-badge">${html}</span>${esc(w.hint)}`;
+    const said = `<span class="practice-badge">${html}</span><span class="practice-say">${esc(w.hint)}</span>`;
     if (h.dataset.said !== said) { h.dataset.said = said; h.innerHTML = said; }   // (seen: once)
   }
 

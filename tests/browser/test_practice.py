@@ -72,6 +72,11 @@ def practise(tv: Any, lang: str, name: str, phone: Any | None = None) -> int:
                 assert box and 0 <= box["x"] and box["x"] + box["width"] <= view["width"]
                 assert 0 <= box["y"] and box["y"] + box["height"] <= view["height"]
             assert figures[0].bounding_box()["height"] >= (40 if view["width"] > 1500 else 24)
+            # the step's confirm in view under the practice's badge (at 1024x768 the hint's
+            # three lines pushed it below the screen's edge)
+            box, entry = (tv.locator(x).bounding_box() for x in ("#do-exhaust", "#entry"))
+            assert box and entry and box["y"] + box["height"] <= min(
+                view["height"], entry["y"] + entry["height"]), (box, entry)
         if n in (0, 12, 17, 20):        # the soldiers, the first reveal, the double agent
             shot(page, f"{name}-step-{n}")
             if page is phone or (phone is not None and n == 12):
