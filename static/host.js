@@ -29,10 +29,13 @@
     Entry.draw(v);
     Handover.draw(v);
     Result.draw(v);
-    // a learning game before day 1: its set-up's script fetched only then (issue 53)
-    if (v.first_game && !s.events && !walk) walk = document.head.appendChild(Object.assign(document.createElement("script"), {src: "/static/walk.js"}));
+    // a learning game before day 1: its set-up's script fetched only then (issue 53); the
+    // practice round's own drawing only at its table (it has no set-up of the box)
+    const load = src => document.head.appendChild(Object.assign(document.createElement("script"), {src}));
+    if (v.first_game && !v.practice && !s.events && !walk) walk = load("/static/walk.js");
+    if (v.practice && !practice) practice = load("/static/practice.js");
   }
-  let walk;
+  let walk, practice;
 
   document.addEventListener("click", async e => {
     // the seats' tools open over the step's panel (a side entered here): a tap elsewhere

@@ -119,6 +119,11 @@
     e.preventDefault();
     open("/api/tables", {wall_distance: wall, teams, deduction, first_game: firstGame, screen: screen(), chances}, msg => { document.getElementById("create-problem").textContent = msg; });
   });
+  // the practice round (issue 53): its table, both sides on this screen, opened at once
+  document.getElementById("try-practice").addEventListener("click", () => {
+    const screen = ["red", "blue"].map(side => ({side, part: 0, name: cap(SIDE[side])}));
+    open("/api/tables", {practice: true, screen}, msg => { document.getElementById("create-problem").textContent = msg; });
+  });
   document.getElementById("import-file").addEventListener("change", async e => {
     const file = e.target.files[0];
     if (!file) return;

@@ -92,6 +92,9 @@ FIRST_GAME = "a first game: the big screen explains each ability in one sentence
     "time it is activated"
 CHANCES = "opt in to the live chance-to-win bar on the big screen and the watchers' phones " \
     "(issue 25)"
+PRACTICE = "the practice round (issue 53): a short scripted round with every card face up, " \
+    "both sides on the big screen unless 'screen' says otherwise, a learning game, never " \
+    "counted; only the script's next step is taken"
 DEDUCTION = "opt in to the deduction aid on the guess step"
 SCREEN = "the seats entered on the big screen (issue 23), not by phones"
 SCREEN_WORDS = Refuse(bad=lambda name, v, body: Msg("the field 'screen' must be a list of "
@@ -127,11 +130,12 @@ class OpenTable(Body):
     host_secret: Annotated[Secret | None, OWN] = None
     deduction: Annotated[bool, Field(description=DEDUCTION), FLAG] = False
     first_game: Annotated[bool, Field(description=FIRST_GAME), FLAG] = False
+    practice: Annotated[bool, Field(description=PRACTICE), FLAG] = False
     chances: Annotated[bool, Field(description=CHANCES), FLAG] = False
     screen: Annotated[Seats, Field(description=SCREEN), SCREEN_WORDS] = []
     idempotency_key: Annotated[Key | None, KEYED] = None
     CHECKED = ("idempotency_key", "host_secret", "teams", "wall_distance", "deduction",
-               "chances", "first_game", "screen")
+               "chances", "first_game", "practice", "screen")
 
 
 class ImportRecord(Body):

@@ -92,6 +92,10 @@ def schemas() -> dict[str, Any]:
                                                "a learning game: the set-up walked "
                                                "through, each rule explained when it "
                                                "first matters (issue 53)"},
+                                "practice": {"type": "object", "description":
+                                             "only at a practice table: each side's "
+                                             "cards face up, the taps the script wants "
+                                             "next, its end (issue 53)"},
                                 "deduction": ref("Deduction"),
                                 "lessons": {"type": "array", "items": {"type": "string"},
                                             "description":

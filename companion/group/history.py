@@ -200,7 +200,8 @@ def in_play() -> int:
 
 def _count_in_play() -> int:
     return db.session.scalar(select(func.count()).select_from(Table).where(
-        Table.finished.is_(None), Table.updated >= now() - timedelta(days=EXPIRY_DAYS),
+        Table.finished.is_(None), Table.practice.is_(False),
+        Table.updated >= now() - timedelta(days=EXPIRY_DAYS),
         exists().where(SEAT.c.table_id == Table.id, SEAT.c.status == "active"))) or 0
 
 
@@ -236,7 +237,9 @@ def _group() -> dict[str, Any]:
         select(Player.id, Player.name, Player.mu, Player.sigma, Player.rated)
         .where(or_(_has_counted_game(), exists().where(    # or sat at a game in play
             SEAT.c.player_id == Player.id, SEAT.c.status == "active",
-            ~exists().where(GAME.c.table_id == SEAT.c.table_id))))).all()
+            ~exists().where(GAME.c.table_id == SEAT.c.table_id),
+            # (not the practice round's: it is never counted, issue 53)
+            ~exists().where(Table.id == SEAT.c.table_id, Table.practice.is_(True)))))).all()
     players = ladder([{"id": i, "name": n, "games": line.get(i, (0, 0))[0],
                        "wins": line.get(i, (0, 0))[1]} for i, n, *_ in seated])
     rated = [{"id": i, "name": n, **_rating(mu, sigma, k)} for i, n, mu, sigma, k in seated

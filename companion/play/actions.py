@@ -27,6 +27,7 @@ from ..engine import (
 )
 from ..engine import side as side_word
 from ..engine.draft import STEP_WORDS
+from ..table import practice
 from ..table.states import active_events, derive
 from ..table.taught import players_of
 from ..table.views import public_view, undo_target
@@ -97,6 +98,19 @@ def _drawn_at_random(state: State, raw: dict[str, Any]) -> None:
                        code="bad_field")
 
 
+def _done(table: Any) -> list[dict[str, Any]]:
+    """A practice table's events so far, as the script writes them."""
+    return [json.loads(r.data) for r in active_events(table)]
+
+
+def _off_script(why: Msg | None, table: Any, state: State) -> None:
+    """A practice table takes the script's next step only (issue 53): anything else is
+    refused, with the view, so the screen shows again what to tap."""
+    if why is not None:
+        raise ApiError(409, why, field="event", code="practice",
+                       view=public_view(table, state))
+
+
 def post_event(tx: Transaction, actor: Actor) -> None:
     """Record one event other than a reveal (reveals are built by :func:`post_draft`)."""
     _need_seat(actor)
@@ -108,12 +122,22 @@ def post_event(tx: Transaction, actor: Actor) -> None:
         raise ApiError(400, Msg("a reveal is recorded step by step (deception, guess, card, "
                                 "choice)"),
                        field="event", code="use_draft")
+    done = _done(tx.table) if tx.table.practice else None
     if raw.pop("random", False) is True:
-        _drawn_at_random(state, raw)
+        if done is not None:        # nothing is drawn at random there: the script says
+            scripted = practice.drawn(done, raw)
+            if scripted is None:
+                _off_script(practice.refusal(done, raw), tx.table, state)
+            raw = scripted or raw
+        else:
+            _drawn_at_random(state, raw)
     try:
         event = event_from_dict(raw)
     except RecordError as err:
         raise ApiError(400, err.msg, field="event", code=err.code) from None
+    if done is not None:
+        _off_script(practice.refusal(done, json.loads(json.dumps(event.to_dict()))),
+                    tx.table, state)
     if exp.type == event.type and exp.sides:
         side = getattr(event, "side", None)
         if not any(_may(actor, s) for s in exp.sides) or (side and not _may(actor, side)):
@@ -179,6 +203,9 @@ def post_draft(tx: Transaction, actor: Actor) -> None:
     # the seat it is tapped for: a phone's own, or the first of the sides the step is
     # open to that sits on the big screen
     entered = next(x for x in (actor.acting(side, part) for side in sides) if x is not None)
+    if table.practice:
+        _off_script(practice.tap_refusal(_done(table), step, tx.fields()["value"]), table,
+                    state)
     try:
         after = draft.tap(step, tx.fields()["value"], by=Side(entered.side))
     except RecordError as err:

@@ -174,7 +174,8 @@ class Transaction:
         (a day's start by R12): it carries no key of its own.
         """
         after = self.apply(state, event)
-        learn(ended_round(state, after))   # a card whose round is over: one tap next time
+        if not self.table.practice:      # (the practice round's card is the script's)
+            learn(ended_round(state, after))   # a card whose round is over: one tap next time
         self.added.append((Row(json.dumps(event.to_dict()), seat_id),
                            None if follows else self.key))
         self.set_draft(None)
@@ -241,12 +242,14 @@ class Transaction:
                 _INSERT_RECEIPT.run(conn, r_table=t.id, r_key=self.key, r_status=status,
                                     r_body=stored(kept), r_kind=self.kind, r_actor=self.actor,
                                     r_created=now())
-                # a learning game's lessons given so far: taught to its seated players
-                if t.first_game and self.added and self.state is not None:
+                # a learning game's lessons given so far: taught to its seated players (not
+                # the practice round's: the real game explains them again, issue 53)
+                if t.first_game and not t.practice and self.added and self.state is not None:
                     mark(t, self.state, self._rows() or event_rows(t))
                 # the group's memory (issue 21): a game that ends leaves its summary, one
                 # whose end is undone takes it back, in this same transaction
-                if not was_finished and values["finished"] is not None and self.state is not None:
+                if not was_finished and values["finished"] is not None and self.state is not None \
+                        and not t.practice:     # the practice round is never counted
                     remember_game(t, self.state)
                 elif was_finished and values["finished"] is None:
                     forget_game(t.id)

@@ -30,6 +30,7 @@ from ..store.models import (
     new_secret,
     now,
 )
+from ..table.practice import WALL as PRACTICE_WALL
 from ..table.states import active_events, derive
 from ..table.views import seat_dict
 from . import keeper
@@ -101,9 +102,13 @@ def open_table(body: dict[str, Any], imported: bool = False, keeper: bool = Fals
             notice = json.dumps(Msg("Game imported: {n} events", n=len(events)).to_dict())
     else:
         wall, notice = body.get("wall_distance", 4), None
+    practice = not imported and body.get("practice", False) is True
+    if practice:            # the script's own board, one player a side, a learning game
+        wall, teams = PRACTICE_WALL, False
     table = Table(wall_distance=wall, teams=teams, deduction=body.get("deduction", False),
-                  chances=body.get("chances", False),
-                  first_game=body.get("first_game", False), version=1 + len(events),
+                  chances=body.get("chances", False), practice=practice,
+                  first_game=practice or body.get("first_game", False),
+                  version=1 + len(events),
                   notice=notice,
                   finished=now() if end is not None and end.phase == Phase.OVER else None,
                   imported=imported, digest=same, accepted=True if keeper and imported else None)
@@ -115,6 +120,8 @@ def open_table(body: dict[str, Any], imported: bool = False, keeper: bool = Fals
     # a game going on may seat sides on this screen too (a screen that goes on with a
     # game another screen entered); a finished one has nobody left to enter anything
     screens = screen_field(body, teams) if end is None or end.phase != Phase.OVER else []
+    if practice and "screen" not in body:   # both sides on the big screen unless told
+        screens = [(side, 0, side.capitalize()) for side in ("red", "blue")]
     # a game going on here keeps when each step was entered at its first table (it is
     # counted at a table's pace, games.counts)
     times = [r.created for r in active_events(source)] if source is not None else None

@@ -27,6 +27,7 @@ from ..store.models import (
     hash_secret,
     now,
 )
+from ..table.practice import SCRIPT
 from ..table.states import derive
 from ..table.views import seat_dict
 from . import keeper
@@ -233,6 +234,8 @@ def held(body: dict[str, Any]) -> list[dict[str, Any]]:
         if seat is None and table.host_hash not in hashes:
             continue
         state = derive(table)
+        if table.practice and state.event_count >= len(SCRIPT):
+            continue            # a practice round played to its end: nothing to go back to
         players: dict[str, list[str]] = {side: [] for side in SIDES}
         for s in active:
             players[s.side].append(s.name)

@@ -22,6 +22,7 @@ from ..engine import (
 )
 from ..engine.deduce import deduce_side
 from ..store.models import Seat, Table, db
+from . import practice
 from .cards import known
 from .states import Recent, Row, derived, event_rows, versioned_rows
 from .taught import teaching
@@ -243,6 +244,8 @@ def public_view(table: Table, state: State | None = None,
     # or the other side's entry, waits for that side's phone to agree)
     view["undo_next"] = ({"what": Msg("Undo: {what}", what=target[0]), "by": target[1]}
                          if target else None)
+    if table.practice:            # the practice round: its cards face up, its next taps
+        view["practice"] = practice.view([json.loads(r.data) for r in rows], draft)
     if table.deduction:           # opt-in: a table without the aid gets the view unchanged
         view["deduction"] = deduction_view(state)
     if table.first_game:          # a learning game: the rules first due now (issue 53)
