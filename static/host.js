@@ -32,7 +32,7 @@
     // a learning game before day 1: its set-up's script fetched only then (issue 53); the
     // practice round's own drawing only at its table (it has no set-up of the box)
     const load = src => document.head.appendChild(Object.assign(document.createElement("script"), {src}));
-    if (v.first_game && !v.practice && !s.events && !walk) walk = load("/static/walk.js");
+    if (v.first_game && !v.practice && v.walk !== false && !s.events && !walk) walk = load("/static/walk.js");
     if (v.practice && !practice) practice = load("/static/practice.js");
   }
   let walk, practice;

@@ -211,7 +211,7 @@
     const html = open ? STEPS[step](v, t, seat && seat.side) : deceive ? STEPS.deceive(v, t, seat.side) : "";
     const undo = undoCard(v);
     // a learning game before its first step: the set-up is the big screen's (issue 53)
-    const setup = v.first_game && !v.practice && !v.state.events && seat ? `<p class="muted" data-testid="setup-on-tv">${esc(T("The big screen shows how to set up the box."))}</p>` : "";
+    const setup = v.first_game && !v.practice && v.walk !== false && !v.state.events && seat ? `<p class="muted" data-testid="setup-on-tv">${esc(T("The big screen shows how to set up the box."))}</p>` : "";
     act.innerHTML = wentOn(v) + undo + setup + (html || (step in NEXT ? "" : `<div class="card muted">${esc(T("Nothing for you to tap now."))} ${esc(v.words.waiting || "")}</div>`));
     SL.fitNames(act);
     if (undo) $("notice").classList.add("hidden");      // the undo's card says it: not twice

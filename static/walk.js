@@ -65,9 +65,10 @@ const Walk = (() => {
     show(0);
   }
   // shown once every seat is taken (the codes to join stay in view until then); the game
-  // gone on without it (a phone entered day 1's first step): shown no more
+  // gone on without it (a phone entered day 1's first step): shown no more; nor when
+  // everyone seated was walked through it at another table (the view's walk, issue 53)
   SL.onView(v => {
-    if (v.state.events) close();
+    if (v.state.events || v.walk === false) close();
     else if (v.seats.filter(x => x.status === "active").length >= (v.teams ? 4 : 2)) open(v);
   });
   return {open};

@@ -118,6 +118,11 @@ def schemas() -> dict[str, Any]:
                                 "lessons_from": {"type": "integer", "description":
                                                  "only in a learning game: the step from "
                                                  "which its lessons count (POST /teach)"},
+                                "walk": {"type": "boolean", "description":
+                                         "only in a learning game: whether the big screen "
+                                         "walks the group through the set-up before day 1 "
+                                         "(not when every seated player saw it at another "
+                                         "table)"},
                                 "wall_distance": {"type": "integer"},
                                 "state": {"type": "object"},
                                 "draft": {"type": ["object", "null"]},

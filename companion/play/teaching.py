@@ -11,14 +11,17 @@ import json
 from ..engine import State
 from ..store.models import Table
 from ..table.states import Row
-from ..table.taught import moments, players_of, taught_of
+from ..table.taught import SETUP, moments, players_of, taught_of
 
 
 def mark(table: Table, state: State, rows: list[Row]) -> None:
     """The lessons given at ``table`` over ``rows`` (the events of ``state``, from its
     ``lessons_from`` on) taught to its seated remembered players, each with this table's
-    id (a lesson a player saw before keeps the table that taught it first)."""
-    given = moments(table, state, rows).first
+    id (a lesson a player saw before keeps the table that taught it first); the set-up's
+    walk-through too once day 1 began (it is shown before)."""
+    given = set(moments(table, state, rows).first)
+    if not table.lessons_from and rows:     # the set-up, walked through before day 1
+        given.add(SETUP)
     if not given:
         return
     for player in players_of(table).values():

@@ -21,6 +21,10 @@ from ..store.models import Player, Seat, Table, db
 from . import lessons
 from .states import Recent, Row
 
+#: the set-up's walk-through (``templates/setup_walk.html``), kept with the lessons: shown
+#: before day 1 of a learning game, so taught there once its first step is entered
+SETUP = "setup"
+
 
 def taught_of(player: Player | None) -> dict[str, int]:
     """A player's lessons seen: each key with the id of the table that taught it."""
@@ -70,7 +74,9 @@ def teaching(table: Table, state: State, rows: list[Row],
     seated player still needs (all of them while no one is seated); ``lessons_seen``,
     by seat id, those of them that seat's player saw at another table (its phone skips
     them); ``lessons_known``, how many lessons every seated player saw elsewhere (the big
-    screen offers "Teach again" then); ``lessons_from``, where they count from."""
+    screen offers "Teach again" then); ``lessons_from``, where they count from; ``walk``,
+    whether the big screen walks them through the set-up before day 1 (not when every
+    seated player was walked through it at another table: ``SETUP``)."""
     due = lessons.now(state, moments(table, state, rows).first, draft)
     seats = seated(table)
     players = players_of(table)
@@ -80,4 +86,5 @@ def teaching(table: Table, state: State, rows: list[Row],
     return {"lessons": [k for k in due if k not in everyone],
             "lessons_seen": {str(s): [k for k in due if k in known]
                              for s, known in elsewhere.items() if known & set(due)},
-            "lessons_known": len(everyone), "lessons_from": table.lessons_from or 0}
+            "lessons_known": len(everyone), "lessons_from": table.lessons_from or 0,
+            "walk": SETUP not in everyone}

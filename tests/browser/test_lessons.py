@@ -2,10 +2,10 @@
 phones, every rule the game meets shows on the big screen once, at the step it is first
 due and before that step is tapped, and on the phone that acts, in each screen's
 language; "Got it" puts it away on that screen only; "More" opens its rule. A second
-learning game with the same two players explains nothing (the big screen offers "Teach
-again"); "Teach again" brings the lessons back from that step on. The moments themselves
-are the server's, checked over whole games in tests/web/test_lessons_view.py and
-tests/test_lessons.py."""
+learning game with the same two players explains nothing, not even the set-up (the big
+screen offers "Teach again"); "Teach again" brings the lessons back from that step on.
+The moments themselves are the server's, checked over whole games in
+tests/web/test_lessons_view.py and tests/test_lessons.py."""
 
 from __future__ import annotations
 
@@ -166,11 +166,14 @@ def test_a_learning_game_teaches_each_rule_once_before_its_step_and_remembers_th
         page.goto(again.join_url)
         page.wait_for_selector("body[data-version]", state="attached")
         again.join(side, "Ann" if side == "red" else "Bob", page=page)
-    tv.get_by_test_id("walk-skip").press("Enter")
-    tv.locator("#walk").wait_for(state="detached")
     button = tv.get_by_test_id("teach-again")
     button.wait_for()
     assert button.inner_text() == "Teach again"
+    # nor the set-up's walk-through: both were walked through it before the first game
+    assert tv.evaluate("() => SL.view.walk") is False and tv.locator("#walk").count() == 0
+    for page, _lang in phones.values():
+        again.sync(page)
+        assert page.get_by_test_id("setup-on-tv").count() == 0
     shot(tv, "lessons-again-tv-1920")
     first_reveal = next(i for i, e in enumerate(events) if e["type"] == "reveal")
     for d in events[:first_reveal + 1]:

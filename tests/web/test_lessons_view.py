@@ -99,7 +99,9 @@ def test_remembered_players_are_not_taught_again_and_teach_again_brings_them_bac
     seats = {"red": sit(second, "red", "Ann", player=ann),
              "blue": sit(second, "blue", "Bob", player=bob)}
     view = second.refresh()
-    assert view["lessons"] == [] and view["lessons_known"] == len(taught)
+    # (and the set-up's walk-through, which they were shown before the first game's day 1)
+    assert view["lessons"] == [] and view["lessons_known"] == len(taught) + 1
+    assert view["walk"] is False
     half = len(rec.events) // 2
     assert play(second, seats, rec.events[:half]) == []
 
@@ -122,5 +124,5 @@ def test_remembered_players_are_not_taught_again_and_teach_again_brings_them_bac
     assert view["lessons_known"] == len(again) and view["lessons"] == []
     sit(third, "blue", "Cy", player=cy)
     view = third.refresh()
-    assert view["lessons_known"] == 0 and view["lessons"] == ["exhaust"]
+    assert view["lessons_known"] == 0 and view["lessons"] == ["exhaust"] and view["walk"]
     assert view["lessons_seen"] == {str(red.seat["id"]): ["exhaust"]}
