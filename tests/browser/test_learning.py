@@ -14,8 +14,8 @@ from companion.engine import event_from_dict
 
 from .conftest import shot
 from .table import Table
-from .test_game import WALL, plan
-from .test_lessons import Teaching
+from .test_game import WALL
+from .test_lessons import Teaching, learning_plan
 
 TITLES = {
     "en": ["The game in a minute", "The board: count your wall distance",
@@ -102,7 +102,7 @@ def test_a_learning_game_walks_the_group_through_the_set_up(screens, live):
     assert table.step(tv) == "exhaust" and tv.get_by_test_id("entry").is_visible()
     shot(tv, "learning-setup-tablet-1024-de-day1")
     teach = Teaching(table, {}, lang="de", shots="learning-tablet-1024-de")
-    teach.play(plan())
+    teach.play(learning_plan())
     assert teach.seen[:6] == ["exhaust", "deploy", "intel", "start", "reveal", "deception"]
 
 

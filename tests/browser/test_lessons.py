@@ -1,25 +1,29 @@
 """A learning game teaches as it goes (issue 53): over a whole game with two new players on
-phones, every rule the game meets shows on the big screen once, at the step it is first
-due and before that step is tapped, and on the phone that acts, in each screen's
-language; "Got it" puts it away on that screen only; "More" opens its rule. A second
-learning game with the same two players explains nothing, not even the set-up (the big
-screen offers "Teach again"); "Teach again" brings the lessons back from that step on.
+phones that meets every rule the issue lists (a broken order, a caught lie, the flag and
+its capture check, the last day among them), every lesson shows on the big screen once,
+at the step it is first due and before that step is tapped, and on the phone that acts,
+in each screen's language; "Got it" puts it away on that screen only; "More" opens its
+rule. A second learning game with the same two players explains nothing, not even the
+set-up (the big screen offers "Teach again"); "Teach again" brings the lessons back from
+that step on.
 The moments themselves are the server's, checked over whole games in
 tests/web/test_lessons_view.py and tests/test_lessons.py."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 
 from companion.engine import Options, event_from_dict
+from companion.engine.simulate import random_record
 from companion.table.lessons import moments
 
 from .conftest import shot
-from .table import Table
+from .table import Table, normalise
 from .test_first_contact import in_view
-from .test_game import WALL, plan
+from .test_game import WALL
 
 pytestmark = pytest.mark.browser
 
@@ -36,6 +40,22 @@ FIRST = {"en": "First time in this game:", "de": "Zum ersten Mal in diesem Spiel
 # the lessons photographed on the TV at 1920x1080 (and the stage they showed at)
 SHOTS = {("deploy", ""), ("reveal", ""), ("ability-10", "choice"), ("da", ""),
          ("flag", ""), ("check", ""), ("last-day", ""), ("order", ""), ("lie", "")}
+
+
+# every rule issue 53 lists, each in one game: the first steps' (R3, R10-R14, R30), abilities
+# with a Captain's or Marshal's choice, the double agent's move (R32), a broken order (R60),
+# a caught lie (R61), the flag (R70) and its capture check (R71), the last day (R72)
+LISTED = {"exhaust", "deploy", "intel", "start", "reveal", "deception", "da", "order", "lie",
+          "flag", "check", "last-day"}
+
+
+def learning_plan() -> list[dict[str, Any]]:
+    """A game of 38 events that meets every rule listed (:data:`LISTED`) and 20 lessons."""
+    rec = random_record(random.Random(2893))
+    assert rec.options == Options(WALL)
+    given = moments(rec.options, rec.events)
+    assert LISTED <= set(given) and {"ability-6", "ability-10"} & set(given)
+    return normalise([e.to_dict() for e in rec.events])
 
 
 def named(page: Any) -> list[str]:
@@ -127,7 +147,7 @@ class Teaching:
 
 def test_a_learning_game_teaches_each_rule_once_before_its_step_and_remembers_the_players(
         screens, live):
-    events = plan()
+    events = learning_plan()
     table = Table(screens, live, WALL, shots="lessons", first_game=True)
     tv = table.tv
     red = table.join("red", "Ann", locale="de")
@@ -155,7 +175,7 @@ def test_a_learning_game_teaches_each_rule_once_before_its_step_and_remembers_th
     shot(red, "lessons-phone-de-360")
     seen = teach.seen
     assert seen[:6] == ["exhaust", "deploy", "intel", "start", "reveal", "deception"]
-    assert {"ability-10", "da", "flag", "last-day"} <= set(seen) and len(seen) >= 15
+    assert LISTED <= set(seen) and len(seen) == 20
 
     # a second learning game, the same two players (their phones remember them): nothing
     # explained, and the big screen offers to teach again

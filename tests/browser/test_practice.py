@@ -54,6 +54,9 @@ def practise(tv: Any, lang: str, name: str, phone: Any | None = None) -> int:
     if phone is not None:       # blue given to a phone from the big screen, then taken
         tv.locator('[data-testid="screen-tools"] summary').click()
         tv.get_by_test_id("free-blue-0").click()
+        # (blue free before the phone comes: else, on a busy machine, its join found the
+        # seat still held by the screen and asked the screen for it)
+        tv.wait_for_function("() => !SL.view.seats.some(s => s.side === 'blue')")
         phone.goto(tv.url.replace(f"/t/{code}", f"/j/{code}"))
         phone.locator('[data-join="blue:0"]').click()
         phone.fill("#name", "Bea")
@@ -63,7 +66,13 @@ def practise(tv: Any, lang: str, name: str, phone: Any | None = None) -> int:
     for side, sel in taps():
         on_phone = phone is not None and side == "blue"
         page, panel = (phone, "#act") if on_phone else (tv, "#entry-body")
-        page.wait_for_function(WANTED, arg=[panel, sel])
+        try:
+            page.wait_for_function(WANTED, arg=[panel, sel], timeout=30_000)
+        except Exception as err:    # say where it stood (it timed out once in CI, under load)
+            stood = page.evaluate("""p => ({version: document.body.dataset.version,
+                want: [...document.querySelectorAll(p + ' .practice-want')].map(b => b.outerHTML),
+                step: (SL.view && SL.view.taps) ? SL.view.taps.step : null})""", panel)
+            raise AssertionError((n, side, sel, stood)) from err
         if n == 0:              # the eight cards face up on the board, whole and large
             figures = tv.locator(".practice-faces text").all()
             assert len(figures) == 16
