@@ -28,7 +28,7 @@ from ..engine import (
 from ..engine import side as side_word
 from ..engine.draft import STEP_WORDS
 from ..table import practice
-from ..table.states import active_events, derive
+from ..table.states import active_events, derive, event_rows
 from ..table.taught import players_of
 from ..table.views import public_view, undo_target
 from ..table.words import event_text, stored_words, undo_question
@@ -99,8 +99,9 @@ def _drawn_at_random(state: State, raw: dict[str, Any]) -> None:
 
 
 def _done(table: Any) -> list[dict[str, Any]]:
-    """A practice table's events so far, as the script writes them."""
-    return [json.loads(r.data) for r in active_events(table)]
+    """A practice table's events so far, as the script writes them (the rows kept with
+    the state this request derived: no second read of the table's events)."""
+    return [json.loads(r.data) for r in event_rows(table)]
 
 
 def _off_script(why: Msg | None, table: Any, state: State) -> None:
