@@ -74,13 +74,17 @@ def practise(tv: Any, lang: str, name: str, phone: Any | None = None) -> int:
                 step: (SL.view && SL.view.taps) ? SL.view.taps.step : null})""", panel)
             raise AssertionError((n, side, sel, stood)) from err
         if n == 0:              # the eight cards face up on the board, whole and large
-            figures = tv.locator(".practice-faces text").all()
+            # (measured in one go: a view arriving meanwhile draws the board anew, and a
+            # label found before it is gone after: its box was None once in CI)
+            figures = tv.evaluate("""() => [...document.querySelectorAll(
+                '.practice-faces text')].map(t => { const r = t.getBoundingClientRect();
+                return {x: r.x, y: r.y, width: r.width, height: r.height}; })""")
             assert len(figures) == 16
             view = tv.viewport_size
-            for box in (f.bounding_box() for f in figures):
-                assert box and 0 <= box["x"] and box["x"] + box["width"] <= view["width"]
-                assert 0 <= box["y"] and box["y"] + box["height"] <= view["height"]
-            assert figures[0].bounding_box()["height"] >= (40 if view["width"] > 1500 else 24)
+            for box in figures:
+                assert 0 <= box["x"] and box["x"] + box["width"] <= view["width"], box
+                assert 0 <= box["y"] and box["y"] + box["height"] <= view["height"], box
+            assert figures[0]["height"] >= (40 if view["width"] > 1500 else 24)
             # the step's confirm in view under the practice's badge (at 1024x768 the hint's
             # three lines pushed it below the screen's edge)
             box, entry = (tv.locator(x).bounding_box() for x in ("#do-exhaust", "#entry"))
