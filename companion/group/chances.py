@@ -27,7 +27,7 @@ from typing import Any, cast
 
 from flask import Flask, current_app
 from sqlalchemy import Table as SATable
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from ..engine import Msg, Options, event_from_dict, new_game, reveal_words
 from ..engine.chances import public_key, rounded, split, standard_error
@@ -158,6 +158,8 @@ def series_of(options: Options, events: list[dict[str, Any]], seed: int
 
 def _store_series(app: Flask, table_id: int, events: int, payload: Any) -> None:
     options, rows = payload
+    if _stored(app, table_id, events):
+        return              # asked again by a page that read the table just before it was
     steps, said = series_of(options, rows, 0)       # the same game: the same series
     plays = {i + 1 for i, d in enumerate(rows) if d["type"] == "reveal"}
     turning = [{**t, "text": _kept(said[t["step"]])} for t in turning_points(steps, 3, plays)]
@@ -173,6 +175,21 @@ def _store_series(app: Flask, table_id: int, events: int, payload: Any) -> None:
             db.session.commit()
         finally:
             db.session.remove()
+
+
+def _stored(app: Flask, table_id: int, events: int) -> bool:
+    """Whether the table already keeps its series of ``events`` events: the worker forgets
+    a job once it is stored, and a page that read the table a moment before asks again."""
+    with app.app_context():
+        try:
+            kept = db.session.scalar(select(TABLE.c.chance_series)
+                                     .where(TABLE.c.id == table_id))
+        finally:
+            db.session.remove()
+    if not kept:
+        return False
+    got = json.loads(kept)
+    return bool(got.get("events") == events and got.get("v") == SERIES_FORM)
 
 
 def _kept(words: Msg | str) -> Any:
