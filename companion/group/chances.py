@@ -32,7 +32,7 @@ from sqlalchemy import select, update
 from ..engine import Msg, Options, event_from_dict, new_game, reveal_words
 from ..engine.chances import public_key, rounded, split, standard_error
 from ..engine.referee import advance
-from ..store.models import CLOSED, Table, db
+from ..store.models import CLOSED, Table, db, in_background
 from ..table.states import Recent, derive, event_rows
 from ..table.words import event_text, stored_words
 from .offload import helper
@@ -163,9 +163,9 @@ def _store_series(app: Flask, table_id: int, events: int, payload: Any) -> None:
     steps, said = series_of(options, rows, 0)       # the same game: the same series
     plays = {i + 1 for i, d in enumerate(rows) if d["type"] == "reveal"}
     turning = [{**t, "text": _kept(said[t["step"]])} for t in turning_points(steps, 3, plays)]
-    if app.extensions.get(CLOSED):
-        return              # dropped meanwhile: its database with it
-    with app.app_context():
+    with in_background(app) as open_, app.app_context():
+        if not open_:
+            return          # dropped meanwhile: its database with it
         try:
             db.session.execute(update(TABLE).where(TABLE.c.id == table_id,
                                                    TABLE.c.finished.is_not(None))
@@ -178,9 +178,12 @@ def _store_series(app: Flask, table_id: int, events: int, payload: Any) -> None:
 
 
 def _stored(app: Flask, table_id: int, events: int) -> bool:
-    """Whether the table already keeps its series of ``events`` events: the worker forgets
-    a job once it is stored, and a page that read the table a moment before asks again."""
-    with app.app_context():
+    """Whether the table already keeps its series of ``events`` events (or the app was
+    dropped): the worker forgets a job once it is stored, and a page that read the table
+    a moment before asks again."""
+    with in_background(app) as open_, app.app_context():
+        if not open_:
+            return True
         try:
             kept = db.session.scalar(select(TABLE.c.chance_series)
                                      .where(TABLE.c.id == table_id))

@@ -31,7 +31,7 @@ from sqlalchemy import bindparam, func, select
 
 from ..edge import lang
 from ..play.tables import load
-from ..store.models import CLOSED, db
+from ..store.models import close_background, db
 from ..store.prepared import Prepared
 from ..table.views import public_view
 from .channel import WATCH, Channel, announcers, hub, remote_lock, remote_streams
@@ -353,7 +353,7 @@ def close(app: Flask) -> None:
     made and dropped in one process (tests) leaves nothing behind to read its database.
     The background work that writes to it (the chances of finished games) is told too:
     it drops what it has not yet written (``CLOSED``)."""
-    app.extensions[CLOSED] = True
+    close_background(app)
     fanout = app.extensions.get("live_fanout")
     if fanout is not None:
         fanout.stop()

@@ -10,6 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,6 +35,23 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 # set in ``app.extensions`` when an app is being dropped (``live.close``): work it started
 # in the background writes nothing to its database any more
 CLOSED = "companion.closed"
+_background = threading.Lock()
+
+
+@contextmanager
+def in_background(app: Any) -> Iterator[bool]:
+    """Background work reads or writes ``app``'s database inside this (``True``: the app
+    is still open). :func:`close_background` waits for it: a connection checked out
+    while the app's engine is disposed would be left open to the garbage collector."""
+    with _background:
+        yield not app.extensions.get(CLOSED)
+
+
+def close_background(app: Any) -> None:
+    """Mark ``app`` dropped, once no background work is using its database."""
+    app.extensions[CLOSED] = True
+    with _background:
+        pass
 
 # no row's id is larger (PostgreSQL's integer; SQLite's go to 2**63): a larger id from
 # an address or a body is a row that does not exist, never a database error

@@ -190,3 +190,34 @@ def test_a_dropped_app_s_stories_are_not_worked_out(app, tmp_path, monkeypatch):
                    lambda s: not s["chances"].get("pending"), 120)
     assert not story["chances"].get("pending")
     assert worked == [len(record["events"])]       # its own, not the dropped app's
+
+
+def test_an_app_is_dropped_only_once_the_worker_has_left_its_database(app, monkeypatch):
+    """Dropping an app waits while the background worker reads or writes its database:
+    the connection it has checked out is given back before the engine is disposed
+    (CI on PostgreSQL: a story's worker read the table while its test's app was dropped,
+    and the connection left open met the garbage collector in the next test)."""
+    from companion import live
+    from companion.group import chances
+    from companion.store.models import db
+
+    inside, leave = threading.Event(), threading.Event()
+    real = db.session.scalar
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        inside.set()
+        leave.wait(30)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(db.session, "scalar", held)
+    reader = threading.Thread(target=chances._stored, args=(app, 1, 1))
+    reader.start()
+    assert inside.wait(30)
+    dropper = threading.Thread(target=live.close, args=(app,))
+    dropper.start()
+    dropper.join(0.5)
+    assert dropper.is_alive()                   # waits for the worker's read
+    leave.set()
+    dropper.join(30)
+    reader.join(30)
+    assert not dropper.is_alive() and not reader.is_alive()
+    assert chances._stored(app, 1, 1) is True   # dropped: nothing more read or written
