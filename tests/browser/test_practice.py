@@ -87,7 +87,14 @@ def practise(tv: Any, lang: str, name: str, phone: Any | None = None) -> int:
             assert figures[0]["height"] >= (40 if view["width"] > 1500 else 24)
             # the step's confirm in view under the practice's badge (at 1024x768 the hint's
             # three lines pushed it below the screen's edge)
-            box, entry = (tv.locator(x).bounding_box() for x in ("#do-exhaust", "#entry"))
+            # (both measured in one evaluation, once drawn: a view arriving between two
+            # look-ups redrew the panel, and the button's box was None once in CI)
+            box, entry = tv.wait_for_function("""() => {
+                const at = ['#do-exhaust', '#entry'].map(s => document.querySelector(s));
+                if (at.some(e => !e || !e.getClientRects().length)) return null;
+                return at.map(e => { const r = e.getBoundingClientRect();
+                    return {x: r.x, y: r.y, width: r.width, height: r.height}; });
+            }""").json_value()
             assert box and entry and box["y"] + box["height"] <= min(
                 view["height"], entry["y"] + entry["height"]), (box, entry)
         if n in (0, 12, 17, 20):        # the soldiers, the first reveal, the double agent
