@@ -52,7 +52,16 @@ def populate(url: str, n: int, instance: Path) -> dict[str, Any]:
     import sqlalchemy as sa
 
     from companion.group import games
-    from companion.store.models import Event, Player, Seat, Table, db, hash_secret, now
+    from companion.store.models import (
+        DEFAULT_GROUP,
+        Event,
+        Player,
+        Seat,
+        Table,
+        db,
+        hash_secret,
+        now,
+    )
     from companion.web import create_app
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench"},
@@ -64,7 +73,8 @@ def populate(url: str, n: int, instance: Path) -> dict[str, Any]:
     with app.app_context():
         players = []
         for i in range(PLAYERS):
-            p = Player(key_hash=hash_secret(f"player-{i}-" + "k" * 30), name=f"Player {i}")
+            p = Player(key_hash=hash_secret(f"player-{i}-" + "k" * 30), name=f"Player {i}",
+                       group_id=DEFAULT_GROUP)
             db.session.add(p)
             players.append(p)
         db.session.flush()
@@ -77,7 +87,7 @@ def populate(url: str, n: int, instance: Path) -> dict[str, Any]:
                 code=f"B{k:07d}", wall_distance=3, teams=False, deduction=False,
                 first_game=False, host_hash=hash_secret(f"host-{k}"), version=1 + events,
                 created=t0, updated=now(), finished=finished, imported=False,
-                accepted=True if finished else None))
+                accepted=True if finished else None, group_id=DEFAULT_GROUP))
             tid = res.inserted_primary_key[0]
             if events:
                 db.session.execute(sa.insert(Event), [
@@ -97,11 +107,11 @@ def populate(url: str, n: int, instance: Path) -> dict[str, Any]:
             red, blue = rng.sample(range(PLAYERS), 2)
             tid, _ = add_table(records[j], len(records[j].events), finished, [red, blue])
             games.remember_game(SimpleNamespace(id=tid, finished=finished,  # type: ignore[arg-type]
-                                                  accepted=True),
+                                                  accepted=True, group_id=DEFAULT_GROUP),
                                   ends[j], rate=False)
             if i % 500 == 499:
                 db.session.commit()
-        games.rebuild_ratings()
+        games.rebuild_ratings(DEFAULT_GROUP)
         live = [add_table(records[i % DISTINCT], 12, None, [None, None])[0]
                 for i in range(LIVE)]
         probe, k = add_table(Record(records[0].options, ()), 0, None, [None, None])

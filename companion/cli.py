@@ -110,18 +110,20 @@ def _ratings(args: argparse.Namespace) -> int:
     from .group.games import rebuild_ratings
     from .memory.ratings import Rating, provisional, shown
     from .run.serve import app_or_said
-    from .store.models import Player, db
+    from .store.models import DEFAULT_GROUP, Group, Player, db
     from .web import create_app
 
     app = app_or_said(create_app)
     if app is None:
         return 2
     with app.app_context():
-        if args.rebuild:
-            rebuild_ratings()
+        if args.rebuild:                # every group's
+            for group in db.session.scalars(db.select(Group.id)).all():
+                rebuild_ratings(group)
             db.session.commit()
         rows = db.session.execute(db.select(Player.id, Player.name, Player.mu, Player.sigma,
-                                            Player.rated).where(Player.mu.is_not(None)))
+                                            Player.rated).where(
+            Player.mu.is_not(None), Player.group_id == DEFAULT_GROUP))
         ladder = sorted(({"id": i, "name": n, "rating": shown(Rating(mu, sigma, k)),
                           "provisional": provisional(Rating(mu, sigma, k)),
                           "mu": round(mu, 3), "sigma": round(sigma, 3), "games": k}
@@ -238,6 +240,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=_number(1, 256), default=1, metavar="N",
                    help="server processes on the one port (default 1; more need PostgreSQL "
                         "through DATABASE_URL)")
+    s.add_argument("--many-groups", action="store_true",
+                   help="a hosted server for many groups (issue 54): each group keeps its "
+                        "games apart behind its own link, and a table opened without one "
+                        "counts nowhere (default: one group at the plain address, as on a LAN)")
     s.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
     s.set_defaults(func=_serve)
 

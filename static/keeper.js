@@ -11,20 +11,23 @@
   let given = fragment.get("key");
   if (once || given) history.replaceState(null, "", location.pathname);
   const copy = document.getElementById("keeper-backup"), download = document.getElementById("keeper-download");
+  const group = document.getElementById("keeper-group"), wipe = document.getElementById("keeper-delete");
   function show(text, ok, backup) {
     status.textContent = text;
     document.body.dataset.keeper = ok ? "1" : "0";
     forget.hidden = !localStorage.getItem("sl-keeper");
     copy.hidden = !(ok && backup);
+    group.hidden = !ok;
   }
-  // the games as one SQLite file (a key in a header, so a fetch and a link to what came)
-  download.addEventListener("click", async () => {
-    download.disabled = true;
+  // a file the keeper's key fetches (a key in a header, so a fetch and a link to what came):
+  // the server's games as one SQLite file, or the group's games as records (issue 54)
+  async function fetchFile(button, url, fallback) {
+    button.disabled = true;
     try {
-      const r = await fetch("/api/keeper/backup", {method: "POST", body: "{}", headers: {
+      const r = await fetch(url, {method: "POST", body: "{}", headers: {
         "Content-Type": "application/json", Authorization: "Bearer " + localStorage.getItem("sl-keeper")}});
       if (!r.ok) { status.textContent = Words.said((await r.json().catch(() => ({}))).error) || T("Refused."); return; }
-      const name = (/filename="([^"]+)"/.exec(r.headers.get("Content-Disposition") || "") || [])[1] || "spies-lies-games.sqlite";
+      const name = (/filename="([^"]+)"/.exec(r.headers.get("Content-Disposition") || "") || [])[1] || fallback;
       const a = document.createElement("a");
       a.href = URL.createObjectURL(await r.blob()); a.download = name;
       document.body.appendChild(a); a.click(); a.remove();
@@ -32,7 +35,25 @@
     } catch (e) {
       status.textContent = T("No answer from the companion. Is it still running?");
     } finally {
-      download.disabled = false;
+      button.disabled = false;
+    }
+  }
+  download.addEventListener("click", () => fetchFile(download, "/api/keeper/backup", "spies-lies-games.sqlite"));
+  const exported = document.getElementById("keeper-export");
+  exported.addEventListener("click", () => fetchFile(exported, "/api/group/export", "spies-lies-group.json"));
+  // deleting the group: a second tap says it is meant
+  wipe.addEventListener("click", async () => {
+    if (!wipe.dataset.sure) { wipe.dataset.sure = "1"; wipe.textContent = T("Tap again to delete the group for good"); return; }
+    wipe.disabled = true;
+    try {
+      const r = await fetch("/api/group/delete", {method: "POST", headers: bearer(), body: "{}"});
+      const d = await r.json().catch(() => ({}));
+      if (!r.ok) { status.textContent = Words.said(d.error) || T("Refused."); wipe.disabled = false; return; }
+      localStorage.removeItem("sl-keeper");
+      show(T("The group and everything it kept are deleted."), false);
+    } catch (e) {
+      status.textContent = T("No answer from the companion. Is it still running?");
+      wipe.disabled = false;
     }
   });
   // screens asking to be a table's screen (issue 50): the keeper lets one in when the

@@ -23,6 +23,7 @@ from ..edge.fields import clean_text
 from ..edge.hosts import check_origin, client
 from ..edge.lang import current
 from ..engine import Msg
+from ..group import space
 from ..play import keeper, opening, seats, tables
 from ..play.authority import Transaction
 from ..store.models import Table
@@ -49,16 +50,39 @@ def load(code: str, allow_expired: bool = False) -> Table:
                        held=(lambda c: tables.holds_key(c, key)) if key else None)
 
 
+def group() -> int | None:
+    """The request's group (:mod:`..group.space`: its link's cookie, else the default)."""
+    return space.current(request.cookies.get(space.COOKIE))
+
+
+def group_required() -> int:
+    """The request's group, or 404 ``no_group``."""
+    return space.required(request.cookies.get(space.COOKIE))
+
+
 def is_keeper() -> bool:
-    """Whether this request's bearer is the keeper key (:mod:`.keeper`)."""
-    return keeper.is_keeper(secret())
+    """Whether this request's bearer keeps the request's group (:func:`keeps`)."""
+    return keeps(group())
 
 
-def keeper_only() -> None:
-    """Refused unless the bearer is the keeper key."""
-    if not is_keeper():
-        raise ApiError(403, Msg("this is not the keeper key of this server; open the keeper "
-                                "link that spies-lies serve printed"), code="not_keeper")
+def keeps(group_id: int | None) -> bool:
+    """Whether this request's bearer keeps ``group_id``: the group's keeper key, or the
+    server's (:mod:`.keeper`), which keeps every group (and the tables of none)."""
+    key = secret()
+    if not key:
+        return False
+    server = keeper.is_keeper(key)
+    return server if group_id is None else space.is_keeper_of(group_id, key, server)
+
+
+def keeper_only() -> int:
+    """The request's group, refused unless the bearer keeps it (404 with no group)."""
+    gid = group_required()
+    if not keeps(gid):
+        raise ApiError(403, Msg("this is not the keeper key of this group; open the group's "
+                                "keeper link (on a LAN install, the one spies-lies serve "
+                                "printed)"), code="not_keeper")
+    return gid
 
 
 def body() -> dict[str, Any]:
@@ -122,7 +146,7 @@ def act(code: str, kind: str, model: type[Change],
     bearer this request knows (the actor's ``keeper``)."""
     table = load(code)
     sent = body()
-    if keeper_too and is_keeper():
+    if keeper_too and keeps(table.group_id):
         actor = tables.Actor(keeper=True)
     else:
         actor = tables.Actor() if anonymous else tables.actor_for(table, secret())

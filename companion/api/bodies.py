@@ -341,6 +341,21 @@ class Rename(Body):
     CHECKED = ("name", "player")
 
 
+class NewGroup(Body):
+    """``POST /api/groups``: start a group (``name``: what its people call it)."""
+
+    name: Annotated[Name, NAMED]
+
+
+class EnterGroup(Body):
+    """``POST /api/group/enter``: a group's link opened (the secret of its fragment)."""
+
+    link: Annotated[str, Field(min_length=20, max_length=100), Refuse(
+        bad=lambda name, v, body: Msg("this group link leads nowhere: the group was deleted, "
+                                      "or the link is mistyped"),
+        status=404, code="not_found", missing_code="not_found", null="bad", field="")]
+
+
 class Forget(Body):
     """``POST /api/players/{player_id}/delete``."""
 

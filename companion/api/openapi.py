@@ -16,11 +16,13 @@ from .bodies import (
     Claim,
     Count,
     Decision,
+    EnterGroup,
     Forget,
     HandOver,
     ImportRecord,
     Join,
     Mine,
+    NewGroup,
     Nothing,
     OpenTable,
     PostEvent,
@@ -267,7 +269,7 @@ def document() -> dict[str, Any]:
                 "responses": {"200": _json({"type": "object", "required": ["games", "others"],
                                             "properties": {"games": {"type": "array"},
                                                            "others": {"type": "integer"}}},
-                                           "the history")}}},
+                                           "the history"), **_errors(404)}}},
             "/api/history/{code}/count": {"post": {
                 "summary": "the keeper's word on whether a finished game counts (the keeper "
                            "key as the bearer; count: true, false, or null for the rule)",
@@ -318,7 +320,8 @@ def document() -> dict[str, Any]:
                               **_errors(400, 403, 404, 413, 421)}}},
             "/api/stats": {"get": {
                 "summary": "the group's statistics over every finished game",
-                "responses": {"200": _json({"type": "object"}, "the statistics")}}},
+                "responses": {"200": _json({"type": "object"}, "the statistics"),
+                              **_errors(404)}}},
             "/api/players/{player_id}/stats": {"get": {
                 "summary": "one player's statistics: wins by side and reason, guesses, IP, "
                            "head-to-head", "parameters": [PLAYER_ID],
@@ -336,6 +339,41 @@ def document() -> dict[str, Any]:
                 "parameters": [PLAYER_ID], "security": [{"seat": []}, {}],
                 "requestBody": _request(Forget),
                 "responses": {"200": _json({"type": "object"}, "forgotten"),
+                              **_errors(400, 403, 404, 413, 421)}}},
+            "/api/groups": {"post": {
+                "summary": "start a group (issue 54): its link and its keeper link, each said "
+                           "once; the browser is in the group from then on (a cookie)",
+                "requestBody": _request(NewGroup),
+                "responses": {"201": _json({"type": "object", "required": ["link", "keeper"],
+                                            "properties": {"name": {"type": "string"},
+                                                           "link": {"type": "string"},
+                                                           "keeper": {"type": "string"}}},
+                                           "the group's two links"),
+                              **_errors(400, 403, 413, 421, 429)}}},
+            "/api/group/enter": {"post": {
+                "summary": "a group's link opened (link: the secret of its fragment): the "
+                           "browser is in the group from then on (a cookie); 404 for a link "
+                           "of no group",
+                "requestBody": _request(EnterGroup),
+                "responses": {"200": _json({"type": "object"}, "the group's name"),
+                              **_errors(400, 403, 404, 413, 421)}}},
+            "/api/group": {"get": {
+                "summary": "the request's group: its name, and whether it is the server's "
+                           "default group (404 without one)",
+                "responses": {"200": _json({"type": "object"}, "the group"), **_errors(404)}}},
+            "/api/group/export": {"post": {
+                "summary": "every game of the group as a record, with its players (the "
+                           "group's keeper key as the bearer)",
+                "security": [{"seat": []}, {}],
+                "requestBody": _request(Nothing),
+                "responses": {"200": _json({"type": "object"}, "the group's data"),
+                              **_errors(400, 403, 404, 413, 421)}}},
+            "/api/group/delete": {"post": {
+                "summary": "delete the group and everything it keeps (the group's keeper key "
+                           "as the bearer; the server's default group stays, emptied)",
+                "security": [{"seat": []}, {}],
+                "requestBody": _request(Nothing),
+                "responses": {"200": _json({"type": "object"}, "what was deleted"),
                               **_errors(400, 403, 404, 413, 421)}}},
             "/api/tables/{code}/stream": {"get": {
                 "summary": "Server-Sent Events: the view whenever it changes, and presence",

@@ -22,7 +22,7 @@ from ..store.models import Table
 from ..table.states import active_events, derive
 from ..table.views import public_view
 from ..table.words import choice_label, choice_summary, effect_list
-from .base import body, bp, fields, is_keeper, load, me_of, opened, secret
+from .base import body, bp, fields, group, is_keeper, load, me_of, opened, secret
 from .bodies import ImportRecord, Mine, OpenTable
 from .declared import check
 
@@ -30,7 +30,7 @@ from .declared import check
 @bp.post("/tables")
 def create_table() -> tuple[Response, int]:
     """Open a new table; the answer carries the host screen's secret, once."""
-    return opened(opening.open_table(_declared(OpenTable)))
+    return opened(opening.open_table(_declared(OpenTable), group_id=group()))
 
 
 @bp.post("/tables/import")
@@ -40,7 +40,7 @@ def import_record() -> tuple[Response, int]:
     imports count in the group's memory; anyone else's are kept apart until the keeper
     counts them."""
     got = opening.open_table(_declared(ImportRecord), imported=True, keeper=is_keeper(),
-                            secret=secret())
+                             secret=secret(), group_id=group())
     if got.source is not None:
         went_on(got.source, got.table.code)
     return opened(got)

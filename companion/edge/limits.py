@@ -9,6 +9,7 @@ never meets them):
 - ``tables``, ``imports``: opening a table or importing a saved game. The keeper's
   screen is exempt.
 - ``players``: new remembered players (a phone makes one once).
+- ``groups``: starting a group (issue 54: a hosted server's groups).
 - ``seat_asks``: asking to take over a taken seat, per client.
 - ``screen_asks``: a screen asking to be a table's screen (issue 50), per client.
 - ``codes``: table codes that do not exist. A code that is found costs nothing, and a
@@ -62,6 +63,9 @@ LIMITS = {
     "players": "20 per hour",
     "players_all": "300 per hour",
     "players_clean": "3 per 10 minutes",
+    "groups": "5 per hour; 20 per day",
+    "groups_all": "300 per hour",
+    "groups_clean": "2 per 10 minutes",
     "seat_asks": "3 per minute",
     "screen_asks": "6 per minute",
     "codes": "10 per minute; 60 per hour",

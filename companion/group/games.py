@@ -54,33 +54,35 @@ KEPT_PAGES = 256        # pages' answers kept per version of the memory (all lan
 
 # --- the version of the memory, and the pages' answers kept per version ------------------
 
-def changed() -> None:
+def changed(group_id: int | None) -> None:
     """The group's memory changed (in the caller's transaction): the pages answered from
-    the version before are answered again."""
-    db.session.execute(update(MEMORY).where(MEMORY.c.id == 1)
-                       .values(version=MEMORY.c.version + 1))
+    the version before are answered again. (No group: nothing is kept of it.)"""
+    if group_id is not None:
+        db.session.execute(update(MEMORY).where(MEMORY.c.id == group_id)
+                           .values(version=MEMORY.c.version + 1))
 
 
-def version() -> tuple[int, int, int]:
-    """What the pages depend on, in one small query: the memory's version, and the
-    newest player and seat (a phone that sits down anywhere may be listed)."""
+def version(group_id: int) -> tuple[int, int, int]:
+    """What a group's pages depend on, in one small query: its memory's version, and
+    its newest player and the newest seat (a phone that sits down anywhere may be
+    listed)."""
     row = db.session.execute(select(
         MEMORY.c.version,
-        select(func.max(PLAYER.c.id)).scalar_subquery(),
-        select(func.max(SEAT.c.id)).scalar_subquery()).where(MEMORY.c.id == 1)).one()
+        select(func.max(PLAYER.c.id)).where(PLAYER.c.group_id == group_id).scalar_subquery(),
+        select(func.max(SEAT.c.id)).scalar_subquery()).where(MEMORY.c.id == group_id)).one()
     return row[0], row[1] or 0, row[2] or 0
 
 
-def kept(name: str, args: tuple[Any, ...], make: Callable[[], Any]) -> Any:
-    """``make()``'s answer for this version of the memory, made once per version and
-    kept (every screen and language reads the same words as data)."""
+def kept(name: str, group_id: int, args: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+    """``make()``'s answer for this version of the group's memory, made once per version
+    and kept (every screen and language reads the same words as data)."""
     pages: Recent[Any] | None = current_app.extensions.get("companion.pages")
     if pages is None:         # each app its own (apps in one process share nothing)
         pages = current_app.extensions.setdefault("companion.pages", Recent(KEPT_PAGES))
     # one page of the group's memory at a time: however many screens load them, the
     # tables' posts share the interpreter with one of them at most
     with pages.lock_pages:
-        key = (name, args, version())
+        key = (name, group_id, args, version(group_id))
         found = pages.recall(key)
         if found is None:
             found = make()
@@ -88,12 +90,14 @@ def kept(name: str, args: tuple[Any, ...], make: Callable[[], Any]) -> Any:
     return found
 
 
-def none_finished() -> bool:
+def none_finished(group_id: int | None) -> bool:
     """Whether the group has finished no game here yet (imported ones aside): the set-up
     page then offers a learning game first (issue 53). The big screen knows no player
-    before the phones sit down, so the group's history stands for them."""
-    return db.session.execute(select(Table.id).where(
-        Table.finished.is_not(None), Table.imported.is_(False)).limit(1)).first() is None
+    before the phones sit down, so the group's history stands for them. (No group: a
+    table that counts nowhere, and knows no one.)"""
+    return group_id is None or db.session.execute(select(Table.id).where(
+        Table.group_id == group_id, Table.finished.is_not(None),
+        Table.imported.is_(False)).limit(1)).first() is None
 
 
 # --- which games count (issue 50) ---------------------------------------------------------
@@ -162,20 +166,21 @@ def remember_game(table: Table, state: State, played: datetime | None = None,
         table_id=table.id, finished=finished, played=played or finished, winner=s["winner"],
         reason=s["reason"], days=s["days"], ending=json.dumps(s["ending"]),
         names=json.dumps({k: list(v) for k, v in names.items()}) if names else None,
-        counted=counted, began=began))
+        counted=counted, began=began, group_id=table.group_id))
     for side in SIDES:
         t = s["sides"][side]
         db.session.execute(insert(SIDE).values(
             table_id=table.id, side=side, result=t["result"], **{k: t[k] for k in FIGURES},
             **{f"s{r}": t["soldiers"][r] for r in range(1, 11)}))
-    changed()
-    if not rate or not counted:
+    changed(table.group_id)
+    if not rate or not counted or table.group_id is None:
         return
     later = db.session.scalar(select(func.count()).select_from(GAME).where(
-        GAME.c.counted.is_(True), (GAME.c.played > (played or finished))
+        GAME.c.group_id == table.group_id, GAME.c.counted.is_(True),
+        (GAME.c.played > (played or finished))
         | and_(GAME.c.played == (played or finished), GAME.c.table_id > table.id)))
     if later:                           # an older game came in: the order changed
-        rebuild_ratings()
+        rebuild_ratings(table.group_id)
     else:
         _rate(table.id, s["winner"])
 
@@ -183,11 +188,13 @@ def remember_game(table: Table, state: State, played: datetime | None = None,
 def forget_game(table_id: int) -> None:
     """The game of ``table_id`` is no longer finished (its end undone) or is deleted:
     its summary goes, and the ratings are made again without it."""
-    gone = db.session.execute(delete(GAME).where(GAME.c.table_id == table_id))
+    group = db.session.execute(select(GAME.c.group_id)
+                               .where(GAME.c.table_id == table_id)).one_or_none()
+    db.session.execute(delete(GAME).where(GAME.c.table_id == table_id))
     db.session.execute(delete(SIDE).where(SIDE.c.table_id == table_id))
-    if gone.rowcount:                   # type: ignore[attr-defined]
-        rebuild_ratings()
-        changed()
+    if group is not None and group[0] is not None:
+        rebuild_ratings(group[0])
+        changed(group[0])
 
 
 def backfill() -> int:
@@ -198,8 +205,9 @@ def backfill() -> int:
         .order_by(Table.finished, Table.id)))
     for table in missing:
         remember_game(table, derive(table), rate=False)
+    for group_id in sorted({t.group_id for t in missing if t.group_id is not None}):
+        rebuild_ratings(group_id)
     if missing:
-        rebuild_ratings()
         db.session.commit()
     return len(missing)
 
@@ -236,21 +244,23 @@ def _rate(table_id: int, winner: str) -> None:
                            .values(mu=r.mu, sigma=r.sigma, rated=r.games))
 
 
-def rated_games() -> list[tuple[dict[str, list[int | None]], str]]:
-    """Every counted game's sides and winner, in the order played."""
+def rated_games(group_id: int) -> list[tuple[dict[str, list[int | None]], str]]:
+    """Every counted game of the group's: its sides and winner, in the order played."""
     games = db.session.execute(select(GAME.c.table_id, GAME.c.winner)
-                               .where(GAME.c.counted.is_(True))
+                               .where(GAME.c.group_id == group_id, GAME.c.counted.is_(True))
                                .order_by(GAME.c.played, GAME.c.table_id)).all()
     sides = _sides_of([t for t, _ in games])
     return [(sides[t], w) for t, w in games]
 
 
-def rebuild_ratings() -> dict[int, ratings.Rating]:
-    """Every player's rating made again from every finished game (in the caller's
-    transaction): ``spies-lies ratings --rebuild``, and whenever the order changed."""
-    found = ratings.rebuild(rated_games())
-    changed()
-    db.session.execute(update(Player).values(mu=None, sigma=None, rated=0))
+def rebuild_ratings(group_id: int) -> dict[int, ratings.Rating]:
+    """Every rating of the group's players made again from its finished games (in the
+    caller's transaction): ``spies-lies ratings --rebuild``, and whenever the order
+    changed."""
+    found = ratings.rebuild(rated_games(group_id))
+    changed(group_id)
+    db.session.execute(update(Player).where(Player.group_id == group_id)
+                       .values(mu=None, sigma=None, rated=0))
     for i, r in found.items():
         db.session.execute(update(Player).where(Player.id == i)
                            .values(mu=r.mu, sigma=r.sigma, rated=r.games))

@@ -86,20 +86,21 @@ def wanted(args: Mapping[str, str], cookies: Mapping[str, str]) -> dict[str, Any
             "counted": args.get("apart") != "1"}
 
 
-def listing(page: int = 1, player: int | None = None, month: str | None = None,
-            zone: tzinfo | None = None, counted: bool = True) -> dict[str, Any]:
-    """A page of finished games, newest first (``player``: only theirs; ``month``:
+def listing(group_id: int, page: int = 1, player: int | None = None,
+            month: str | None = None, zone: tzinfo | None = None,
+            counted: bool = True) -> dict[str, Any]:
+    """A page of the group's finished games, newest first (``player``: only theirs; ``month``:
     ``YYYY-MM`` as the clocks of ``zone`` show it, ``None``: this computer's; ``counted``:
     the games that count, else those kept apart, :func:`counts`), with the total, the
     number of pages and how many games the other list holds (kept per version)."""
-    found: dict[str, Any] = kept("listing", (page, player, month, str(zone), counted),
-                                 lambda: _listing(page, player, month, zone, counted))
+    found: dict[str, Any] = kept("listing", group_id, (page, player, month, str(zone), counted),
+                                 lambda: _listing(group_id, page, player, month, zone, counted))
     return {**found, "games": list(found["games"])}
 
 
-def _listing(page: int, player: int | None, month: str | None,
+def _listing(group_id: int, page: int, player: int | None, month: str | None,
              zone: tzinfo | None, counted: bool) -> dict[str, Any]:
-    where: list[Any] = []
+    where: list[Any] = [GAME.c.group_id == group_id]
     if player is not None:
         where.append(exists().where(SEAT.c.table_id == GAME.c.table_id,
                                     SEAT.c.player_id == player, seat_counts()))
@@ -120,7 +121,8 @@ def _listing(page: int, player: int | None, month: str | None,
         .limit(PAGE).offset((page - 1) * PAGE)).mappings().all()
     ids = [r["table_id"] for r in rows]
     seats: dict[int, dict[str, list[dict[str, Any]]]] = {i: {"red": [], "blue": []} for i in ids}
-    names = dict(db.session.execute(select(Player.id, Player.name)).all()) if ids else {}
+    names = dict(db.session.execute(select(Player.id, Player.name).where(
+        Player.group_id == group_id)).all()) if ids else {}
     for s in (db.session.execute(select(SEAT).where(SEAT.c.table_id.in_(ids),
                                                     SEAT.c.status == "active")
                                  .order_by(SEAT.c.part, SEAT.c.id)).mappings() if ids else ()):
@@ -163,16 +165,17 @@ def _why_apart(imported: bool, accepted: bool | None) -> str:
     return "keeper" if accepted is False else "imported" if imported else "pace"
 
 
-def players_with_games() -> list[dict[str, Any]]:
-    """The remembered players who sat at a finished game, by name (the history's filter;
-    kept per version)."""
-    found: list[dict[str, Any]] = kept("players", (), _players_with_games)
+def players_with_games(group_id: int) -> list[dict[str, Any]]:
+    """The group's remembered players who sat at a finished game, by name (the history's
+    filter; kept per version)."""
+    found: list[dict[str, Any]] = kept("players", group_id, (),
+                                       lambda: _players_with_games(group_id))
     return found
 
 
-def _players_with_games() -> list[dict[str, Any]]:
+def _players_with_games(group_id: int) -> list[dict[str, Any]]:
     rows = db.session.execute(
-        select(Player.id, Player.name).where(_has_counted_game())
+        select(Player.id, Player.name).where(Player.group_id == group_id, _has_counted_game())
         .order_by(Player.name, Player.id)).all()
     return [{"id": i, "name": n} for i, n in rows]
 
@@ -186,34 +189,38 @@ def _has_counted_game() -> Any:
 IN_PLAY_FOR = 10.0                          # seconds a count of the tables in play is kept
 
 
-def in_play() -> int:
-    """Tables in play: not finished, touched lately, with someone seated (counted at
-    most every 10 s: a figure for a statistics page, not for play)."""
-    counted: list[float] = current_app.extensions.setdefault("companion.in_play", [0.0, 0.0])
-    at, count = counted
+def in_play(group_id: int) -> int:
+    """The group's tables in play: not finished, touched lately, with someone seated
+    (counted at most every 10 s: a figure for a statistics page, not for play)."""
+    every: dict[int, tuple[float, int]] = current_app.extensions.setdefault(
+        "companion.in_play", {})
+    at, count = every.get(group_id, (0.0, 0))
     if at and time.monotonic() - at < IN_PLAY_FOR:
-        return int(count)
-    count = _count_in_play()
-    counted[:] = [time.monotonic(), count]
-    return int(count)
+        return count
+    count = _count_in_play(group_id)
+    if len(every) > 10_000:         # (a server of many groups: the oldest counts go)
+        every.clear()
+    every[group_id] = (time.monotonic(), count)
+    return count
 
 
-def _count_in_play() -> int:
+def _count_in_play(group_id: int) -> int:
     return db.session.scalar(select(func.count()).select_from(Table).where(
-        Table.finished.is_(None), Table.practice.is_(False),
+        Table.group_id == group_id, Table.finished.is_(None), Table.practice.is_(False),
         Table.updated >= now() - timedelta(days=EXPIRY_DAYS),
         exists().where(SEAT.c.table_id == Table.id, SEAT.c.status == "active"))) or 0
 
 
-def group() -> dict[str, Any]:
+def group(group_id: int) -> dict[str, Any]:
     """The group's statistics over every finished game (SQL over the summaries, kept per
     version), players under their names now, the ratings ladder, and how many games are
     still in play."""
-    return {**kept("group", (), _group), "in_play": in_play()}
+    return {**kept("group", group_id, (), lambda: _group(group_id)),
+            "in_play": in_play(group_id)}
 
 
-def _group() -> dict[str, Any]:
-    counted = GAME.c.counted.is_(True)
+def _group(group_id: int) -> dict[str, Any]:
+    counted = and_(GAME.c.group_id == group_id, GAME.c.counted.is_(True))
     games, days = db.session.execute(select(func.count(), func.sum(GAME.c.days))
                                      .where(counted)).one()
     winners = {"red": 0, "blue": 0, "draw": 0}
@@ -235,7 +242,8 @@ def _group() -> dict[str, Any]:
         .group_by(SEAT.c.player_id))}
     seated = db.session.execute(
         select(Player.id, Player.name, Player.mu, Player.sigma, Player.rated)
-        .where(or_(_has_counted_game(), exists().where(    # or sat at a game in play
+        .where(Player.group_id == group_id, or_(_has_counted_game(), exists().where(
+            # or sat at a game in play
             SEAT.c.player_id == Player.id, SEAT.c.status == "active",
             ~exists().where(GAME.c.table_id == SEAT.c.table_id),
             # (not the practice round's: it is never counted, issue 53)
@@ -261,25 +269,26 @@ def _rating(mu: float | None, sigma: float | None, games: int) -> dict[str, Any]
             "rated": games}
 
 
-def find_player(player_id: int) -> Player:
-    """A remembered player by id; 404 for one the server does not know (or an id no
-    database row can have)."""
+def find_player(player_id: int, group_id: int) -> Player:
+    """A player the group remembers, by id; 404 for one it does not know (another
+    group's, or an id no database row can have: the same answer)."""
     who = db.session.get(Player, player_id) if 0 < player_id <= ID_MAX else None
-    if who is None:
+    if who is None or who.group_id != group_id:
         raise ApiError(404, Msg("no such player here (forgotten, or never seen)"),
                        code="not_found")
     return who
 
 
-def player(player_id: int) -> dict[str, Any]:
-    """A player's statistics over every finished game (SQL over the summaries, kept per
-    version) and rating; 404 for a player the server does not know."""
-    found: dict[str, Any] = kept("player", (player_id,), lambda: _player_stats(player_id))
+def player(player_id: int, group_id: int) -> dict[str, Any]:
+    """A player's statistics over the group's finished games (SQL over the summaries,
+    kept per version) and rating; 404 for a player the group does not know."""
+    found: dict[str, Any] = kept("player", group_id, (player_id,),
+                                 lambda: _player_stats(player_id, group_id))
     return found
 
 
-def _player_stats(player_id: int) -> dict[str, Any]:
-    who = find_player(player_id)
+def _player_stats(player_id: int, group_id: int) -> dict[str, Any]:
+    who = find_player(player_id, group_id)
     out = new_player_stats()
     figures = ["guesses", "correct", *[f"ip_{s}" for s in SOURCES], "infiltrations", *SOLDIERS]
     rows = db.session.execute(
@@ -307,7 +316,8 @@ def _player_stats(player_id: int) -> dict[str, Any]:
             soldiers[r] += got[f"s{r}"]
     me, them = SEAT.alias("me"), SEAT.alias("them")
     rivals: dict[int, dict[str, Any]] = {}
-    names = dict(db.session.execute(select(Player.id, Player.name)).all())
+    names = dict(db.session.execute(select(Player.id, Player.name)
+                                    .where(Player.group_id == group_id)).all())
     for rival, result, n in db.session.execute(
             select(them.c.player_id, SIDE.c.result, func.count())
             .select_from(me)

@@ -26,7 +26,7 @@ from ..edge.hosts import client, is_loopback_address
 from ..edge.limits import code_wait
 from ..engine import Msg
 from ..engine import rank as rank_word
-from ..group import games, history
+from ..group import games, history, space
 from ..memory.ratings import PROVISIONAL
 from ..play.tables import load
 from ..table.lessons import LESSONS
@@ -159,7 +159,9 @@ def _opens(locale: str) -> dict[str, list[list[str]]]:
 def index() -> str:
     """Create a table: wall distance, team play, the aids, a learning game (chosen first
     while the group has finished no game here: issue 53)."""
-    return render_template("index.html", learning=games.none_finished())
+    group = space.current(request.cookies.get(space.COOKIE))
+    return render_template("index.html", learning=games.none_finished(group),
+                           group=space.name_of(group), many=space.many())
 
 
 @bp.get("/setup-walk")
@@ -286,11 +288,17 @@ def _qr(url: str) -> Response:
 # --- the group's history (issue 14) ---------------------------------------------------
 
 
+def _group_required() -> int:
+    """The request's group (:mod:`..group.space`), or a page that says there is none."""
+    return space.required(request.cookies.get(space.COOKIE))
+
+
 def _kept_page(name: str, make: Callable[[], str], *more: Any) -> str:
     """A page of the group's memory, rendered once per version of the memory, address
     and language (``more``: what else it shows), then served as it was (issue 21: a
     page that renders hundreds of words costs every table the time it takes)."""
-    page: str = games.kept(name, (request.full_path, lang.current(), *more), make)
+    page: str = games.kept(name, _group_required(), (request.full_path, lang.current(), *more),
+                           make)
     return page
 
 
@@ -299,14 +307,15 @@ def history_page() -> str:
     """A page of the finished games, newest first, each with its story and its record."""
     wanted = history.wanted(request.args, request.cookies)
     zone = wanted["zone"]
+    group = _group_required()
 
     def make() -> str:
-        found = history.listing(**wanted)
+        found = history.listing(group, **wanted)
         here = lang.current()
         games = [{**g, "shown": when.shown(datetime.fromisoformat(g["finished"]), zone, here)}
                  for g in lang.say(found.pop("games"), here)]
         return render_template("history.html", games=games, found=found,
-                               players=history.players_with_games(),
+                               players=history.players_with_games(group),
                                zone=str(zone) if zone is not None else "")
     return _kept_page("history-page", make, str(zone))
 
@@ -314,10 +323,11 @@ def history_page() -> str:
 @bp.get("/stats")
 def stats_page() -> str:
     """The group's statistics, with small charts drawn on the server."""
-    in_play = history.in_play()
+    group = _group_required()
+    in_play = history.in_play(group)
 
     def make() -> str:
-        s = {**history.group(), "in_play": in_play}
+        s = {**history.group(group), "in_play": in_play}
         here = lang.current()
         soldiers = [(f"{r} {lang.say(rank_word(r), here)}", s["soldiers"][r], "")
                     for r in range(1, 11)]
@@ -329,8 +339,10 @@ def stats_page() -> str:
 @bp.get("/stats/players/<int:player_id>")
 def player_page(player_id: int) -> str:
     """One player's statistics and head-to-head records."""
+    group = _group_required()
+
     def make() -> str:
-        return render_template("player.html", p=history.player(player_id),
+        return render_template("player.html", p=history.player(player_id, group),
                                rank_names={r: lang.say(rank_word(r), lang.current())
                                            for r in range(1, 11)},
                                provisional_games=PROVISIONAL)
@@ -342,6 +354,17 @@ def keeper_page() -> str:
     """The keeper link's page (issue 20): the screen that opens it keeps the keeper key
     (from the link's fragment, never sent to the server but by the page's own check)."""
     return render_template("keeper.html")
+
+
+# --- a group's link (issue 54) ---------------------------------------------------------
+
+@bp.get("/g")
+def group_link() -> str:
+    """A group's link (``/g#group=…``; its keeper link adds ``&key=…``): the page trades
+    the secret in its fragment — which a browser never sends to a server, in a request
+    line or a Referer, so it stays out of every log — for the group's cookie
+    (``POST /api/group/enter``), then goes on to the first page (or the keeper's)."""
+    return render_template("group_link.html")
 
 
 # --- the installable app ---------------------------------------------------------------

@@ -175,7 +175,8 @@ class Transaction:
         """
         after = self.apply(state, event)
         if not self.table.practice:      # (the practice round's card is the script's)
-            learn(ended_round(state, after))   # a card whose round is over: one tap next time
+            # a card whose round is over: one tap next time
+            learn(ended_round(state, after), self.table.group_id)
         self.added.append((Row(json.dumps(event.to_dict()), seat_id),
                            None if follows else self.key))
         self.set_draft(None)

@@ -82,15 +82,16 @@ def screen_asks(table: Table) -> list[dict[str, Any]]:
             for s in table.seats if s.status == ASKING and not ask_expired(s)]
 
 
-def asks_everywhere() -> list[dict[str, Any]]:
-    """The screens asking to be a table's screen at any table still open, newest first
-    (the keeper's page: the screen a group brought to a table whose own screen is gone
-    for good). Each with the hash the keeper hands the table to, and the table's version."""
+def asks_everywhere(group_id: int) -> list[dict[str, Any]]:
+    """The screens asking to be a table's screen at any of the group's tables still
+    open, newest first (the keeper's page: the screen a group brought to a table whose own
+    screen is gone for good). Each with the hash the keeper hands the table to, and the
+    table's version."""
     rows = db.session.execute(
         select(Seat.secret_hash, Seat.created, Table.code, Table.version)
         .join(Table, Table.id == Seat.table_id)
         .where(Seat.status == ASKING, Seat.created >= now() - timedelta(minutes=ASK_MINUTES),
-               Table.rematch.is_(None))
+               Table.rematch.is_(None), Table.group_id == group_id)
         .order_by(Seat.created.desc()).limit(ASKS_MAX * 10))
     t = now()
     return [{"code": code, "number": ask_number(h), "hash": h, "version": version,
@@ -155,7 +156,7 @@ def decide_takeover(tx: Transaction, actor: Actor, seat_id: int) -> None:
     if seat is None or seat.table_id != tx.table.id or seat.status != "pending":
         raise ApiError(404, Msg("there is no such request to take over a seat"), code="not_found")
     if tx.table.finished is not None:
-        changed()                       # who sat at a finished game: the history says so
+        changed(tx.table.group_id)      # who sat at a finished game: the history says so
     if approve:
         for s in tx.table.seats:
             if s.side == seat.side and s.part == seat.part and s.status == "active":

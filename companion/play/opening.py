@@ -53,11 +53,12 @@ class Opened:
 
 
 def open_table(body: dict[str, Any], imported: bool = False, keeper: bool = False,
-               secret: str | None = None) -> Opened:
-    """A new table (``imported``: from a record, only if the referee replays it;
-    ``keeper``: imported by the keeper, whose imports count in the group's memory as the
-    games played here do, issue 50; ``secret``: the request's bearer, which may go on
-    with a table's game, ``from``).
+               secret: str | None = None, group_id: int | None = None) -> Opened:
+    """A new table of the group ``group_id`` (``None``: of no group, issue 54;
+    ``imported``: from a record, only if the referee replays it; ``keeper``: imported by
+    the group's keeper, whose imports count in the group's memory as the games played
+    here do, issue 50; ``secret``: the request's bearer, which may go on with a table's
+    game, ``from``: the new table is of that table's group).
 
     A retried request (same ``idempotency_key``) gets the table it opened the first time,
     and no secret: a retry never makes a new one. A finished game's record imported again
@@ -89,7 +90,7 @@ def open_table(body: dict[str, Any], imported: bool = False, keeper: bool = Fals
                                field="teams", code="bad_field")
             played = _played(body["record"].get("options") or {})
             same = digest(Options(wall, rec.options.teams), events)
-            known = same_game(same)
+            known = same_game(same, group_id)
             if known is not None:
                 return Opened(known, existing=True)
         teams = teams or rec.options.teams          # a saved team game opens as one
@@ -111,7 +112,8 @@ def open_table(body: dict[str, Any], imported: bool = False, keeper: bool = Fals
                   version=1 + len(events),
                   notice=notice,
                   finished=now() if end is not None and end.phase == Phase.OVER else None,
-                  imported=imported, digest=same, accepted=True if keeper and imported else None)
+                  imported=imported, digest=same, accepted=True if keeper and imported else None,
+                  group_id=source.group_id if source is not None else group_id)
 
     def remember(t: Table) -> None:     # a finished game's summary, with the table's rows
         if end is not None and end.phase == Phase.OVER:
@@ -170,16 +172,21 @@ def digest(options: Options, events: list[dict[str, Any]]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def same_game(found: str) -> Table | None:
-    """The finished game whose record has the digest ``found``, if this server holds it.
-    Finished games without a digest yet (played live here) get theirs first, once."""
-    for t in db.session.scalars(select(Table).where(Table.finished.is_not(None),
+def same_game(found: str, group_id: int | None) -> Table | None:
+    """The group's finished game whose record has the digest ``found``, if it holds it
+    (a table of no group is never the same game as another). Its finished games without a
+    digest yet (played live here) get theirs first, once."""
+    if group_id is None:
+        return None
+    for t in db.session.scalars(select(Table).where(Table.group_id == group_id,
+                                                    Table.finished.is_not(None),
                                                     Table.digest.is_(None))):
         t.digest = digest(Options(t.wall_distance, t.teams),
                           [json.loads(r.data) for r in active_events(t)])
     db.session.commit()
     table: Table | None = db.session.scalar(
-        select(Table).where(Table.digest == found, Table.finished.is_not(None))
+        select(Table).where(Table.group_id == group_id, Table.digest == found,
+                            Table.finished.is_not(None))
         .order_by(Table.id).limit(1))
     return table
 
@@ -298,7 +305,7 @@ def rematch(tx: Transaction, actor: Actor) -> None:
         raise ApiError(409, Msg("a rematch starts once the game is over"), code="out_of_turn")
     new = Table(wall_distance=table.wall_distance, teams=table.teams,
                 deduction=table.deduction, chances=table.chances, first_game=False,
-                host_hash=hash_secret(own),
+                host_hash=hash_secret(own), group_id=table.group_id,
                 version=1, notice=json.dumps(
                     (Msg("Rematch: everyone is seated, colours swapped") if swap
                      else Msg("Rematch: everyone is seated")).to_dict()))

@@ -14,6 +14,7 @@ from ..edge.lang import revive
 from ..engine import Msg
 from ..engine import side as side_word
 from ..group.games import changed, rates_new_seats, rebuild_ratings
+from ..group.space import player_hash
 from ..store.models import (
     Player,
     Receipt,
@@ -100,7 +101,7 @@ def screen_seat(tx: Transaction, actor: Actor) -> None:
         held[0].status = "replaced"
         notice = Msg("{seat} is free for a phone to join", seat=_where(side, part))
     if table.finished is not None:
-        changed()
+        changed(table.group_id)
     tx.commit(200, {"seats": [seat_dict(s) for s in table.seats if s.status == "active"]},
               notice=notice)
 
@@ -134,7 +135,7 @@ def join(tx: Transaction, client: str = "local") -> None:
     if taken:
         _may_ask(table, client)
     secret = own or new_secret()
-    who = remember(fields.get("player"), name)
+    who = remember(fields.get("player"), name, table.group_id)
     seat = Seat(table_id=table.id, side=side, part=part, name=name,
                 secret_hash=hash_secret(secret), status="pending" if taken else "active",
                 last_seen=now(), player_id=who.id if who else None)
@@ -143,10 +144,10 @@ def join(tx: Transaction, client: str = "local") -> None:
     if table.finished is not None and not taken:
         # who sat at a finished game shows in its history; rated only where a new seat
         # counts (every rating made again: the game may lie anywhere in the order)
-        if rates_new_seats(table.id):
-            rebuild_ratings()
+        if rates_new_seats(table.id) and table.group_id is not None:
+            rebuild_ratings(table.group_id)
         else:
-            changed()
+            changed(table.group_id)
     if taken:
         notice = Msg("{name} asks to take over {seat} from {holder}: the host screen decides",
                      name=seat.name, seat=_where(side, part), holder=taken[0].name)
@@ -160,17 +161,18 @@ def join(tx: Transaction, client: str = "local") -> None:
     tx.commit(201, answer, notice=notice, bump=not taken)
 
 
-def remember(key: str | None, name: str) -> Player | None:
-    """The player whose phone keeps ``key`` (made by the phone; only its hash is kept),
-    created the first time, renamed to ``name`` when the phone sends a new one."""
-    if key is None:
+def remember(key: str | None, name: str, group_id: int | None) -> Player | None:
+    """The player of the group whose phone keeps ``key`` (made by the phone; only its
+    hash is kept), created the first time, renamed to ``name`` when the phone sends a new
+    one. A table of no group remembers no one (issue 54)."""
+    if key is None or group_id is None:
         return None
-    h = hash_secret(key)
+    h = player_hash(key, group_id)
     who: Player | None = db.session.scalar(select(Player).where(Player.key_hash == h))
     if who is None:
         limits.spend("players", lambda n: Msg("too many new players were made from here "
                                               "lately; wait {n} seconds and join again", n=n))
-        who = Player(key_hash=h, name=name, last_seen=now())
+        who = Player(key_hash=h, name=name, last_seen=now(), group_id=group_id)
         db.session.add(who)
     else:
         who.name, who.last_seen = name, now()

@@ -115,6 +115,7 @@ def _app(args: argparse.Namespace, url: str) -> Flask:
     fixed = url if args.public_url or loopback_only(args) else None
     return create_app({"PUBLIC_URL": fixed, "ALLOWED_HOSTS": list(args.allow_host or ()),
                        "TRUST_PROXY": getattr(args, "trust_proxy", 0) or 0,
+                       "MANY_GROUPS": bool(getattr(args, "many_groups", False)),
                        **engine_config(args.threads)})
 
 
@@ -139,6 +140,9 @@ def _banner(args: argparse.Namespace, url: str, instance: Path, workers: int = 1
         out.write(qr_ascii(url + "/"))
     if workers > 1:
         out.write(f"\n  {workers} worker processes on port {args.port} (PostgreSQL)\n")
+    if getattr(args, "many_groups", False):
+        out.write("\n  Many groups: each group starts its own on the first page and keeps its\n"
+                  "  two links; games opened without a group's link count nowhere.\n")
     keeper_key(instance)                 # made now, if this is the first start
     out.write("\n  Keeper link: for the browser of this machine only, not the big screen.\n"
               "  It works once: that browser may then delete games, forget players and\n"

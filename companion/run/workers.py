@@ -54,6 +54,8 @@ def worker_command(args: argparse.Namespace, port: int, url: str, fd: int) -> li
            "--trust-proxy", str(args.trust_proxy or 0), "--listen-fd", str(fd)]
     for name in args.allow_host or ():
         cmd += ["--allow-host", name]
+    if getattr(args, "many_groups", False):
+        cmd.append("--many-groups")
     return cmd
 
 

@@ -53,6 +53,9 @@ def close_background(app: Any) -> None:
     with _background:
         pass
 
+# the group of a LAN install (migration 0016): every row from before the groups is its
+DEFAULT_GROUP = 1
+
 # no row's id is larger (PostgreSQL's integer; SQLite's go to 2**63): a larger id from
 # an address or a body is a row that does not exist, never a database error
 ID_MAX = 2**31 - 1
@@ -87,6 +90,20 @@ def new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
+class Group(Base):
+    """A group (issue 54): a private space of players, finished games, ratings, learnt
+    intel cards and a keeper key. The default group (``DEFAULT_GROUP``, no link) is the
+    server's plain address on a LAN; another group is reached by its link, whose secret
+    only the group holds (its hash is kept here), as is its keeper key's."""
+
+    __tablename__ = "play_group"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(60))
+    link_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    keeper_hash: Mapped[str | None] = mapped_column(String(64))
+    created: Mapped[datetime | None] = mapped_column(DateTime, default=now)
+
+
 class Table(Base):
     """One game at one physical table."""
 
@@ -97,7 +114,7 @@ class Table(Base):
     teams: Mapped[bool] = mapped_column(Boolean, default=False)
     # opt-in thinking aid (issue 13): the view carries the deduction for the side guessed
     deduction: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
-    # a first game (issue 13): the big screen explains each ability the first time it acts
+    # a learning game (issues 13, 53): the set-up shown, each rule explained when it first matters
     first_game: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # the chance to win (issue 25): the live bar opted in; a finished game's chances by step
     chances: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
@@ -133,6 +150,9 @@ class Table(Base):
     accepted: Mapped[bool | None] = mapped_column(Boolean)
     # the idempotency key of the request that opened (or imported) the table
     create_key: Mapped[str | None] = mapped_column(String(64), unique=True, index=True)
+    # the group it was opened from (issue 54); None: no group, it counts nowhere
+    group_id: Mapped[int | None] = mapped_column(
+        ForeignKey("play_group.id", name="fk_table_group"), index=True)
 
     seats: Mapped[list[Seat]] = relationship(back_populates="table", order_by="Seat.id",
                                              cascade="all, delete-orphan")
@@ -186,6 +206,9 @@ class Player(Base):
     # the learning game's lessons this player has seen (issue 53): JSON, each key with the
     # id of the table that taught it
     taught: Mapped[str | None] = mapped_column(Text)
+    # the group that remembers this player (issue 54; always set)
+    group_id: Mapped[int | None] = mapped_column(
+        ForeignKey("play_group.id", name="fk_player_group"), index=True)
 
 
 class Game(Base):
@@ -194,7 +217,7 @@ class Game(Base):
     as separate truth: undoing the end deletes it). ``companion/memory/summary.py``."""
 
     __tablename__ = "game"
-    __table_args__ = (Index("ix_game_counted_played", "counted", "played"),)
+    __table_args__ = (Index("ix_game_group_counted_played", "group_id", "counted", "played"),)
     table_id: Mapped[int] = mapped_column(ForeignKey("table.id", ondelete="CASCADE"),
                                           primary_key=True)
     finished: Mapped[datetime] = mapped_column(DateTime)
@@ -211,6 +234,9 @@ class Game(Base):
     # later are not rated; None: every seat counts)
     counted: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     began: Mapped[datetime | None] = mapped_column(DateTime)
+    # its table's group (issue 54): a group's pages read their own rows by this index
+    group_id: Mapped[int | None] = mapped_column(ForeignKey("play_group.id",
+                                                            name="fk_game_group"))
 
 
 class GameSide(Base):
@@ -243,9 +269,10 @@ class GameSide(Base):
 
 
 class Memory(Base):
-    """One row: the version of the group's memory, one more at every change of the
-    finished games, their players' names or ratings (issue 21). The history, statistics
-    and player pages are kept per version (``companion/group/games.py``)."""
+    """A row per group (its id the group's): the version of the group's memory, one more
+    at every change of its finished games, their players' names or ratings (issue 21).
+    The history, statistics and player pages are kept per version
+    (``companion/group/games.py``)."""
 
     __tablename__ = "memory"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -286,7 +313,7 @@ class Receipt(Base):
 
 
 class IntelCard(Base):
-    """An intel card seen in a finished round at any table of this server (issue 11).
+    """An intel card seen in a finished round at a table of the group (issues 11, 54).
 
     The box holds six intel cards and they come back every game: a card seen before is
     offered to the phones as one tap. Public, like everything the table saw; no game's
@@ -294,6 +321,8 @@ class IntelCard(Base):
     """
 
     __tablename__ = "intel_card"
+    group_id: Mapped[int] = mapped_column(ForeignKey("play_group.id", name="fk_intel_card_group"),
+                                          primary_key=True)
     ranks: Mapped[str] = mapped_column(String(32), primary_key=True)   # "1-3-6-8"
     seen: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     last: Mapped[datetime | None] = mapped_column(DateTime)

@@ -1,9 +1,10 @@
-"""The intel cards this server remembers (issue 11): one tap for a card seen before.
+"""The intel cards a group remembers (issues 11, 54): one tap for a card seen before.
 
 The box holds six intel cards and every game draws three of them, so after a game or
 two every card a group turns up has been seen. A card is learnt when a round played
 with it ends (its eighth reveal, or a flag capture or infiltration that ends the game),
-so a card mistapped and undone during the intel step is never offered again.
+so a card mistapped and undone during the intel step is never offered again. Each group
+learns its own; a table of no group learns and offers none.
 """
 
 from __future__ import annotations
@@ -28,14 +29,17 @@ def key(ranks: Sequence[int]) -> str:
     return "-".join(str(r) for r in sorted(ranks))
 
 
-def learn(cards: Iterable[Sequence[int]]) -> None:
-    """Count each card once more, in the caller's transaction (an upsert: two tables
-    ending a round with the same card at the same moment both count it)."""
+def learn(cards: Iterable[Sequence[int]], group_id: int | None) -> None:
+    """Count each card once more for the group, in the caller's transaction (an upsert:
+    two tables ending a round with the same card at the same moment both count it)."""
+    if group_id is None:
+        return
     insert = postgresql.insert if db.engine.dialect.name == "postgresql" else sqlite.insert
     for card in cards:
-        stmt = insert(IntelCard).values(ranks=key(card), seen=1, last=now())
+        stmt = insert(IntelCard).values(group_id=group_id, ranks=key(card), seen=1,
+                                        last=now())
         db.session.execute(stmt.on_conflict_do_update(
-            index_elements=[IntelCard.ranks],
+            index_elements=[IntelCard.group_id, IntelCard.ranks],
             set_={"seen": IntelCard.seen + 1, "last": stmt.excluded.last}))
 
 
@@ -52,11 +56,14 @@ def played(state: State) -> list[tuple[int, ...]]:
     return [*state.old_intel, *([state.intel] if done and state.intel else [])]
 
 
-def known(used: Iterable[Sequence[int]]) -> list[list[int]]:
-    """The cards to offer: the most often seen first, without those this game has used
-    (they lie on the old-intel pile)."""
+def known(used: Iterable[Sequence[int]], group_id: int | None) -> list[list[int]]:
+    """The group's cards to offer: the most often seen first, without those this game
+    has used (they lie on the old-intel pile)."""
+    if group_id is None:
+        return []
     gone = {key(c) for c in used}
-    rows = db.session.execute(select(IntelCard.ranks).where(IntelCard.seen > 0)
+    rows = db.session.execute(select(IntelCard.ranks).where(IntelCard.group_id == group_id,
+                                                            IntelCard.seen > 0)
                               .order_by(IntelCard.seen.desc(), IntelCard.last.desc(),
                                         IntelCard.ranks)
                               .limit(SHOWN + len(gone))).scalars()

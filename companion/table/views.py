@@ -220,7 +220,7 @@ def public_view(table: Table, state: State | None = None,
         out["dt"] = {**out["dt"], draft["owner"]: out["dt"][draft["owner"]] - 1}
     can = taps(state, out, draft)
     if can["step"] == "intel":          # the box's cards seen before: one tap each
-        can["cards"] = known(state.old_intel)
+        can["cards"] = known(state.old_intel, table.group_id)
     view = {
         "code": table.code, "version": table.version, "teams": table.teams,
         "first_game": table.first_game, "chances": table.chances,

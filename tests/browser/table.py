@@ -75,7 +75,7 @@ class Table:
                  shots: str | None = None, teams: bool = False,
                  tv_language: str | None = None, enter: str = "phones",
                  tv_size: tuple[int, int] | None = None, chances: bool = False,
-                 first_game: bool = False, walk: bool = False) -> None:
+                 first_game: bool = False, walk: bool = False, tv: Any | None = None) -> None:
         self.screens, self.live, self.wall, self.shots = screens, live, wall, shots
         self.teams = teams
         # the seats entered on the TV (issue 23): a side, or (side, part) in team play
@@ -86,7 +86,8 @@ class Table:
         self.taps = 0                   # every tap a player made on a phone, counted
         self._sent = itertools.count()  # the HTTP entries' idempotency keys (enter_by_http)
         self.shot_done: set[str] = set()
-        tv = self.tv = screens("tv", size=tv_size) if tv_size else screens("tv")
+        # (``tv``: a screen already open, with what its browser keeps: a group's cookie)
+        tv = self.tv = tv or (screens("tv", size=tv_size) if tv_size else screens("tv"))
         tv.goto(live.url + "/")
         if tv_language:                 # the TV's language is chosen on the create page
             tv.click(f'[data-testid="langs"] [data-lang="{tv_language}"]')

@@ -82,6 +82,10 @@ class Migrated:
                     meta.reflect(c, only=[t for t in self.rows if self.rows[t] and t in tables])
                     for table in meta.sorted_tables:
                         c.execute(table.insert(), self.rows[table.name])
+                        if "id" in table.c:     # (the next row's id after them, as made)
+                            c.execute(sa.text(
+                                f"SELECT setval(pg_get_serial_sequence('\"{table.name}\"', "
+                                f"'id'), (SELECT max(id) FROM \"{table.name}\"))"))
             db.engine.dispose()
 
 

@@ -285,7 +285,7 @@ def test_ratings_incremental_equal_rebuilt_and_teams_are_rated(app, table, clien
         i: (round(mu, 3), round(sigma, 3), k) for i, (mu, sigma, k) in incremental.items()}
     with app.app_context():
         db.session.remove()
-        games = memory_games.rated_games()
+        games = memory_games.rated_games(1)
     assert _ratings(app) == incremental
     assert {i: (round(r.mu, 9), round(r.sigma, 9), r.games)
             for i, r in ratings.rebuild(games).items()} == incremental

@@ -26,8 +26,16 @@ def test_each_migration_goes_down_and_up_again_keeping_the_tables(app, client):
                     headers={"Origin": ORIGIN})
     code = r.get_json()["code"]
     with app.app_context():
+        assert _revision() == "0016"
+        assert all("group_id" in _columns(t) for t in ("table", "player", "game"))
+        assert "play_group" in sa.inspect(db.engine).get_table_names()
+        assert "group_id" in _columns("intel_card")
+        downgrade(directory=str(MIGRATIONS), revision="0015")
         assert _revision() == "0015" and {"practice", "lessons_from"} <= _columns("table")
         assert "taught" in _columns("player")
+        assert not any("group_id" in _columns(t) for t in ("table", "player", "game"))
+        assert "play_group" not in sa.inspect(db.engine).get_table_names()
+        assert "group_id" not in _columns("intel_card")
         downgrade(directory=str(MIGRATIONS), revision="0014")
         assert _revision() == "0014" and "accepted" in _columns("table")
         assert {"counted", "began"} <= _columns("game")
@@ -77,7 +85,8 @@ def test_each_migration_goes_down_and_up_again_keeping_the_tables(app, client):
         with db.engine.connect() as c:
             assert c.execute(sa.text('select wall_distance from "table"')).scalar() == 5
         upgrade(directory=str(MIGRATIONS))
-        assert _revision() == "0015" and "create_key" in _columns("table")
+        assert _revision() == "0016" and "create_key" in _columns("table")
+        assert "group_id" in _columns("table") and "group_id" in _columns("intel_card")
         assert "practice" in _columns("table") and "taught" in _columns("player")
         assert "accepted" in _columns("table") and {"counted", "began"} <= _columns("game")
         assert {"chances", "chance_series", "went_on"} <= _columns("table")
