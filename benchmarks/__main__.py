@@ -1,4 +1,4 @@
-"""``python -m benchmarks engine | post | server | pages | history | chances | heads
+"""``python -m benchmarks engine | post | server | pages | history | groups | chances | heads
 [options]``
 (from the checkout)."""
 
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 def build_parser() -> argparse.ArgumentParser:
     b = argparse.ArgumentParser(prog="python -m benchmarks",
                                 description="performance figures (docs/PERFORMANCE.md)")
-    b.add_argument("what", choices=["engine", "post", "server", "pages", "history", "chances",
-                                     "heads"])
+    b.add_argument("what", choices=["engine", "post", "server", "pages", "history", "groups",
+                                     "chances", "heads"])
     b.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     b.add_argument("--tables", type=int, default=50, help="tables (server)")
     b.add_argument("--threads", type=int, default=None,
@@ -51,11 +51,15 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--sizes", default="100,1000,10000",
                    help="history: finished games in each run (default 100,1000,10000)")
     b.add_argument("--blocks", type=int, default=4,
-                   help="history: alone / loaded blocks of --seconds each (default 4)")
+                   help="history, groups: alone / loaded blocks of --seconds each (default 4)")
+    b.add_argument("--groups", type=int, default=1000,
+                   help="groups: groups on the server, each with --games finished games "
+                        "(default 1000 x 100)")
     b.add_argument("--games", type=int, default=None,
                    help="chances: simulated games to grade the estimates on (default 2000; 0: "
                         "only time the live figure); "
-                        "post: games per timing (default 6)")
+                        "post: games per timing (default 6); groups: each group's finished "
+                        "games (default 100)")
     b.add_argument("--playouts", type=int, default=100,
                    help="chances: playouts per estimate while grading (default 100)")
     return b
@@ -78,6 +82,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.what == "history":
         from . import history
         return history.main(args)
+    if args.what == "groups":
+        from . import groups
+        return groups.main(args)
     if args.what == "heads":
         from . import heads
         return heads.main(args)

@@ -128,15 +128,18 @@ def populate(url: str, n: int, instance: Path) -> dict[str, Any]:
 
 
 class Client:
-    """Plain HTTP/1.1 requests on one kept-alive connection."""
+    """Plain HTTP/1.1 requests on one kept-alive connection (``cookie``: a group's link,
+    the group's cookie on each request: :mod:`benchmarks.groups`)."""
 
-    def __init__(self, port: int) -> None:
-        self.port = port
+    def __init__(self, port: int, cookie: str | None = None) -> None:
+        self.port, self.cookie = port, cookie
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
 
     def call(self, method: str, path: str, body: Any = None,
              secret: str | None = None) -> tuple[int, Any, float]:
         h = {"Origin": f"http://127.0.0.1:{self.port}"}
+        if self.cookie:
+            h["Cookie"] = f"sl_group={self.cookie}"
         if secret:
             h["Authorization"] = f"Bearer {secret}"
         data = None
@@ -179,9 +182,9 @@ def rss(pid: int) -> tuple[float, float]:
 
 
 @contextmanager
-def server(url: str, tmp: Path) -> Iterator[tuple[Server, Path]]:
+def server(url: str, tmp: Path, *options: str) -> Iterator[tuple[Server, Path]]:
     gclog = tmp / "gc.jsonl"
-    srv = Server(url, tmp / "server.log", command=GC_SERVER,
+    srv = Server(url, tmp / "server.log", command=(*GC_SERVER, *options),
                  env={"GCWATCH_FILE": str(gclog), "SPIES_LIES_INSTANCE": str(tmp / "inst")})
     srv.start()
     try:
@@ -201,10 +204,10 @@ def pauses(gclog: Path, since: float) -> list[dict[str, Any]]:
 
 
 def probe_loop(port: int, code: str, secret: str, stop: threading.Event,
-               out: list[tuple[float, float]]) -> None:
+               out: list[tuple[float, float]], cookie: str | None = None) -> None:
     """The phone's table: an exhausted soldier entered and taken back, again and again
     (two durable posts a round), 20 ms apart; each post's (time, ms)."""
-    c = Client(port)
+    c = Client(port, cookie)
     version = c.call("GET", f"/api/tables/{code}/state")[1]["view"]["version"]
     k = 0
     while not stop.is_set():
@@ -222,10 +225,11 @@ def probe_loop(port: int, code: str, secret: str, stop: threading.Event,
             time.sleep(0.02)
 
 
-def loader(port: int, pages: list[str], stop: Any, count: Any) -> None:
+def loader(port: int, pages: list[str], stop: Any, count: Any,
+           cookie: str | None = None) -> None:
     """A screen loading the group's pages in a loop (in a process of its own, so that the
     phone's timing never waits for this client's own interpreter)."""
-    c = Client(port)
+    c = Client(port, cookie)
     i = 0
     while not stop.is_set():
         c.call("GET", pages[i % len(pages)])

@@ -64,12 +64,15 @@ def changed(group_id: int | None) -> None:
 
 def version(group_id: int) -> tuple[int, int, int]:
     """What a group's pages depend on, in one small query: its memory's version, and
-    its newest player and the newest seat (a phone that sits down anywhere may be
-    listed)."""
+    its newest player and the newest seat at its tables (a phone that sits down at any of
+    them may be listed)."""
+    tables = cast(SATable, Table.__table__)
     row = db.session.execute(select(
         MEMORY.c.version,
         select(func.max(PLAYER.c.id)).where(PLAYER.c.group_id == group_id).scalar_subquery(),
-        select(func.max(SEAT.c.id)).scalar_subquery()).where(MEMORY.c.id == group_id)).one()
+        select(func.max(SEAT.c.id)).where(SEAT.c.table_id.in_(
+            select(tables.c.id).where(tables.c.group_id == group_id))).scalar_subquery())
+        .where(MEMORY.c.id == group_id)).one()
     return row[0], row[1] or 0, row[2] or 0
 
 
