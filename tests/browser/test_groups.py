@@ -4,7 +4,9 @@ cards; a phone that opens a group's link remembers the group."""
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 from typing import Any
 
 from companion.engine.simulate import random_record
@@ -62,7 +64,8 @@ def test_two_groups_on_one_server_each_see_only_their_own(screens, live):
         record = random_record(random.Random(seed), wall_distance=WALL)
         table.enter_by_http(list(record.events))
         cards = {tuple(sorted(e.ranks)) for e in record.events if e.type == "intel"}
-        seen[name] = {"tv": tv, "link": link, "code": table.code, "cards": cards,
+        seen[name] = {"tv": tv, "link": link, "keeper": keeper, "code": table.code,
+                      "cards": cards,
                       "phones": phones, "players": players, "seed": seed}
     assert seen["Tuesday club"]["cards"] != seen["Famille Roux"]["cards"]
     for name, g in seen.items():
@@ -94,3 +97,25 @@ def test_two_groups_on_one_server_each_see_only_their_own(screens, live):
     phone.goto(live.url + "/history")
     assert phone.get_by_test_id("game").count() == 1
     assert "Ann" in phone.get_by_test_id("game").first.inner_text()
+    # the club's keeper link on its TV: the group's data downloaded, then the group deleted
+    club = seen["Tuesday club"]
+    tv = club["tv"]
+    tv.goto(club["keeper"])
+    tv.wait_for_url("**/keeper")
+    tv.get_by_test_id("keeper-group").wait_for()
+    shot(tv, "groups-keeper-1920")
+    with tv.expect_download() as got:
+        tv.get_by_test_id("keeper-export").click()
+    data = json.loads(Path(got.value.path()).read_text())
+    assert data["group"] == "Tuesday club"
+    codes = [g["code"] for g in data["games"]]
+    assert club["code"] in codes and seen["Famille Roux"]["code"] not in codes
+    tv.get_by_test_id("keeper-delete").click()           # a second tap means it
+    tv.get_by_test_id("keeper-delete").click()
+    tv.wait_for_function("() => document.body.dataset.keeper === '0'")
+    tv.goto(live.url + "/history")
+    assert tv.locator("[data-testid=game]").count() == 0
+    # the family's games stay
+    fam = seen["Famille Roux"]["tv"]
+    fam.goto(live.url + "/history")
+    assert fam.get_by_test_id("game").count() == 1
