@@ -21,9 +21,7 @@ import argparse
 import json
 import os
 import random
-import statistics
 import tempfile
-import threading
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -32,7 +30,7 @@ from typing import Any
 from companion.engine import replay
 from companion.engine.simulate import random_record
 
-from .history import Client, _drop_all, loader, pct, probe_loop, server
+from .history import Client, _drop_all, alone_and_loaded, server, warm
 
 PLAYERS = 8
 DISTINCT = 200               # distinct random games, reused (their content is irrelevant)
@@ -149,8 +147,6 @@ def populate(url: str, groups: int, games: int, instance: Path) -> dict[str, Any
 
 
 def run(url: str | None, groups: int, games: int, seconds: float, blocks: int) -> dict[str, Any]:
-    import multiprocessing as mp
-
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         db_url = url or f"sqlite:///{tmp}/groups.sqlite"
@@ -166,46 +162,10 @@ def run(url: str | None, groups: int, games: int, seconds: float, blocks: int) -
             cold = {p: c.call("GET", p) for p in pages}
             assert all(st == 200 for st, _, _ in cold.values()), cold
             out["cold"] = {p: ms for p, (_, _, ms) in cold.items()}
-            warm: dict[str, list[float]] = {p: [] for p in pages}
-            for _ in range(20):
-                for p in pages:
-                    time.sleep(0.11)
-                    st, _, ms = c.call("GET", p)
-                    assert st == 200, (p, st)
-                    warm[p].append(ms)
-            out["warm"] = {p: (statistics.median(v), pct(v, 95)) for p, v in warm.items()}
-            stop = threading.Event()
-            posts: list[tuple[float, float]] = []
-            th = threading.Thread(target=probe_loop, args=(
-                srv.port, made["probe"], made["probe_secret"], stop, posts, made["link"]))
-            th.start()
-            loads = {"pages": mp.Value("i", 0), "trivial": mp.Value("i", 0)}
-            lists = {"pages": [*pages, "/history?page=3", f"/history?player={made['player']}"],
-                     "trivial": ["/manifest.webmanifest"]}
-            windows: dict[str, list[tuple[float, float]]] = {"alone": [], "pages": [],
-                                                             "trivial": []}
-            for _ in range(blocks):
-                for kind in ("alone", "pages", "trivial"):
-                    halt = mp.Event()
-                    ls = [] if kind == "alone" else [
-                        mp.Process(target=loader, args=(srv.port, lists[kind], halt,
-                                                        loads[kind], made["link"]))
-                        for _ in range(2)]
-                    for x in ls:
-                        x.start()
-                    time.sleep(0.3)
-                    a = time.time()
-                    time.sleep(seconds)
-                    windows[kind].append((a, time.time()))
-                    halt.set()
-                    for x in ls:
-                        x.join()
-            stop.set()
-            th.join()
-            for kind, spans in windows.items():
-                ms = [m for at, m in posts if any(s <= at <= e for s, e in spans)]
-                out[kind] = (len(ms), statistics.median(ms) if ms else 0, pct(ms, 95))
-            out["page_loads"] = {k: v.value for k, v in loads.items()}
+            out["warm"] = warm(c, pages, 20)
+            out.update(alone_and_loaded(srv.port, made, [
+                *pages, "/history?page=3", f"/history?player={made['player']}"], blocks,
+                seconds, made["link"]))
             out["load"] = os.getloadavg()[0]
     return out
 

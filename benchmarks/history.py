@@ -121,8 +121,8 @@ def populate(url: str, n: int, instance: Path) -> dict[str, Any]:
         first = players[0].id
         db.session.remove()
         db.engine.dispose()
-    from companion import live_push
-    live_push.close(app)
+    from companion import live as push
+    push.close(app)
     return {"live": [codes[t] for t in live], "probe": codes[probe],
             "probe_secret": f"seat-{k}-red", "player": first}
 
@@ -238,6 +238,58 @@ def loader(port: int, pages: list[str], stop: Any, count: Any,
         count.value += i
 
 
+def warm(c: Client, pages: list[str], rounds: int) -> dict[str, tuple[float, float]]:
+    """Each page again and again, 110 ms apart (one client's pages come at most every
+    100 ms): its (median, p95) in ms."""
+    took: dict[str, list[float]] = {p: [] for p in pages}
+    for _ in range(rounds):
+        for p in pages:
+            time.sleep(0.11)
+            st, _, ms = c.call("GET", p)
+            assert st == 200, (p, st)
+            took[p].append(ms)
+    return {p: (statistics.median(v), pct(v, 95)) for p, v in took.items()}
+
+
+def alone_and_loaded(port: int, made: dict[str, Any], pages: list[str], blocks: int,
+                     seconds: float, cookie: str | None = None) -> dict[str, Any]:
+    """The phone's posts at ``made``'s probe table, alone, then while two screens load
+    ``pages`` in a loop, then while two screens load a page that costs nothing (the
+    manifest: the same load, without our pages), in alternating blocks: per kind the
+    posts' (count, median, p95, p99) in ms, and the page loads (``cookie``: a group's)."""
+    stop = threading.Event()
+    posts: list[tuple[float, float]] = []
+    th = threading.Thread(target=probe_loop, args=(
+        port, made["probe"], made["probe_secret"], stop, posts, cookie))
+    th.start()
+    loads = {"pages": mp.Value("i", 0), "trivial": mp.Value("i", 0)}
+    lists = {"pages": pages, "trivial": ["/manifest.webmanifest"]}
+    windows: dict[str, list[tuple[float, float]]] = {"alone": [], "pages": [], "trivial": []}
+    for _ in range(blocks):
+        for kind in ("alone", "pages", "trivial"):
+            halt = mp.Event()
+            ls = [] if kind == "alone" else [
+                mp.Process(target=loader, args=(port, lists[kind], halt, loads[kind], cookie))
+                for _ in range(2)]
+            for x in ls:
+                x.start()
+            time.sleep(0.3)                    # under way
+            a = time.time()
+            time.sleep(seconds)
+            windows[kind].append((a, time.time()))
+            halt.set()
+            for x in ls:
+                x.join()
+    stop.set()
+    th.join()
+    out: dict[str, Any] = {}
+    for kind, spans in windows.items():
+        ms = [m for at, m in posts if any(s <= at <= e for s, e in spans)]
+        out[kind] = (len(ms), statistics.median(ms) if ms else 0, pct(ms, 95), pct(ms, 99))
+    out["page_loads"] = {k: v.value for k, v in loads.items()}
+    return out
+
+
 def run_size(n: int, url: str | None, seconds: float, blocks: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
@@ -254,50 +306,12 @@ def run_size(n: int, url: str | None, seconds: float, blocks: int) -> dict[str, 
             out["cold"] = {p: c.call("GET", p)[2] for p in pages}
             for code in made["live"]:                      # every state into the cache
                 assert c.call("GET", f"/api/tables/{code}/state")[0] == 200
-            warm: dict[str, list[float]] = {p: [] for p in pages}
-            for _ in range(15):
-                for p in pages:
-                    time.sleep(0.11)       # one client's pages come at most every 100 ms
-                    st, _, ms = c.call("GET", p)
-                    assert st == 200, (p, st)
-                    warm[p].append(ms)
-            out["warm"] = {p: (statistics.median(v), pct(v, 95)) for p, v in warm.items()}
+            out["warm"] = warm(c, pages, 15)
             # the phone's posts, alone and while two clients load the pages
             since = time.time()
-            stop = threading.Event()
-            posts: list[tuple[float, float]] = []
-            th = threading.Thread(target=probe_loop, args=(
-                srv.port, made["probe"], made["probe_secret"], stop, posts))
-            th.start()
-            # alone, then two screens loading the group's pages, then two screens loading
-            # a page that costs nothing (the manifest): the same load, without our pages
-            loads = {"pages": mp.Value("i", 0), "trivial": mp.Value("i", 0)}
-            lists = {"pages": [*pages, "/history?page=3", f"/history?player={made['player']}"],
-                     "trivial": ["/manifest.webmanifest"]}
-            windows: dict[str, list[tuple[float, float]]] = {"alone": [], "pages": [],
-                                                             "trivial": []}
-            for _ in range(blocks):
-                for kind in ("alone", "pages", "trivial"):
-                    halt = mp.Event()
-                    ls = [] if kind == "alone" else [
-                        mp.Process(target=loader, args=(srv.port, lists[kind], halt,
-                                                        loads[kind])) for _ in range(2)]
-                    for x in ls:
-                        x.start()
-                    time.sleep(0.3)                    # under way
-                    a = time.time()
-                    time.sleep(seconds)
-                    windows[kind].append((a, time.time()))
-                    halt.set()
-                    for x in ls:
-                        x.join()
-            stop.set()
-            th.join()
-            for kind, spans in windows.items():
-                ms = [m for at, m in posts if any(s <= at <= e for s, e in spans)]
-                out[kind] = (len(ms), statistics.median(ms) if ms else 0, pct(ms, 95),
-                             pct(ms, 99))
-            out["page_loads"] = {k: v.value for k, v in loads.items()}
+            out.update(alone_and_loaded(srv.port, made, [
+                *pages, "/history?page=3", f"/history?player={made['player']}"], blocks,
+                seconds))
             gcs = pauses(gclog, since)
             out["gc"] = {"count": len(gcs), "full": sum(g["gen"] == 2 for g in gcs),
                          "max_ms": max((g["ms"] for g in gcs), default=0.0),
