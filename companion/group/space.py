@@ -1,13 +1,14 @@
-"""Which group a request belongs to (issue 54), and making, finding and deleting groups.
+"""Which group a request belongs to (issue 54), and making and finding groups (deleting
+one: :func:`.changes.delete_group`).
 
 A group is a private space: its players, finished games, ratings, learnt intel cards and
-keeper key. Its link (``/g/<secret>``) is the only way in: opening it keeps the secret
-in a cookie, and from then on that browser's pages and tables are the group's. The
-secret is 192 random bits and only its hash is kept, so a link cannot be guessed or
-read back from the database. A LAN install keeps one default group at its plain
-address (every row from before the groups is its); a server for many groups
-(``--many-groups``) has none: a table opened there without a group's link counts
-nowhere.
+keeper key. Its link (``/g#group=<secret>``, the secret in the fragment that browsers
+never send) is the only way in: opening it keeps the secret in a cookie, and from then
+on that browser's pages and tables are the group's. The secret is 192 random bits and
+only its hash is kept, so a link cannot be guessed or read back from the database. A
+LAN install keeps one default group at its plain address (every row from before the
+groups is its); a server for many groups (``--many-groups``) has none: a table opened
+there without a group's link counts nowhere.
 """
 
 from __future__ import annotations
