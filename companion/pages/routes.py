@@ -315,6 +315,7 @@ def history_page() -> str:
         games = [{**g, "shown": when.shown(datetime.fromisoformat(g["finished"]), zone, here)}
                  for g in lang.say(found.pop("games"), here)]
         return render_template("history.html", games=games, found=found,
+                               group_name=space.name_of(group),
                                players=history.players_with_games(group),
                                zone=str(zone) if zone is not None else "")
     return _kept_page("history-page", make, str(zone))
@@ -332,6 +333,7 @@ def stats_page() -> str:
         soldiers = [(f"{r} {lang.say(rank_word(r), here)}", s["soldiers"][r], "")
                     for r in range(1, 11)]
         return render_template("stats.html", s=s, soldiers=soldiers,
+                               group_name=space.name_of(group),
                                provisional_games=PROVISIONAL)
     return _kept_page("stats-page", make, in_play)
 
@@ -353,7 +355,8 @@ def player_page(player_id: int) -> str:
 def keeper_page() -> str:
     """The keeper link's page (issue 20): the screen that opens it keeps the keeper key
     (from the link's fragment, never sent to the server but by the page's own check)."""
-    return render_template("keeper.html")
+    return render_template("keeper.html", group_name=space.name_of(
+        space.current(request.cookies.get(space.COOKIE))))
 
 
 # --- a group's link (issue 54) ---------------------------------------------------------

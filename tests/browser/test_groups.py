@@ -95,6 +95,8 @@ def test_two_groups_on_one_server_each_see_only_their_own(screens, live):
     assert "Tuesday club" in phone.get_by_test_id("my-groups").inner_text()
     shot(phone, "groups-phone-390")
     phone.goto(live.url + "/history")
+    assert phone.get_by_test_id("group-named").inner_text() == "· Tuesday club"
+    shot(phone, "groups-history-phone-390")
     assert phone.get_by_test_id("game").count() == 1
     assert "Ann" in phone.get_by_test_id("game").first.inner_text()
     # the club's keeper link on its TV: the group's data downloaded, then the group deleted

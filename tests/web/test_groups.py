@@ -76,6 +76,8 @@ def test_a_stranger_reads_changes_takes_and_deletes_nothing_of_a_group(app):
     bob = ladder[0]["id"] if ladder[0]["name"] == "Bob" else ladder[1]["id"]
     assert ann.get(f"/api/players/{bob}/stats").status_code == 200
     assert ann.get("/api/group").get_json() == {"name": "Tuesday club", "default": False}
+    for page in ("/history", "/stats", "/keeper"):          # each page names the group
+        assert "· Tuesday club" in ann.get(page).get_data(as_text=True), page
 
     for who in (Member(app, "127.0.3.2"), Member(app)):    # another address, or this one
         if who.env["REMOTE_ADDR"] == "127.0.0.1":          # a made-up group cookie
@@ -97,6 +99,11 @@ def test_a_stranger_reads_changes_takes_and_deletes_nothing_of_a_group(app):
                               ("/api/keeper", {})):
                 r = who.post(url, body, key)
                 assert r.status_code == 404, (url, key, r.get_json())
+            # the server's backup (every group's) is the server keeper's alone
+            assert who.post("/api/keeper/backup", {}, key).status_code == 403
+        # a player's own key renames nothing without the group's link
+        r = who.post("/api/players/me", {"player": "phone-of-Bob-" + "k" * 24, "name": "Mallory"})
+        assert r.status_code == 404 and r.get_json()["code"] == "no_group"
         # a group's link the stranger makes up: the same answer as any
         for link in ("x" * 32, ann.link[:-1] + ("A" if ann.link[-1] != "A" else "B"), ""):
             r = who.post("/api/group/enter", {"link": link})
@@ -137,6 +144,10 @@ def test_a_member_of_one_group_sees_and_changes_nothing_of_another(app):
     assert theirs.status_code == nobody.status_code == 404
     assert theirs.get_json() == nobody.get_json()            # the same whether it exists
     assert "Ann" not in cyd.get("/history").get_data(as_text=True)
+    # Ann's phone key in the other group's browser names no player there
+    r = cyd.post("/api/players/me", {"player": "phone-of-Ann-" + "k" * 24, "name": "Mallory"})
+    assert r.status_code == 404 and r.get_json()["code"] == "not_found"
+    assert "Mallory" not in json.dumps(ann.get("/api/stats").get_json())
     # Family's keeper changes nothing of the club's, with its own key or with none
     for key in (cyd.keeper, None):
         for url, body in ((f"/api/history/{a_code}/delete", {}),
