@@ -161,7 +161,7 @@ def index() -> str:
     while the group has finished no game here: issue 53)."""
     group = space.current(request.cookies.get(space.COOKIE))
     return render_template("index.html", learning=games.none_finished(group),
-                           group=space.name_of(group), many=space.many())
+                           group=space.name_of(group))
 
 
 @bp.get("/setup-walk")
