@@ -49,8 +49,10 @@
       const r = await fetch("/api/group/delete", {method: "POST", headers: bearer(), body: "{}"});
       const d = await r.json().catch(() => ({}));
       if (!r.ok) { status.textContent = Words.said(d.error) || T("Refused."); wipe.disabled = false; return; }
-      localStorage.removeItem("sl-keeper");
-      show(T("The group and everything it kept are deleted."), false);
+      if (d.gone) {                      // (the server's own group stays, empty: its key too)
+        localStorage.removeItem("sl-keeper");
+        show(T("The group and everything it kept are deleted."), false);
+      } else show(T("Every game, player and intel card of this group is deleted; the group stays, empty."), true);
     } catch (e) {
       status.textContent = T("No answer from the companion. Is it still running?");
       wipe.disabled = false;

@@ -80,12 +80,14 @@ def group_export() -> Response:
 
 @bp.post("/group/delete")
 def group_delete() -> Response:
-    """The group and everything it keeps, gone in one step: its keeper (the server's
-    default group stays, emptied). This browser leaves it."""
+    """The group and everything it keeps, gone in one step: its keeper (``gone``; the
+    server's default group stays, emptied, and its keeper key with it). This browser
+    leaves a group that is gone."""
     fields(Nothing)
     gid = keeper_only()
-    out = jsonify({"deleted": changes.delete_group(gid)})
-    out.delete_cookie(space.COOKIE, path="/")
+    out = jsonify({"deleted": changes.delete_group(gid), "gone": gid != DEFAULT_GROUP})
+    if gid != DEFAULT_GROUP:
+        out.delete_cookie(space.COOKIE, path="/")
     return out
 
 

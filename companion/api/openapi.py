@@ -373,7 +373,9 @@ def document() -> dict[str, Any]:
                            "as the bearer; the server's default group stays, emptied)",
                 "security": [{"seat": []}, {}],
                 "requestBody": _request(Nothing),
-                "responses": {"200": _json({"type": "object"}, "what was deleted"),
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "deleted": {"type": "object"}, "gone": {"type": "boolean"}}},
+                    "what was deleted; gone: the group too (not the default group)"),
                               **_errors(400, 403, 404, 413, 421)}}},
             "/api/tables/{code}/stream": {"get": {
                 "summary": "Server-Sent Events: the view whenever it changes, and presence",

@@ -195,6 +195,7 @@ def test_a_member_of_one_group_sees_and_changes_nothing_of_another(app):
     # the club's keeper deletes the club wholly; Family keeps everything
     gone = ann.post("/api/group/delete", {}, ann.keeper)
     assert gone.status_code == 200 and gone.get_json()["deleted"]["players"] == 2
+    assert gone.get_json()["gone"] is True
     assert ann.get("/api/history").get_json()["code"] == "no_group"
     assert ann.get(f"/api/tables/{a_code}/state").status_code == 404
     assert Member(app).post("/api/group/enter", {"link": ann.link}).status_code == 404
@@ -226,7 +227,9 @@ def test_a_lan_install_keeps_one_group_at_its_address_and_groups_apart(app, keep
     assert {p["name"] for p in lan.get("/api/stats").get_json()["ladder"]} == {"Ann", "Bob"}
     # the default group emptied by its keeper stays, empty
     r = lan.post("/api/group/delete", {}, keeper_key)
-    assert r.status_code == 200 and lan.get("/api/history").get_json()["games"] == []
+    assert r.status_code == 200 and r.get_json()["gone"] is False
+    assert lan.get("/api/history").get_json()["games"] == []
+    assert lan.post("/api/keeper", {}, keeper_key).status_code == 200     # still its keeper
     assert [g["code"] for g in club.get("/api/history").get_json()["games"]] == [other]
 
 
