@@ -333,6 +333,9 @@ class Table:
                     status = r.status_code
             except StopIteration:
                 pass
+        # what the pages must show before the next wait on them (sync): a page not yet
+        # at this version may still show what came before these events
+        self.version = max(self.version, client.get(url + "/state").get_json()["view"]["version"])
 
     # --- what the TV shows -----------------------------------------------------------
     def board(self) -> dict[str, Any]:

@@ -46,10 +46,13 @@ BAD_ORIGINS = ["http://[", "http://[::1", "::::", "http://evil.example", "https:
 # the suite runs this twice: on SQLite in full, on PostgreSQL (where the database's own
 # part is what may differ: the state left, each table replayed) a shorter run from other
 # seeds in CI (chunks 1000…), so the two passes send different requests
+# A number of requests, not a time: under a busy machine's load a time limit sent fewer
+# than it asked for (900 in 70 s) and failed; 2,000 take ~25 s on a quiet one (4,000 and 70 s
+# before: the suite's time, issue 51), the time limit is only a guard against a hang
 ON_PG = os.environ.get("DATABASE_URL", "").startswith("postgresql")
-REQUESTS = int(os.environ.get("FUZZ_REQUESTS", "1200" if ON_PG else "4000"))  # stop after
-TIME_LIMIT = float(os.environ.get("FUZZ_SECONDS", "35" if ON_PG else "70"))  # or after (s)
-AT_LEAST = 500 if ON_PG else 1000
+REQUESTS = int(os.environ.get("FUZZ_REQUESTS", "800" if ON_PG else "2000"))  # stop after
+TIME_LIMIT = float(os.environ.get("FUZZ_SECONDS", "300"))                    # or after (s)
+AT_LEAST = min(REQUESTS, 800 if ON_PG else 2000)
 CHUNK = 100                                                # examples per seed
 SENDS = 3                                                  # requests per example
 _validators: dict[tuple[str, str, int], Any] = {}
