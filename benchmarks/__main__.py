@@ -42,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="engine, post, server, server --chances: also time the "
                         "checkout at PATH (A B A B…) and print the ratio; heads: that "
                         "checkout's server first")
+    b.add_argument("--statements", action="store_true",
+                   help="post: count each post's statements, round trips and commits "
+                        "instead of timing it")
     b.add_argument("--rounds", type=int, default=None,
                    help="engine --against, post: timings of each checkout (default 7, 5)")
     b.add_argument("--connections", type=int, default=300,
@@ -78,7 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.what == "post":
         from .post import run as post
         return post(games=args.games or 6, rounds=args.rounds or 5,
-                    against=args.against, database_url=args.database_url)
+                    against=args.against, database_url=args.database_url,
+                    statements=args.statements)
     if args.what == "history":
         from . import history
         return history.main(args)

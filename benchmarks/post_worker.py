@@ -52,6 +52,17 @@ def main(games: int, seed: int) -> None:
                 wall[0] += time.perf_counter() - w
 
         app.wsgi_app = timed  # type: ignore[method-assign]
+        counter = None
+        if os.environ.get("POST_WORKER_STATEMENTS"):     # post --statements: counts instead
+            import importlib.util
+            spec = importlib.util.spec_from_file_location(
+                "bench_statements", os.path.join(os.path.dirname(__file__), "statements.py"))
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            with app.app_context():
+                from companion.store.models import db
+                counter = module.Counter(db.engine)
         client = app.test_client()
         keys = itertools.count()
         origin = {"Origin": "http://localhost"}
@@ -61,8 +72,11 @@ def main(games: int, seed: int) -> None:
             full = {"version": view["version"], "answer": "delta",
                     "idempotency_key": f"bench-{next(keys):09d}", **body}
             headers = {**origin, **({"Authorization": f"Bearer {secret}"} if secret else {})}
+            marks = counter.mark() if counter is not None else None
             r = client.post(f"/api/tables/{code}{path}", json=full, headers=headers)
             out = r.get_json()
+            if counter is not None and marks is not None and r.status_code in (200, 201):
+                counter.add(f"{path} {r.status_code}", marks)
             if "delta" in out:
                 view = patch(view, out["delta"]["ops"])
             elif "view" in out:
@@ -119,7 +133,9 @@ def main(games: int, seed: int) -> None:
                       file=sys.stderr)
         print(json.dumps({"companion": companion.__file__, "posts": posts,
                           "app_cpu_ms": counted[0] / posts * 1e3,
-                          "app_wall_ms": walled[0] / posts * 1e3}))
+                          "app_wall_ms": walled[0] / posts * 1e3,
+                          **({"counts": counter.report(), "pg": counter.pg}
+                             if counter is not None else {})}))
 
 
 if __name__ == "__main__":

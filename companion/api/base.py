@@ -26,7 +26,8 @@ from ..engine import Msg
 from ..group import space
 from ..play import keeper, opening, seats, tables
 from ..play.authority import Transaction
-from ..store.models import Table
+from ..store.models import Table, db
+from ..store.prepared import alone
 from ..table.views import public_view
 from .bodies import Change
 from .declared import Body, check
@@ -144,7 +145,8 @@ def act(code: str, kind: str, model: type[Change],
     Its key and version are judged first, the rest of its fields when the action reads
     them. ``anonymous``: whoever sends it (a join); ``keeper_too``: the keeper key is a
     bearer this request knows (the actor's ``keeper``)."""
-    table = load(code)
+    with alone(db.session.connection()):     # the table read alone: no BEGIN for it
+        table = load(code)
     sent = body()
     if keeper_too and keeps(table.group_id):
         actor = tables.Actor(keeper=True)

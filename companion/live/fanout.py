@@ -63,6 +63,8 @@ def _told(payload: str, since: int, ops: list[list[Any]]) -> str:
 class PgFanout:
     """Announce this process's changes with NOTIFY; republish other processes' changes."""
 
+    channel = NOTIFY_CHANNEL        # what a change's own statement notifies (:meth:`payload`)
+
     def __init__(self, app: Flask) -> None:
         from sqlalchemy.engine import make_url
         url = make_url(app.config["SQLALCHEMY_DATABASE_URI"]).set(drivername="postgresql")
@@ -98,6 +100,17 @@ class PgFanout:
 
         False (nothing sent): this process keeps the view at ``since`` but the change
         has no view yet, so it is told after its commit (:meth:`tell`)."""
+        payload = self.payload(code, version, since, view)
+        if payload is None:
+            return False
+        _NOTIFY.run(conn, n_channel=NOTIFY_CHANNEL, n_payload=payload)
+        return True
+
+    def payload(self, code: str, version: int, since: int,
+                view: dict[str, Any] | None = None) -> str | None:
+        """What :meth:`notify` sends for this change (a caller that sends it in a
+        statement of its own: :mod:`companion.play.written`), or ``None``: the change is
+        to be told after its commit (:meth:`tell`)."""
         payload = f"{code}:{version}:{WORKER}"
         ch = hub.get(code)
         if ch is not None:
@@ -105,13 +118,12 @@ class PgFanout:
                 base = ch.shown(since)
             if base is not None:
                 if view is None:
-                    return False
+                    return None
                 ops = diff(base, view)
                 payload = _told(payload, since, ops)
                 with ch.cond:
                     ch.told = (since, ops, view)
-        _NOTIFY.run(conn, n_channel=NOTIFY_CHANNEL, n_payload=payload)
-        return True
+        return payload
 
     def tell(self, view: dict[str, Any], since: int) -> None:
         """Tell the other processes of a committed change as what changed from the view

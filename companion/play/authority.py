@@ -12,6 +12,7 @@ import json
 import threading
 import weakref
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any, cast
 
 from flask import current_app
@@ -26,11 +27,12 @@ from ..engine import Event as GameEvent
 from ..engine import Msg, Phase, RecordError, State, apply
 from ..group.games import forget_game, remember_game
 from ..store.models import Event, Receipt, Table, db, now
-from ..store.prepared import Prepared
+from ..store.prepared import Prepared, alone
 from ..table.cards import ended_round, learn
 from ..table.states import Row, event_rows, keep, kept_rows
 from ..table.views import public_view
 from .teaching import mark
+from .written import written
 
 # the tables themselves, for plain SQL statements
 TABLE: SATable = cast(SATable, Table.__table__)
@@ -223,41 +225,43 @@ class Transaction:
         stale = ApiError(409, Msg("the table changed at the same moment; here is the fresh "
                               "state — check and tap again"), field="version", code="stale")
         # The rows are written with plain SQL statements (no unit of work to run for
-        # them): the table's row, each event numbered inside its insert, the receipt.
+        # them): the table's row, each event numbered inside its insert, the receipt; on
+        # PostgreSQL all in one statement with the NOTIFY (issue 54: :mod:`.written`).
+        # a learning game's lessons given so far: taught to its seated players (not the
+        # practice round's: the real game explains them again, issue 53)
+        teach = bool(t.first_game and not t.practice and self.added and self.state is not None)
+        # the group's memory (issue 21): a game that ends leaves its summary, one whose
+        # end is undone takes it back, in this same transaction
+        remember = (not was_finished and values["finished"] is not None
+                    and self.state is not None and not t.practice)  # practice never counts
+        forget = was_finished and values["finished"] is None
+        # the receipt keeps the answer without the view (a retry is answered with the
+        # table's view as it is then) and never a secret
+        kept = stored({k: v for k, v in body.items() if k != "secret"})
+        # the other processes sharing the database (PostgreSQL), told by this transaction:
+        # they hear of the change when it commits
+        fanout = current_app.extensions.get("live_fanout") if bump else None
         try:
             with db.session.no_autoflush:
                 conn = db.session.connection()
-                res = _update_for(tuple(values)).run(
-                    conn, w_id=t.id, w_version=t.version,
-                    **{f"v_{name}": value for name, value in values.items()})
-                if res.rowcount != 1:
-                    raise stale
+                if conn.dialect.name == "postgresql":
+                    told = self._write_one(conn, values, status, kept, stale,
+                                           fanout if not (teach or remember or forget) else None)
+                    if told is not None:
+                        view, self.told = told
+                else:
+                    self._write_each(conn, values, status, kept, stale)
                 for name, value in values.items():    # written: no second write of the row
                     set_committed_value(t, name, value)
-                for row, key in self.added:
-                    _INSERT_EVENT.run(conn, e_table=t.id, e_data=row.data, e_seat=row.seat_id,
-                                      e_key=key, e_created=now())
-                # the receipt keeps the answer without the view (a retry is answered with
-                # the table's view as it is then) and never a secret
-                kept = {k: v for k, v in body.items() if k != "secret"}
-                _INSERT_RECEIPT.run(conn, r_table=t.id, r_key=self.key, r_status=status,
-                                    r_body=stored(kept), r_kind=self.kind, r_actor=self.actor,
-                                    r_created=now())
-                # a learning game's lessons given so far: taught to its seated players (not
-                # the practice round's: the real game explains them again, issue 53)
-                if t.first_game and not t.practice and self.added and self.state is not None:
+                if teach:
+                    assert self.state is not None
                     mark(t, self.state, self._rows() or event_rows(t))
-                # the group's memory (issue 21): a game that ends leaves its summary, one
-                # whose end is undone takes it back, in this same transaction
-                if not was_finished and values["finished"] is not None and self.state is not None \
-                        and not t.practice:     # the practice round is never counted
+                if remember:
+                    assert self.state is not None
                     remember_game(t, self.state)
-                elif was_finished and values["finished"] is None:
+                elif forget:
                     forget_game(t.id)
-                # the other processes sharing the database (PostgreSQL), told by this
-                # transaction: they hear of the change when it commits
-                fanout = current_app.extensions.get("live_fanout")
-                if fanout is not None and bump:
+                if fanout is not None and view is None and self.told:
                     view = self._view_now()
                     self.told = fanout.notify(conn, t.code, values["version"],
                                               self.read_version, view)
@@ -277,6 +281,61 @@ class Transaction:
             keep(t, self.state, self._rows())
         self.result = (status, {**body, "view": view if view is not None
                                 else public_view(t, self.state)})
+
+    def _write_each(self, conn: Any, values: dict[str, Any], status: int, kept: str,
+                    stale: ApiError) -> None:
+        """The change's rows, a statement each (SQLite): the table's compare-and-swap
+        first, then each event numbered inside its insert, then the receipt."""
+        t = self.table
+        res = _update_for(tuple(values)).run(
+            conn, w_id=t.id, w_version=t.version,
+            **{f"v_{name}": value for name, value in values.items()})
+        if res.rowcount != 1:
+            raise stale
+        for row, key in self.added:
+            _INSERT_EVENT.run(conn, e_table=t.id, e_data=row.data, e_seat=row.seat_id,
+                              e_key=key, e_created=now())
+        _INSERT_RECEIPT.run(conn, r_table=t.id, r_key=self.key, r_status=status,
+                            r_body=kept, r_kind=self.kind, r_actor=self.actor,
+                            r_created=now())
+
+    def _write_one(self, conn: Any, values: dict[str, Any], status: int, kept: str,
+                   stale: ApiError, fanout: Any) -> tuple[dict[str, Any] | None, bool] | None:
+        """The change's rows in one statement (PostgreSQL, :mod:`.written`), with its
+        NOTIFY when ``fanout`` is given: the view after the change is made first (from
+        the table's new values: a change refused as stale rolls back, which drops them)
+        and what the others are told comes from it. Returns that view and whether the
+        others were told (``None``: nothing was to be told in it)."""
+        t = self.table
+        when = now()
+        params: dict[str, Any] = {
+            "w_id": t.id, "w_version": t.version, "e_created": when,
+            "r_key": self.key, "r_status": status, "r_body": kept, "r_kind": self.kind,
+            "r_actor": self.actor, "r_created": when,
+            **{f"v_{name}": value for name, value in values.items()}}
+        for i, (row, key) in enumerate(self.added):
+            params.update({f"e{i}_data": row.data, f"e{i}_seat": row.seat_id,
+                           f"e{i}_key": key})
+        payload, view = None, None
+        if fanout is not None:
+            for name, value in values.items():
+                set_committed_value(t, name, value)
+            view = self._view_now()
+            payload = fanout.payload(t.code, values["version"], self.read_version, view)
+        if payload is not None:
+            params.update(n_channel=fanout.channel, n_payload=payload)
+        statement = written(tuple(values), len(self.added), payload is not None)
+        # a change whose statement is all its transaction writes (nothing written before
+        # it, no row of the ORM's waiting, nothing to write after it): the statement is
+        # its own transaction, committed when it returns (:func:`alone`, one round trip)
+        last = fanout is not None and not (db.session.new or db.session.dirty
+                                           or db.session.deleted)
+        with alone(conn) if last else nullcontext():
+            if statement.run(conn, **params).fetchone() is None:
+                raise stale
+        if fanout is None:
+            return None
+        return view, payload is not None
 
     def _view_now(self) -> dict[str, Any] | None:
         """The table's view after this change, made inside its transaction, so that the

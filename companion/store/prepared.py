@@ -22,7 +22,8 @@ are the ones SQLAlchemy would have written.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy.engine import Connection, CursorResult, Dialect
@@ -81,3 +82,28 @@ class Prepared:
         """Execute on ``conn`` (inside its transaction) with ``values`` by name."""
         c = self.compiled(conn.dialect)
         return conn.exec_driver_sql(c.sql, c.params(values))
+
+
+@contextmanager
+def alone(conn: Connection) -> Iterator[None]:
+    """PostgreSQL, while no transaction is open on ``conn``: each statement in it runs as
+    its own transaction (psycopg's autocommit), so none costs a ``BEGIN`` first, and a
+    statement that writes is committed (durably) when it returns, without a ``COMMIT``:
+    one round trip instead of three (issue 54). For a read before a change's transaction
+    (a read alone sees what a read that opened a transaction would: each statement reads
+    its own snapshot at PostgreSQL's READ COMMITTED), and for a change written in one
+    statement that is all its transaction would write. With a transaction already open
+    (something was read or written before) or on SQLite, statements run in the
+    transaction as ever, and the caller's commit commits them."""
+    raw = conn.connection.driver_connection if conn.dialect.name == "postgresql" else None
+    if raw is None or raw.autocommit or raw.info.transaction_status != 0:   # 0: IDLE
+        yield
+        return
+    raw.autocommit = True
+    try:
+        yield
+    finally:
+        try:
+            raw.autocommit = False
+        except Exception:            # the connection is broken: never back in the pool
+            conn.invalidate()

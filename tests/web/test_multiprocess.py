@@ -234,28 +234,31 @@ def test_a_change_whose_commit_failed_lends_nothing_to_the_next(app, table, monk
     """Issue 24: a tap whose view and operations were made in its transaction, and whose
     commit then failed, leaves nothing behind: the next change from the same version (one
     whose view is made after its commit, as a seat change's or another process's) goes
-    to the streams with its own operations, not the failed one's."""
+    to the streams with its own operations, not the failed one's. (Since issue 54 a tap's
+    rows, its NOTIFY and its commit are one statement: that statement fails.)"""
+    from sqlalchemy import event
     from sqlalchemy.exc import OperationalError
 
     from companion import live
     from companion.edge import lang
-    from companion.play import authority
     from companion.play.tables import load
+    from companion.store.models import db
     from companion.table import views
 
     from .conftest import sit
 
     host = table(wall_distance=3)
     red, blue = sit(host, "red", "Ann"), sit(host, "blue", "Bob")
-    commit, failed = authority._commit_keeping, []
+    failed: list[int] = []
 
-    def fail_once() -> None:
-        if not failed:
+    def fail_once(conn, cursor, statement, *args) -> None:
+        if statement.startswith("WITH u AS") and not failed:
             failed.append(1)
-            raise OperationalError("COMMIT", {}, Exception("the connection was lost"))
-        commit()
+            raise OperationalError(statement, {}, Exception("the connection was lost"))
 
-    monkeypatch.setattr(authority, "_commit_keeping", fail_once)
+    with app.app_context():
+        engine = db.engine
+    event.listen(engine, "before_cursor_execute", fail_once)
     ch = live.hub.subscribe(host.code)          # a screen of the table is open here
     try:
         with app.test_request_context():
@@ -277,4 +280,5 @@ def test_a_change_whose_commit_failed_lends_nothing_to_the_next(app, table, monk
         shown = patch(json.loads(lang.dumps(before, "en")), sent["ops"])
         assert shown == json.loads(lang.dumps(after, "en"))
     finally:
+        event.remove(engine, "before_cursor_execute", fail_once)
         live.hub.unsubscribe(ch)

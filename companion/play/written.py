@@ -1,0 +1,87 @@
+"""A change's rows written in one statement on PostgreSQL (issue 54): one round trip.
+
+A post wrote its table's row (the compare-and-swap of its version), each event, its
+receipt and the NOTIFY that tells the other processes as four to five statements, each a
+round trip to the database server and its parse, in the transaction that holds the
+table's row lock. On PostgreSQL they are one statement: the table's update returns its
+id only when the version was still the one read, and the event and receipt inserts and
+the NOTIFY take their rows from it, so nothing of the change is written (and nobody is
+told) when the version moved:
+
+    WITH u AS (UPDATE "table" SET ... WHERE id = :w_id AND version = :w_version
+               RETURNING "table".id),
+         e0 AS (INSERT INTO event (...) SELECT u.id, <last seq> + 1, ... FROM u),
+         r AS (INSERT INTO receipt (...) SELECT u.id, ... FROM u)
+    SELECT u.id, pg_notify(:n_channel, :n_payload) FROM u
+
+Every part of one statement reads one snapshot, so the events are numbered from the
+table's last seq plus their place in the change (the table's row lock, and the unique
+``(table_id, seq)``, keep two writers apart as before). SQLite has no such statement
+(nor a server to reach): it writes them one by one (:mod:`.authority`).
+
+>>> from sqlalchemy.dialects import postgresql
+>>> sql = written(("version",), 2, True).compiled(postgresql.psycopg.dialect()).sql
+>>> [line.split()[-2] for line in sql.splitlines() if line.endswith(" AS ")]
+['u', 'e0', 'e1', 'r']
+>>> " ".join(sql.split()[-8:])
+'SELECT u.id, pg_notify(%(n_channel)s::VARCHAR, %(n_payload)s::VARCHAR) AS pg_notify_1 FROM u'
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from sqlalchemy import Select, bindparam, false, func, insert, literal_column, select, update
+from sqlalchemy import Table as SATable
+
+from ..store.models import Event, Receipt, Table
+from ..store.prepared import Prepared
+
+TABLE: SATable = cast(SATable, Table.__table__)
+EVENT: SATable = cast(SATable, Event.__table__)
+RECEIPT: SATable = cast(SATable, Receipt.__table__)
+
+_BUILT: dict[tuple[tuple[str, ...], int, bool], Prepared] = {}
+
+
+def written(names: tuple[str, ...], events: int, notify: bool) -> Prepared:
+    """The one statement for a change that writes the table's columns ``names``, adds
+    ``events`` events and its receipt, and (``notify``) tells the other processes.
+
+    Its values by name: ``w_id``, ``w_version``, ``v_<column>``; ``e<i>_data``,
+    ``e<i>_seat``, ``e<i>_key`` for each event and ``e_created``; ``r_key``, ``r_status``,
+    ``r_body``, ``r_kind``, ``r_actor``, ``r_created``; ``n_channel``, ``n_payload``.
+    One row comes back when the change was written, none when the version had moved."""
+    key = (names, events, notify)
+    p = _BUILT.get(key)
+    if p is None:
+        p = _BUILT[key] = Prepared(lambda: _build(names, events, notify))
+    return p
+
+
+def _build(names: tuple[str, ...], events: int, notify: bool) -> Select[Any]:
+    u = (update(TABLE)
+         .where(TABLE.c.id == bindparam("w_id"), TABLE.c.version == bindparam("w_version"))
+         .values({name: bindparam(f"v_{name}", type_=TABLE.c[name].type) for name in names})
+         .returning(TABLE.c.id).cte("u"))
+    last = (select(func.coalesce(func.max(EVENT.c.seq), literal_column("0")))
+            .where(EVENT.c.table_id == bindparam("w_id")).scalar_subquery())
+    ctes = []
+    created = bindparam("e_created", type_=EVENT.c.created.type)
+    for i in range(events):
+        ctes.append(insert(EVENT).from_select(
+            ["table_id", "seq", "data", "seat_id", "idempotency_key", "undone", "created"],
+            select(u.c.id, last + literal_column(str(i + 1)),
+                   bindparam(f"e{i}_data", type_=EVENT.c.data.type),
+                   bindparam(f"e{i}_seat", type_=EVENT.c.seat_id.type),
+                   bindparam(f"e{i}_key", type_=EVENT.c.idempotency_key.type),
+                   false(), created)).cte(f"e{i}"))
+    ctes.append(insert(RECEIPT).from_select(
+        ["table_id", "key", "status", "body", "kind", "actor", "created"],
+        select(u.c.id, *(bindparam(f"r_{c}", type_=RECEIPT.c[c].type)
+                         for c in ("key", "status", "body", "kind", "actor", "created"))))
+        .cte("r"))
+    told = ([func.pg_notify(bindparam("n_channel", type_=RECEIPT.c.kind.type),
+                            bindparam("n_payload", type_=RECEIPT.c.kind.type))]
+            if notify else [])
+    return select(u.c.id, *told).add_cte(*ctes)

@@ -1,0 +1,96 @@
+"""Issue 54: what one accepted tap costs the database, counted on the database in use.
+
+A tap's time on a server is mostly its round trips to the database and their statements:
+each is a wait on the network and a parse, and on PostgreSQL each transaction costs a
+``BEGIN`` and a ``COMMIT`` of its own. A tap or an event reads its table (with its seats)
+and writes its rows; on PostgreSQL the read runs alone and the rows (the table's
+compare-and-swap, the events, the receipt, the NOTIFY) are one statement that is its own
+transaction: two round trips in all, one commit (the durable floor's insert alone takes
+three: ``BEGIN``, the insert, ``COMMIT``). On SQLite there is no server to reach: the rows
+are written one statement each.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from sqlalchemy import event
+
+from companion.engine.simulate import random_record
+from companion.store.models import db
+from harness.steps import steps
+
+from .conftest import Player
+
+# what a tap may also touch: the group's intel cards (a round's card learnt, those
+# offered at the intel step) and its memory (a finished game)
+EXTRAS = re.compile(r'(FROM|INTO|UPDATE|JOIN) "?(intel_card|game|game_side|memory|rating|player)\b')
+
+
+def test_an_accepted_tap_takes_two_round_trips_and_one_commit(table, app):
+    """Every event and reveal tap of a random game, posted from the phones: on PostgreSQL
+    two statements, no ``BEGIN``/``COMMIT`` of their own, one commit, and the write's
+    ``NOTIFY`` inside it; on SQLite the table read, its update, one insert per event and
+    the receipt, one commit. A tap that also learns or offers an intel card or ends the
+    game writes those too (counted apart, never more than one commit)."""
+    with app.app_context():
+        engine = db.engine
+    pg = engine.dialect.name == "postgresql"
+    said: list[tuple[str, bool]] = []          # (statement, in a transaction of its own)
+    commits = [0]
+
+    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        raw = conn.connection.driver_connection
+        said.append((statement, bool(pg and not raw.autocommit)))
+
+    def committed(conn: Any) -> None:
+        commits[0] += 1
+
+    rec = random_record(random.Random(54), wall_distance=2)
+    host = table()
+    screens: dict[str, Player] = {"host": host}
+    for side, name in (("red", "Ann"), ("blue", "Bob")):
+        phone = Player(host.client, host.code, None, name)
+        phone.refresh()
+        d = phone.post("/seats", {"side": side, "name": name}, 201).get_json()
+        phone.secret = d["secret"]
+        screens[side] = phone
+    event.listen(engine, "before_cursor_execute", seen)
+    event.listen(engine, "commit", committed)
+    plain = 0
+    try:
+        for e in rec.events:
+            todo, status = steps(e, host.refresh()), None
+            try:
+                while True:
+                    who, path, body = todo.send(status)
+                    screens[who].refresh()            # caught up, as the live push would
+                    said.clear()
+                    commits[0] = 0
+                    r = screens[who].post(path, body, fresh=False)
+                    assert r.status_code in (200, 201), r.get_json()
+                    status = r.status_code
+                    events = 1 + len(r.get_json().get("followed", [])) \
+                        if status == 201 else 0
+                    assert commits[0] == 1, (path, body, said)
+                    if any(EXTRAS.search(s) for s, _ in said):
+                        continue
+                    plain += 1
+                    kinds = [s.split()[0] for s, _ in said]
+                    if pg:
+                        # the table read alone, then the change in one statement: no
+                        # BEGIN and no COMMIT sent for either
+                        assert kinds == ["SELECT", "WITH"], (path, body, said)
+                        assert not any(tx for _, tx in said), (path, body, said)
+                        assert "pg_notify" in said[1][0]
+                    else:
+                        assert kinds == ["SELECT", "UPDATE", *["INSERT"] * events,
+                                         "INSERT"], (path, body, said)
+            except StopIteration:
+                pass
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+        event.remove(engine, "commit", committed)
+    assert plain >= 0.8 * len(rec.events), plain
