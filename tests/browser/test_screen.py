@@ -281,6 +281,19 @@ def by_keys_plan() -> list[dict]:
     return events
 
 
+def flag_plan() -> list[dict]:
+    """A whole game of two days (wall 3) that blue ends by taking red's flag: day 2 starts
+    by itself (R12) and ends in blue's capture check (R70-R71), three cards face down.
+    Half the taps of the three-day game (:func:`plan`), whose third day the games from the
+    TV alone, on a tablet and on phones (test_game.py) play (issue 51: the suite's time)."""
+    rec = random_record(random.Random(1062), wall_distance=WALL, disorder=0, lie=0, box=BOX)
+    events = normalise([e.to_dict() for e in rec.events])
+    assert sum(e["type"] == "exhaust" for e in events) == 4 and len(events) == 22
+    assert events[-1]["type"] == "check" and events[-1]["side"] == "blue"
+    assert len(events[-1]["ranks"]) == 3
+    return events
+
+
 def test_a_whole_game_on_one_screen_by_keys_alone(screens, live):
     """Issue 52: every step of a game entered on a 1920x1080 screen by keys alone, each key
     named by the line under the panel when it is typed (the line shown, not given up for
@@ -483,7 +496,10 @@ def test_a_whole_game_on_a_tablet_in_german_and_its_other_shapes(screens, live):
 
 
 def test_a_mixed_game_red_on_a_phone_blue_on_the_screen_in_french(screens, live):
-    events = plan()
+    """Red on a phone, blue on a French laptop: a seat asked for and declined, a reveal
+    undone from the screen with red's phone's consent and entered again by AZERTY keys,
+    each day's numbers, and blue's capture check of red's flag entered on the screen."""
+    events = flag_plan()
     table = Table(screens, live, WALL, shots="mixed", enter="blue", tv_size=(1280, 720),
                   tv_language="fr")
     # red's phone not there yet: the codes (read above from the screen) wait under the
