@@ -264,9 +264,9 @@ def rebuild_ratings(group_id: int) -> dict[int, ratings.Rating]:
     changed(group_id)
     db.session.execute(update(Player).where(Player.group_id == group_id)
                        .values(mu=None, sigma=None, rated=0))
-    for i, r in found.items():
-        db.session.execute(update(Player).where(Player.id == i)
-                           .values(mu=r.mu, sigma=r.sigma, rated=r.games))
+    if found:       # one statement for them all (an UPDATE per player was a round trip each)
+        db.session.execute(update(Player), [{"id": i, "mu": r.mu, "sigma": r.sigma,
+                                             "rated": r.games} for i, r in found.items()])
     return found
 
 
