@@ -593,13 +593,17 @@ def test_a_team_game_of_four_on_one_screen_in_french(screens, live):
     laptop (1366 x 768). Every step's panel whole (the four seats' two rows hid the
     soldier's last button on the tablet); the card turned up's ranks stand where the
     guess's stood (the switch to the other side took a second line beside "missions 1–2"
-    and moved them 28-37 px); the capture check names its one mission in the singular."""
+    and moved them 28-37 px); the capture check names its one mission in the singular.
+    A game of two days (26 events; 42 before, issue 51: the suite's time), the laptop
+    from day 2 on."""
     events = normalise([e.to_dict() for e in random_record(
-        random.Random(11), wall_distance=WALL, disorder=0, lie=0).events])
+        random.Random(84), wall_distance=WALL, disorder=0, lie=0).events])
+    assert len(events) == 26 and list(events[-1]["ranks"]) == ["4"]
+    day2 = [i for i, e in enumerate(events) if e["type"] == "exhaust"][2]
     table = Table(screens, live, WALL, enter="screen", teams=True, tv_size=(1024, 768),
                   tv_language="fr")
-    out = play(table, events, "screen-teams-fr", turns={30: (1366, 768)})
-    assert out["days"]
+    out = play(table, events, "screen-teams-fr", turns={day2: (1366, 768)})
+    assert out["days"] == [1, 2]
     # the capture check's one card left, in the singular ("Missions 4 : Général")
     assert out["checked"] and out["checked"][-1].startswith("Mission 4\u202f: "), out["checked"]
 
