@@ -244,11 +244,12 @@ class Transaction:
         try:
             with db.session.no_autoflush:
                 conn = db.session.connection()
+                # (view, told) when the one statement carried the NOTIFY (or had nothing
+                # to tell: told after the commit); None: the others are told below
+                told = None
                 if conn.dialect.name == "postgresql":
                     told = self._write_one(conn, values, status, kept, stale,
                                            fanout if not (teach or remember or forget) else None)
-                    if told is not None:
-                        view, self.told = told
                 else:
                     self._write_each(conn, values, status, kept, stale)
                 for name, value in values.items():    # written: no second write of the row
@@ -261,7 +262,9 @@ class Transaction:
                     remember_game(t, self.state)
                 elif forget:
                     forget_game(t.id)
-                if fanout is not None and view is None and self.told:
+                if told is not None:
+                    view, self.told = told
+                elif fanout is not None:
                     view = self._view_now()
                     self.told = fanout.notify(conn, t.code, values["version"],
                                               self.read_version, view)

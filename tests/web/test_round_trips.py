@@ -94,3 +94,28 @@ def test_an_accepted_tap_takes_two_round_trips_and_one_commit(table, app):
         event.remove(engine, "before_cursor_execute", seen)
         event.remove(engine, "commit", committed)
     assert plain >= 0.8 * len(rec.events), plain
+
+
+def test_a_change_tells_the_other_processes_once(table, app):
+    """A seat sitting down (a change whose view is made after its commit) tells the other
+    processes of it with one NOTIFY on PostgreSQL: the one statement that writes it carried
+    it, and a second was sent after it (a change told twice)."""
+    with app.app_context():
+        engine = db.engine
+    notified: list[str] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if "pg_notify" in statement:
+            notified.append(statement.split()[0])
+
+    host = table()
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        for side, name in (("red", "Ann"), ("blue", "Bob")):
+            notified.clear()
+            phone = Player(host.client, host.code, None, name)
+            phone.refresh()
+            phone.post("/seats", {"side": side, "name": name}, 201)
+            assert len(notified) == (1 if engine.dialect.name == "postgresql" else 0), notified
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
