@@ -1,5 +1,5 @@
-"""``python -m benchmarks engine | post | server | pages | history | groups | chances | heads
-[options]``
+"""``python -m benchmarks engine | post | server | pages | screen | history | groups | chances
+| heads [options]``
 (from the checkout)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 def build_parser() -> argparse.ArgumentParser:
     b = argparse.ArgumentParser(prog="python -m benchmarks",
                                 description="performance figures (docs/PERFORMANCE.md)")
-    b.add_argument("what", choices=["engine", "post", "server", "pages", "history", "groups",
-                                     "chances", "heads"])
+    b.add_argument("what", choices=["engine", "post", "server", "pages", "screen", "history",
+                                     "groups", "chances", "heads"])
     b.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     b.add_argument("--tables", type=int, default=50, help="tables (server)")
     b.add_argument("--threads", type=int, default=None,
@@ -63,6 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "only time the live figure); "
                         "post: games per timing (default 6); groups: each group's finished "
                         "games (default 100)")
+    b.add_argument("--events", type=int, default=40,
+                   help="screen: the game's events entered (default 40)")
+    b.add_argument("--size", default="1920x1080", metavar="WxH",
+                   help="screen: the host screen's size (default 1920x1080)")
     b.add_argument("--playouts", type=int, default=100,
                    help="chances: playouts per estimate while grading (default 100)")
     return b
@@ -83,6 +87,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return post(games=args.games or 6, rounds=args.rounds or 5,
                     against=args.against, database_url=args.database_url,
                     statements=args.statements)
+    if args.what == "screen":
+        from .screen import run as screen
+        return screen(events=args.events, rounds=args.rounds or 3, against=args.against,
+                      size=args.size)
     if args.what == "history":
         from . import history
         return history.main(args)

@@ -226,20 +226,45 @@ const Board = (() => {
     return out;
   }
 
+  // the board's parts, each a <g> drawn again only when its markup changed (a change moves
+  // one or two of them: all of them made anew cost the big screen most of its work for
+  // it), and the parts drawn since the last fitting
+  const PARTS = {da: 0, chance: 0, moved: ["ip-red", "ip-blue", "missions-red", "missions-blue", "intel", "side-red", "side-blue"]};
+  let parts = null, unfitted = [];
+  function build(svg) {
+    svg.innerHTML = Object.entries(PARTS).map(([k, inner]) => `<g data-part="${k}">${inner ? inner.map(x => `<g data-part="${x}"></g>`).join("") : ""}</g>`).join("");
+    parts = {};
+    for (const g of svg.querySelectorAll("g[data-part]")) parts[g.dataset.part] = {g, html: ""};
+  }
   function draw(v) {
-    const s = v.state, w = v.words;
+    const s = v.state, w = v.words, svg = $("board");
     // a table that shows the chance: its line's room between the forts and the IP tracks
     const down = v.chances ? CHANCE_ROOM : 0;
-    $("board").setAttribute("viewBox", `0 0 1240 ${790 + down}`);
-    big = labelScale();
-    $("board").innerHTML = daTrack(s, w.da) + chanceBar(v) + `<g transform="translate(0 ${down})">`
-      + ipTrack(s, "red", 170) + ipTrack(s, "blue", 232)
-      + missions(v, "red", 340) + missions(v, "blue", 585) + intel(s)
-      + sidePanel(s, "red", 330) + sidePanel(s, "blue", 575) + "</g>";
-    fitTexts($("board"));
-    $("board").setAttribute("aria-label", T("The board, day {day}: red {red} IP, blue {blue} IP, double agent {where}, deception tokens red {dt_red}, blue {dt_blue}", {day: s.day, red: s.ip.red, blue: s.ip.blue, where: w.da, dt_red: s.dt.red, dt_blue: s.dt.blue}));
+    svg.setAttribute("viewBox", `0 0 1240 ${790 + down}`);
+    if (!parts || !svg.contains(parts.da.g)) build(svg);
+    parts.moved.g.setAttribute("transform", `translate(0 ${down})`);
+    const want = {da: daTrack(s, w.da), chance: chanceBar(v), "ip-red": ipTrack(s, "red", 170),
+                  "ip-blue": ipTrack(s, "blue", 232), "missions-red": missions(v, "red", 340),
+                  "missions-blue": missions(v, "blue", 585), intel: intel(s),
+                  "side-red": sidePanel(s, "red", 330), "side-blue": sidePanel(s, "blue", 575)};
+    for (const [k, html] of Object.entries(want)) {
+      const part = parts[k];
+      if (part.html === html) continue;
+      part.g.innerHTML = part.html = html;
+      unfitted.push(part.g);
+    }
+    Stage.later(fit);
+    svg.setAttribute("aria-label", T("The board, day {day}: red {red} IP, blue {blue} IP, double agent {where}, deception tokens red {dt_red}, blue {dt_blue}", {day: s.day, red: s.ip.red, blue: s.ip.blue, where: w.da, dt_red: s.dt.red, dt_blue: s.dt.blue}));
+  }
+  // once the page is drawn (measured after the change, Stage.batch): the labels' type for
+  // the size the board is drawn at (drawn again if it is not the one they were drawn for),
+  // then each word of the parts drawn anew squeezed to its room
+  function fit() {
+    const k = labelScale();
+    if (k !== big && SL.view) { big = k; draw(SL.view); }
+    for (const g of unfitted.splice(0)) fitTexts(g);
   }
   // the stage fitted again (a resize, a side entering here): the labels' type with it
-  document.addEventListener("sl-stage", () => { if (SL.view && labelScale() !== big) draw(SL.view); });
+  document.addEventListener("sl-stage", () => { if (SL.view && labelScale() !== big) Stage.batch(() => draw(SL.view)); });
   return {draw, palette};
 })();

@@ -88,7 +88,7 @@ const Entry = (() => {
     if (a.step === "start") $("entry-keys-now").textContent = " · " + T("R or B: who starts");
     else if (choices.length) $("entry-keys-now").textContent = " · " + T("1–{n}: a choice", {n: choices.length});
     else if (body.querySelector('[data-dec="ask"]')) $("entry-keys-now").textContent = " · " + T("D: a deception token");
-    SL.fitNames(body);
+    Stage.later(() => SL.fitNames(body));
     Stage.roomy();
   }
   // a tap at the panel: the side that enters first, or a step entered on this screen

@@ -11,9 +11,10 @@
 
   document.addEventListener("sl-theme", () => { Board.palette(); if (SL.view) draw(SL.view); });
 
-  function draw(v) {
+  // (drawn whole, then measured once: Stage.batch; the version marked once all is)
+  const draw = v => { Stage.batch(() => drawParts(v)); document.body.dataset.version = v.version; };
+  function drawParts(v) {
     const s = v.state, w = v.words;
-    document.body.dataset.version = v.version;
     document.body.dataset.phase = s.phase;
     Board.draw(v);
     $("day").innerHTML = [1, 2, 3].map(d => `<span class="${d === s.day ? "on" : ""}" title="${esc(T("day {n}", {n: d}))}">${d}</span>`).join("");

@@ -43,11 +43,15 @@
   </style>`);
   document.body.insertAdjacentHTML("beforeend", '<span id="practice-tip" class="practice-tip"></span>');
 
-  // the script's cards face up on the board's cards still face down (board.js draws the
-  // board whole at every change: they are drawn again after it, in its own style)
+  // the script's cards face up on the board's cards still face down, over the board's
+  // last part (board.js draws again only the parts a change moved: they are drawn again
+  // when the cards face down are not those they were drawn for)
   function faces(v) {
     const svg = $("board"), g = svg && svg.lastElementChild;
-    if (!g || g.querySelector(".practice-faces")) return;
+    if (!g) return;
+    const key = JSON.stringify(["red", "blue"].map(side => SL.todays(v.state, side))), was = g.querySelector(".practice-faces");
+    if (was && was.dataset.key === key && g.lastElementChild === was) return;
+    if (was) was.remove();
     let out = "";
     for (const [side, y] of [["red", 340], ["blue", 585]]) {
       const today = SL.todays(v.state, side);
@@ -59,7 +63,7 @@
           <text x="${x + 58}" y="${y + 130}" text-anchor="middle" font-size="19" font-weight="700" style="fill:var(--ink)" ${name.length > 9 ? 'textLength="94" lengthAdjust="spacingAndGlyphs"' : ""}>${esc(name)}</text>`;
       });
     }
-    g.insertAdjacentHTML("beforeend", `<g class="practice-faces" data-testid="practice-faces">${out}</g>`);
+    g.insertAdjacentHTML("beforeend", `<g class="practice-faces" data-testid="practice-faces" data-key="${esc(key)}">${out}</g>`);
   }
   // a phone: both sides' four cards in a strip over its panel, those turned up faded
   function strip(v) {
@@ -136,7 +140,7 @@
   let due = false;
   const soon = () => { if (due) return; due = true; queueMicrotask(() => { due = false; if (SL.view) draw(SL.view); }); };
   new MutationObserver(soon).observe(panel, {childList: true, subtree: true});
-  if (host) new MutationObserver(soon).observe($("board"), {childList: true});
+  if (host) new MutationObserver(soon).observe($("board"), {childList: true, subtree: true});
   SL.onView(soon);
   soon();
 })();

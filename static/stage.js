@@ -1,8 +1,8 @@
 /* The big screen fitted to the screen it is on: one 1920x1080 stage scaled to any TV,
    laptop or tablet (fit), the side column's words given up to keep its tools in view
    (trim), the step's heading fitted to its two lines (heading), and the entry panel's
-   keys' hint shown only where it leaves room (roomy).
-   Measuring only: the page's other scripts draw. */
+   keys' hint shown only where it leaves room (roomy); a change drawn first and measured
+   after (batch). Measuring only: the page's other scripts draw. */
 "use strict";
 const Stage = (() => {
   const $ = id => document.getElementById(id);
@@ -122,7 +122,20 @@ const Stage = (() => {
     box.classList.remove("full");
     box.classList.toggle("full", box.scrollHeight > box.clientHeight + 1);
   }
+  // a change is drawn whole, then measured once (batch): each part measured as it drew
+  // (the board's words, the heading, the column, the panel) made the browser lay the page
+  // out again each time, ~6 layouts a change and most of a TV's 55 ms of work for it
+  // (issue 51); a measure asked for while a change is drawn waits for its end, once
+  let drawing = false;
+  const due = [];
+  const later = fn => { if (!drawing) fn(); else if (!due.includes(fn)) due.push(fn); };
+  function batch(draw) {
+    drawing = true;
+    try { draw(); } finally { drawing = false; }
+    while (due.length) due.shift()();
+  }
   addEventListener("resize", fit);
   fit();
-  return {fit, trim, roomy, heading};
+  return {fit, batch, later, trim: () => later(trim), roomy: () => later(roomy),
+          heading: () => later(heading)};
 })();

@@ -49,6 +49,28 @@ class Places:
         return not [m for m in self.moved if m > 1]
 
 
+class Layouts:
+    """How many times a page laid itself out (Chromium's own count) since this was made,
+    per version of the table it drew since."""
+
+    def __init__(self, page: Any) -> None:
+        self.cdp = page.context.new_cdp_session(page)
+        self.cdp.send("Performance.enable")
+        self.page = page
+        self.start, self.version = self.count(), int(page.evaluate(
+            "() => +(document.body.dataset.version || 0)"))
+
+    def count(self) -> float:
+        metrics = self.cdp.send("Performance.getMetrics")["metrics"]
+        return float(next(m["value"] for m in metrics if m["name"] == "LayoutCount"))
+
+    def per_change(self, table: Any) -> float:
+        table.sync(self.page)
+        changes = table.seen(self.page) - self.version
+        assert changes > 0, changes
+        return (self.count() - self.start) / changes
+
+
 def normalise(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The events as the phones record them (intel ranks and token missions sorted)."""
     out = []

@@ -18,7 +18,7 @@ from companion.engine.simulate import random_record
 from harness.steps import steps
 
 from .conftest import TAPS, WEIGHTS, shot
-from .table import RANKS_AT, Places, Table, expected_after, normalise
+from .table import RANKS_AT, Layouts, Places, Table, expected_after, normalise
 
 WALL = 3
 # the intel cards of a box (any six: the companion learns whatever cards a group has)
@@ -105,6 +105,10 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
     red = table.join("red", "Ann")
     blue = table.join("blue", "Bob")
     shot(table.tv, "game-tv-seated")
+    # the big screen draws each change whole and then measures it (static/stage.js batch):
+    # its layouts are counted from here to the end (a TV's browser is slow; measuring as
+    # each part drew laid the page out ~6 times a change)
+    laid = Layouts(table.tv)
     done: set[str] = set()
     tokens_taps: list[Any] = []              # the phones that entered tokens, in turn
     unavailable: list[str] = []              # what the stand-in 503 did with each POST
@@ -259,6 +263,9 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
         shot(page, f"game-winner-phone-{who}")
     # the TV's headline as on the phones: its end card says who and why, once (issue 22)
     assert table.tv.locator("#next").inner_text() == "Game over"
+    per_change = laid.per_change(table)
+    TAPS["host screen: layouts per change drawn"] = f"{per_change:.2f} (at most 2.5)"
+    assert per_change <= 2.5, per_change
     WEIGHTS["whole 3-day game, host screen (all requests)"] = table.tv.wire.total()
     WEIGHTS["whole 3-day game, red phone (all requests)"] = red.wire.total()
 
