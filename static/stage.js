@@ -130,6 +130,7 @@ const Stage = (() => {
   const due = [];
   const later = fn => { if (!drawing) fn(); else if (!due.includes(fn)) due.push(fn); };
   function batch(draw) {
+    if (drawing) { draw(); return; }        // (inside another: measured at its end)
     drawing = true;
     try { draw(); } finally { drawing = false; }
     while (due.length) due.shift()();
