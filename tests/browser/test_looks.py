@@ -125,7 +125,13 @@ def other_size(page: Any, name: str, size: dict[str, int]) -> None:
     ways = page.evaluate("() => [...document.querySelectorAll('#end .story-link, #end .rematch"
                          " button')].filter(e => e.offsetWidth)"
                          ".map(e => getComputedStyle(e).fontSize)")
+    # the big screen's page narrowed stacks its column: the day's list shows its lines
+    # (it grew from nothing there and showed none of them)
+    day = page.evaluate("() => { const l = document.querySelector("
+                        "'body.host:not(.staged):not(.entry) #history');"
+                        " return l ? [l.children.length, l.clientHeight] : [0, 0]; }")
     page.set_viewport_size(back)
+    assert not day[0] or day[1] > 0, f"{name}: the day's list of {day[0]} shows none of them"
     assert wide <= 0, f"{name}: the page scrolls sideways by {wide} px"
     assert len(set(ways)) <= 1, f"{name}: the end's ways on in sizes {ways}"
 
