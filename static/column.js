@@ -25,16 +25,16 @@ const Column = (() => {
       setTimeout(Stage.fit);
     }
     const lastRev = s.reveals[s.reveals.length - 1];
-    $("narration").textContent = lastRev ? lastRev.narration : T("No reveal yet.");
+    Stage.text($("narration"), lastRev ? lastRev.narration : T("No reveal yet."));
     $("narration").classList.toggle("muted", !lastRev);
     const today = s.reveals.filter(r => r.day === s.day);
     // each earlier reveal of the day under its number in the day, in one short line (the
     // newest is whole above the list; its whole words are the line's title)
     const items = today.length ? today.slice(0, -1).map((r, i) => [short(r), i + 1, r.narration]).reverse()
       : v.log.slice(-6).reverse().map(l => [esc(l.text), 0, l.text]);
-    $("history").innerHTML = items.map(([x, n, all]) => `<li${n ? ` value="${n}"` : ` class="plain"`}><span title="${esc(all)}">${x}</span></li>`).join("");
+    Stage.put($("history"), items.map(([x, n, all]) => `<li${n ? ` value="${n}"` : ` class="plain"`}><span title="${esc(all)}">${x}</span></li>`).join(""));
     $("today").classList.toggle("hidden", !items.length);
-    $("notice").textContent = v.notice || "";
+    Stage.text($("notice"), v.notice || "");
     $("notice").classList.toggle("hidden", !v.notice);
     seats(v);
   }
@@ -76,16 +76,16 @@ const Column = (() => {
     const on = new Set(presence.connected.map(String).filter(id => seen[id] !== undefined && seen[id] !== null && seen[id] <= 10));
     const active = v.seats.filter(x => x.status === "active");
     const open = $("seats").querySelector("details[open]");
-    $("seats").innerHTML = (active.length ? active.map(x => `<span class="seat" data-screen="${x.screen ? 1 : 0}">${mark(x.side)}
+    Stage.put($("seats"), (active.length ? active.map(x => `<span class="seat" data-screen="${x.screen ? 1 : 0}">${mark(x.side)}
       <span class="nm" title="${esc(x.name)}">${esc(x.name)}</span>${x.part ? ` <span class="muted">(${x.part === 1 ? "1-2" : "3-4"})</span>` : ""}
       ${x.screen ? `<span class="on-screen" title="${esc(T("entered on this screen"))}">▣</span>` : `<span class="dot ${on.has(String(x.id)) ? "on" : ""}" title="${esc(on.has(String(x.id)) ? T("connected") : T("not connected"))}"></span>`}</span>`).join("")
-      : `<span class="muted">${esc(T("No phone seated yet."))}</span>`) + screenTools(v);
+      : `<span class="muted">${esc(T("No phone seated yet."))}</span>`) + screenTools(v));
     if (open && $("seats").querySelector("details")) $("seats").querySelector("details").open = true;
     const pending = asking, others = SL.secret ? screensAsking : [];
     if (pending.length || others.length) $("notice").classList.add("hidden");     // the request says it all
     if (pending.length || others.length || (v.undo && SL.secret)) Moments.skip();  // the host must tap: no overlay
     // another screen asks to take this one's place (issue 50): the same number shows there
-    $("requests").innerHTML = others.map(x => `<div class="req" data-testid="screen-request" data-number="${x.number}">
+    const asked = others.map(x => `<div class="req" data-testid="screen-request" data-number="${x.number}">
       <div>▣ <b>${esc(T("Another screen asks to be the table's screen."))}</b> ${esc(T("Allow it only if it shows this number:"))} <b class="ask-number">${x.number}</b></div>
       <div class="req-actions"><button class="primary" data-screen-yes="${x.id}">${esc(T("Make it the table's screen"))}</button><button data-screen-no="${x.id}">${esc(T("Keep this screen"))}</button></div></div>`).join("")
       + pending.map(x => {
@@ -98,8 +98,8 @@ const Column = (() => {
     // (not when a side sits here and the answer is the other side's phone's)
     const mine = screenSeats(v).map(x => x.side), answers = u && SL.secret && (!mine.length || mine.includes(u.needs));
     if (answers) $("notice").classList.add("hidden");     // its card says it: not twice
-    $("requests").innerHTML += answers ? `<div class="req" data-testid="undo-request"><div>${mark(u.by || "red")} <b>${esc(Words.clause(u.what))}</b>: ${esc(T("{side!c}'s phone or this screen agrees", {side: sideName(u.needs)}))}</div>
-      <div class="req-actions"><button class="primary" data-undo="yes">${esc(T("Undo it"))}</button><button data-undo="no">${esc(T("Keep it"))}</button></div></div>` : "";
+    Stage.put($("requests"), asked + (answers ? `<div class="req" data-testid="undo-request"><div>${mark(u.by || "red")} <b>${esc(Words.clause(u.what))}</b>: ${esc(T("{side!c}'s phone or this screen agrees", {side: sideName(u.needs)}))}</div>
+      <div class="req-actions"><button class="primary" data-undo="yes">${esc(T("Undo it"))}</button><button data-undo="no">${esc(T("Keep it"))}</button></div></div>` : ""));
     Stage.roomy();      // (the seats' row may have grown: "Play without phones" opened)
     Stage.trim();      // the seats or a request above "Today" may have taken its room
   }
@@ -152,7 +152,8 @@ const Column = (() => {
     if (b.dataset.take) body.name = b.dataset.name;
     b.disabled = true;
     b.closest("details").open = false;
-    await SL.post("/screen", body);
+    const r = await SL.post("/screen", body);
+    if (!r.ok && SL.view) { Stage.forget($("seats")); seats(SL.view); }   // (its button on again)
   }
   // one answer to an undo or a seat asked for (a second tap was refused: nothing waits),
   // the two buttons on again should the answer not arrive (onGone: this screen let

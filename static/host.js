@@ -17,10 +17,10 @@
     const s = v.state, w = v.words;
     document.body.dataset.phase = s.phase;
     Board.draw(v);
-    $("day").innerHTML = [1, 2, 3].map(d => `<span class="${d === s.day ? "on" : ""}" title="${esc(T("day {n}", {n: d}))}">${d}</span>`).join("");
+    Stage.put($("day"), [1, 2, 3].map(d => `<span class="${d === s.day ? "on" : ""}" title="${esc(T("day {n}", {n: d}))}">${d}</span>`).join(""));
     const seated = v.seats.filter(x => x.status === "active");
-    $("next").textContent = s.phase === "over" ? T("Game over")
-      : !seated.length && !s.reveals.length ? T("Scan the code with your phones to join: one phone per side") : w.next;
+    Stage.text($("next"), s.phase === "over" ? T("Game over")
+      : !seated.length && !s.reveals.length ? T("Scan the code with your phones to join: one phone per side") : w.next);
     Stage.heading();
     $("rules-link").href = "/rules?phase=" + s.phase;
     $("open-end").hidden = s.phase !== "over";

@@ -135,8 +135,18 @@ const Stage = (() => {
     try { draw(); } finally { drawing = false; }
     while (due.length) due.shift()();
   }
+  // a part's markup or words put only when they changed: a part made anew is laid out,
+  // painted and rasterized anew, and most changes leave most parts as they were
+  const shown = new WeakMap();
+  function put(el, html) {
+    if (shown.get(el) === html) return;
+    el.innerHTML = html;
+    shown.set(el, html);
+  }
+  const forget = el => shown.delete(el);    // (its markup changed by hand: put it again)
+  const text = (el, words) => { if (el.textContent !== words) el.textContent = words; };
   addEventListener("resize", fit);
   fit();
-  return {fit, batch, later, trim: () => later(trim), roomy: () => later(roomy),
+  return {fit, batch, later, put, forget, text, trim: () => later(trim), roomy: () => later(roomy),
           heading: () => later(heading)};
 })();
