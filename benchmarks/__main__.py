@@ -46,7 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="post: count each post's statements, round trips and commits "
                         "instead of timing it")
     b.add_argument("--rounds", type=int, default=None,
-                   help="engine --against, post: timings of each checkout (default 7, 5)")
+                   help="engine --against, post, screen: timings of each checkout "
+                        "(default 7, 5, 3)")
     b.add_argument("--connections", type=int, default=300,
                    help="heads: strangers' connections sending big heads (default 300)")
     b.add_argument("--addresses", type=int, default=3,
