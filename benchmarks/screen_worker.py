@@ -13,7 +13,6 @@ layouts counted) and the CPU time of the browser's processes per change, from /p
 
 from __future__ import annotations
 
-import glob
 import itertools
 import json
 import os
@@ -28,33 +27,28 @@ METRICS = ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDurat
            "LayoutCount")
 
 
-def chromium_cpu(mark: str) -> dict[str, float]:
-    """CPU seconds of this benchmark's Chromium (the process launched with ``mark`` among
-    its arguments, and every process under it), by kind: the page's renderer, the GPU
-    process, the rest."""
-    procs: dict[int, tuple[int, str, float]] = {}
-    tck = os.sysconf("SC_CLK_TCK")
-    for d in glob.glob("/proc/[0-9]*"):
-        try:
-            with open(d + "/cmdline", "rb") as f:
-                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
-            with open(d + "/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        procs[int(d[6:])] = (int(fields[1]), cmd, (int(fields[11]) + int(fields[12])) / tck)
-    ours = {pid for pid, (_, cmd, _) in procs.items() if mark in cmd}
-    grew = True
-    while grew:
-        more = {pid for pid, (ppid, _, _) in procs.items() if ppid in ours} - ours
-        ours |= more
-        grew = bool(more)
+def chromium_cpu() -> dict[str, float]:
+    """CPU seconds of the Chromium this process started (through Playwright's driver, a
+    child of it), by kind: the page's renderer, the GPU process, the rest."""
+    from benchmarks.served import CLK_TCK, Proc
+    from harness.server import children
+
     out: dict[str, float] = {}
-    for pid in ours:
-        _, cmd, cpu = procs[pid]
+    todo = children(os.getpid())
+    while todo:
+        pid = todo.pop()
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+            ticks = Proc(pid).cpu_ticks()
+            todo.extend(children(pid))
+        except OSError:             # ended meanwhile
+            continue
+        if "chromium" not in cmd:   # (Playwright's driver)
+            continue
         kind = ("renderer" if "--type=renderer" in cmd else
                 "gpu" if "--type=gpu-process" in cmd else "other")
-        out[kind] = out.get(kind, 0.0) + cpu
+        out[kind] = out.get(kind, 0.0) + ticks / CLK_TCK
     return out
 
 
@@ -98,8 +92,7 @@ def main(events: int, seed: int, size: str) -> None:
                  .get_json()["secret"] for side in ("red", "blue")}
         try:
             with sync_playwright() as p:
-                mark = f"--sl-screen-benchmark={os.getpid()}"    # (ignored by Chromium)
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=[mark])
+                browser = p.chromium.launch(executable_path=CHROMIUM)
                 page = browser.new_page(viewport={"width": width, "height": height})
                 page.goto(url + "/static/offline.js")          # the origin, for its storage
                 page.evaluate("([k, v]) => localStorage.setItem(k, v)",
@@ -120,7 +113,7 @@ def main(events: int, seed: int, size: str) -> None:
                     return {k: float(got[k]) for k in METRICS}
 
                 time.sleep(0.5)                 # the first drawing's own work done
-                before, cpu_before, first = metrics(), chromium_cpu(mark), version()
+                before, cpu_before, first = metrics(), chromium_cpu(), version()
                 for e in rec.events[:events]:
                     todo: Any = steps(e, client.get(api + "/state").get_json()["view"])
                     status = None
@@ -133,7 +126,7 @@ def main(events: int, seed: int, size: str) -> None:
                     except StopIteration:
                         pass
                 time.sleep(0.5)                 # what a change set going (a moment) played
-                after, cpu_after = metrics(), chromium_cpu(mark)
+                after, cpu_after = metrics(), chromium_cpu()
                 changes = version() - first
                 browser.close()
         finally:

@@ -226,33 +226,28 @@ const Board = (() => {
     return out;
   }
 
-  // the board's parts, each a <g> drawn again only when its markup changed (a change moves
-  // one or two of them: all of them made anew cost the big screen most of its work for
-  // it), and the parts drawn since the last fitting
+  // the board's parts, each a <g> drawn again only when its markup changed (Stage.put: a
+  // change moves one or two of them, and all of them made anew cost the big screen most
+  // of its work for it), and the parts drawn since the last fitting
   const PARTS = {da: 0, chance: 0, moved: ["ip-red", "ip-blue", "missions-red", "missions-blue", "intel", "side-red", "side-blue"]};
   let parts = null, unfitted = [];
   function build(svg) {
     svg.innerHTML = Object.entries(PARTS).map(([k, inner]) => `<g data-part="${k}">${inner ? inner.map(x => `<g data-part="${x}"></g>`).join("") : ""}</g>`).join("");
     parts = {};
-    for (const g of svg.querySelectorAll("g[data-part]")) parts[g.dataset.part] = {g, html: ""};
+    for (const g of svg.querySelectorAll("g[data-part]")) parts[g.dataset.part] = g;
   }
   function draw(v) {
     const s = v.state, w = v.words, svg = $("board");
     // a table that shows the chance: its line's room between the forts and the IP tracks
     const down = v.chances ? CHANCE_ROOM : 0;
     svg.setAttribute("viewBox", `0 0 1240 ${790 + down}`);
-    if (!parts || !svg.contains(parts.da.g)) build(svg);
-    parts.moved.g.setAttribute("transform", `translate(0 ${down})`);
+    if (!parts || !svg.contains(parts.da)) build(svg);
+    parts.moved.setAttribute("transform", `translate(0 ${down})`);
     const want = {da: daTrack(s, w.da), chance: chanceBar(v), "ip-red": ipTrack(s, "red", 170),
                   "ip-blue": ipTrack(s, "blue", 232), "missions-red": missions(v, "red", 340),
                   "missions-blue": missions(v, "blue", 585), intel: intel(s),
                   "side-red": sidePanel(s, "red", 330), "side-blue": sidePanel(s, "blue", 575)};
-    for (const [k, html] of Object.entries(want)) {
-      const part = parts[k];
-      if (part.html === html) continue;
-      part.g.innerHTML = part.html = html;
-      unfitted.push(part.g);
-    }
+    for (const [k, html] of Object.entries(want)) if (Stage.put(parts[k], html)) unfitted.push(parts[k]);
     Stage.later(fit);
     svg.setAttribute("aria-label", T("The board, day {day}: red {red} IP, blue {blue} IP, double agent {where}, deception tokens red {dt_red}, blue {dt_blue}", {day: s.day, red: s.ip.red, blue: s.ip.blue, where: w.da, dt_red: s.dt.red, dt_blue: s.dt.blue}));
   }

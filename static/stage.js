@@ -138,10 +138,11 @@ const Stage = (() => {
   // a part's markup or words put only when they changed: a part made anew is laid out,
   // painted and rasterized anew, and most changes leave most parts as they were
   const shown = new WeakMap();
-  function put(el, html) {
-    if (shown.get(el) === html) return;
+  function put(el, html) {            // (true: put anew)
+    if (shown.get(el) === html) return false;
     el.innerHTML = html;
     shown.set(el, html);
+    return true;
   }
   const forget = el => shown.delete(el);    // (its markup changed by hand: put it again)
   const text = (el, words) => { if (el.textContent !== words) el.textContent = words; };
