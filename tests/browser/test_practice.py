@@ -62,6 +62,10 @@ def practise(tv: Any, lang: str, name: str, phone: Any | None = None) -> int:
         phone.fill("#name", "Bea")
         phone.locator("#do-join").click()
         phone.wait_for_selector("#practice-strip")
+        # the big screen has seen the phone take blue before it taps: the seat arriving
+        # mid-tap redraws its panel without blue's part, and the tap on the old button was
+        # lost (once, under load: the screen stood at red's "Record Captain" for 30 s)
+        tv.wait_for_function("() => SL.view.seats.some(s => s.side === 'blue')")
     n = 0
     for side, sel in taps():
         on_phone = phone is not None and side == "blue"
