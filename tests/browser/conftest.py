@@ -144,10 +144,12 @@ def screens(browser, live) -> Iterator[Callable[..., Any]]:
     contexts, wires = [], []
 
     def open_page(kind: str, locale: str | None = None,
-                  size: tuple[int, int] | None = None, worker: bool = True,
+                  size: tuple[int, int] | None = None, worker: bool = False,
                   mobile: bool = False) -> Any:
         # the screens ask for the dark room, the pages' default look (test_home.py switches);
-        # worker=False: no service worker, as on a plain-http LAN address
+        # no service worker, as on a LAN's plain-http address, where browsers give a page
+        # none (worker=True: as on https; the worker installs the whole shell into each
+        # new context and sees every request: a sixth of a browser game's CPU)
         opts: dict[str, Any] = {"color_scheme": "dark", **({"locale": locale} if locale else {}),
                                 **({} if worker else {"service_workers": "block"})}
         if kind == "phone":

@@ -97,8 +97,10 @@ class Table:
                  shots: str | None = None, teams: bool = False,
                  tv_language: str | None = None, enter: str = "phones",
                  tv_size: tuple[int, int] | None = None, chances: bool = False,
-                 first_game: bool = False, walk: bool = False, tv: Any | None = None) -> None:
+                 first_game: bool = False, walk: bool = False, tv: Any | None = None,
+                 worker: bool = False) -> None:
         self.screens, self.live, self.wall, self.shots = screens, live, wall, shots
+        self.worker = worker            # its screens run the service worker (conftest)
         self.teams = teams
         # the seats entered on the TV (issue 23): a side, or (side, part) in team play
         parts = (1, 2) if teams else (0,)
@@ -109,7 +111,7 @@ class Table:
         self._sent = itertools.count()  # the HTTP entries' idempotency keys (enter_by_http)
         self.shot_done: set[str] = set()
         # (``tv``: a screen already open, with what its browser keeps: a group's cookie)
-        tv = self.tv = tv or (screens("tv", size=tv_size) if tv_size else screens("tv"))
+        tv = self.tv = tv or screens("tv", size=tv_size, worker=worker)
         tv.goto(live.url + "/")
         if tv_language:                 # the TV's language is chosen on the create page
             tv.click(f'[data-testid="langs"] [data-lang="{tv_language}"]')
@@ -206,8 +208,9 @@ class Table:
         self.submit(page, '[data-testid="ask-yes"]')
 
     # --- seats -----------------------------------------------------------------------
-    def phone(self, locale: str | None = None) -> Any:
-        page = self.screens("phone", locale) if locale else self.screens("phone")
+    def phone(self, locale: str | None = None, worker: bool | None = None) -> Any:
+        page = self.screens("phone", locale,
+                            worker=self.worker if worker is None else worker)
         page.on("dialog", lambda d: d.accept())
         page.goto(self.join_url)
         page.wait_for_selector("body[data-version]", state="attached")

@@ -128,7 +128,7 @@ def test_the_wake_lock_is_asked_for_in_play_and_a_hint_shown_without_one(screens
 
 def test_a_phone_installs_the_app_and_sees_reconnecting_offline(screens, live, tmp_path):
     table = Table(screens, live, WALL)
-    phone = table.phone()
+    phone = table.phone(worker=True)
     assert phone.locator('link[rel="manifest"]').get_attribute("href") == "/manifest.webmanifest"
     manifest = phone.evaluate("() => fetch('/manifest.webmanifest').then(r => r.json())")
     assert manifest["short_name"] and manifest["name"]
@@ -187,7 +187,7 @@ def test_a_phone_installs_the_app_and_sees_reconnecting_offline(screens, live, t
     # a phone on a plain-http LAN address (no worker) left open through an upgrade: when it
     # looks at the table again (the server restarted, the stream back; shown again) the
     # answer names the new version, and the page loads again, with the new scripts
-    lan = screens("phone", worker=False)
+    lan = screens("phone")
     lan.goto(table.join_url)
     lan.wait_for_selector("body[data-version]", state="attached")
     assert lan.evaluate("() => [window.SL_UPGRADED, !!navigator.serviceWorker.controller]") == [
