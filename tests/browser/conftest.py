@@ -97,16 +97,22 @@ def live(tmp_path) -> Iterator[Live]:
 
 
 class Wire:
-    """Watches one page's traffic: every request must stay on ``origin``."""
+    """Watches one page's traffic: every request must stay on ``origin``; ``paths``: what
+    it asked for. ``weigh``: the bytes of each path too (``bytes``, ``total()``), for the
+    pages whose weight a test reports (each request's sizes are one more round trip to
+    the browser)."""
 
-    def __init__(self, page: Any, origin: str) -> None:
+    def __init__(self, page: Any, origin: str, weigh: bool = False) -> None:
         self.origin = urlsplit(origin).netloc
         self.foreign: list[str] = []
+        self.paths: set[str] = set()
         self.bytes: dict[str, int] = {}
+        self.weighed = weigh
         self.refused: list[str] = []      # what the Content-Security-Policy blocked
         self.errors: list[str] = []       # uncaught script errors
         page.on("request", self._request)
-        page.on("requestfinished", self._finished)
+        if weigh:
+            page.on("requestfinished", self._finished)
         page.on("console", self._console)
         page.on("pageerror", lambda err: self.errors.append(str(err)))
 
@@ -120,6 +126,7 @@ class Wire:
             return
         if url.netloc != self.origin:
             self.foreign.append(request.url)
+        self.paths.add(url.path)
 
     def _finished(self, request: Any) -> None:
         try:
@@ -131,6 +138,7 @@ class Wire:
         self.bytes[path] = self.bytes.get(path, 0) + size
 
     def total(self) -> int:
+        assert self.weighed, "this page was opened without weigh=True"
         return sum(self.bytes.values())
 
 
@@ -140,12 +148,13 @@ def screens(browser, live) -> Iterator[Callable[..., Any]]:
     ``locale``: the browser's language (what it sends as Accept-Language); ``size``:
     another screen's viewport for the TV (a tablet, a laptop); ``mobile``: that tablet's
     browser in mobile mode, as an Android tablet's reports itself (a meta viewport, a
-    page wider than the screen zoomed out)."""
+    page wider than the screen zoomed out); ``weigh``: count the bytes of its requests
+    (:class:`Wire`)."""
     contexts, wires = [], []
 
     def open_page(kind: str, locale: str | None = None,
                   size: tuple[int, int] | None = None, worker: bool = False,
-                  mobile: bool = False) -> Any:
+                  mobile: bool = False, weigh: bool = False) -> Any:
         # the screens ask for the dark room, the pages' default look (test_home.py switches);
         # no service worker, as on a LAN's plain-http address, where browsers give a page
         # none (worker=True: as on https; the worker installs the whole shell into each
@@ -171,7 +180,7 @@ def screens(browser, live) -> Iterator[Callable[..., Any]]:
             resize(size)
             page.evaluate(FRAMES)
         page.set_viewport_size = resized
-        page.wire = Wire(page, live.url)
+        page.wire = Wire(page, live.url, weigh)
         wires.append(page.wire)
         return page
 

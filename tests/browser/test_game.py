@@ -102,7 +102,7 @@ def test_a_three_day_game_by_taps_shows_what_the_referee_says(screens, live):
     assert played_before(live, [e["ranks"] for e in events if e["type"] == "intel"]) >= 1
     # (its screens run the service worker, as on an https address: the others do not,
     # as on a LAN's plain http, where browsers give a page none)
-    table = Table(screens, live, WALL, shots="game", worker=True)
+    table = Table(screens, live, WALL, shots="game", worker=True, weigh=True)
     assert table.join_url == f"{live.url}/j/{table.code}"
     red = table.join("red", "Ann")
     blue = table.join("blue", "Bob")

@@ -54,7 +54,7 @@ def test_a_learning_game_walks_the_group_through_the_set_up(screens, live):
     plain = Table(screens, live, 3, enter="screen")
     assert plain.step(plain.tv) == "exhaust"
     assert plain.tv.locator("#walk").count() == 0
-    assert not any("walk" in url for url in plain.tv.wire.bytes), plain.tv.wire.bytes.keys()
+    assert not any("walk" in path for path in plain.tv.wire.paths), plain.tv.wire.paths
     plain.tv.close()
 
     # 1920x1080 in English, every step by "Done" and by Enter in turn
