@@ -12,7 +12,8 @@ which plays on PostgreSQL too.
 - ``phone()`` / ``tv()``: pages of 390x844 (touch, mobile) and 1920x1080, each
   watched by a :class:`Wire` that fails the test if any request leaves the
   server's origin, the Content-Security-Policy blocks anything or a script
-  throws, and counts the bytes each page transfers.
+  throws, and (``weigh=True``) counts the bytes the page transfers; no service
+  worker unless ``worker=True``.
 - ``shot(page, name)``: a screenshot into ``test-output/screens`` (git-ignored), to
   look at; ``SL_SHOTS=0`` takes none (CI: nobody looks there, and they were a fifth of
   a looks game's CPU). A screenshot waits for the page's next frame; without one ``shot``
@@ -158,7 +159,7 @@ def screens(browser, live) -> Iterator[Callable[..., Any]]:
         # the screens ask for the dark room, the pages' default look (test_home.py switches);
         # no service worker, as on a LAN's plain-http address, where browsers give a page
         # none (worker=True: as on https; the worker installs the whole shell into each
-        # new context and sees every request: a sixth of a browser game's CPU)
+        # new context and sees every request: ~12 % of a browser game's CPU)
         opts: dict[str, Any] = {"color_scheme": "dark", **({"locale": locale} if locale else {}),
                                 **({} if worker else {"service_workers": "block"})}
         if kind == "phone":
