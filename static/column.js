@@ -153,7 +153,7 @@ const Column = (() => {
     b.disabled = true;
     b.closest("details").open = false;
     const r = await SL.post("/screen", body);
-    if (!r.ok && SL.view) { Stage.forget($("seats")); seats(SL.view); }   // (its button on again)
+    if (!r.ok) b.disabled = false;      // refused: on again, as an answer's buttons are
   }
   // one answer to an undo or a seat asked for (a second tap was refused: nothing waits),
   // the two buttons on again should the answer not arrive (onGone: this screen let

@@ -144,10 +144,9 @@ const Stage = (() => {
     shown.set(el, html);
     return true;
   }
-  const forget = el => shown.delete(el);    // (its markup changed by hand: put it again)
   const text = (el, words) => { if (el.textContent !== words) el.textContent = words; };
   addEventListener("resize", fit);
   fit();
-  return {fit, batch, later, put, forget, text, trim: () => later(trim), roomy: () => later(roomy),
+  return {fit, batch, later, put, text, trim: () => later(trim), roomy: () => later(roomy),
           heading: () => later(heading)};
 })();
