@@ -7,8 +7,12 @@ which plays on PostgreSQL too.
 
 - ``live``: the companion on 127.0.0.1 (a port of its own) in a thread, on a
   fresh database; the QR codes it draws point at that address.
-- ``browser``: one headless Chromium for the session (never downloaded: the
-  system's ``/usr/bin/chromium``).
+- ``browser``: one headless Chromium for the session, never downloaded: Debian's
+  headless build of it (``chromium-headless-shell``, the one Playwright itself runs
+  headless: the same Blink without the desktop browser's UI process, ~40 % less CPU per
+  game, issue 51); the tests marked ``full_chromium`` (tests/browser/test_home.py: the
+  install, the service worker, the wake lock) in Debian's whole ``chromium``, as a
+  TV's or a phone's browser is. Without the headless build, everything in ``chromium``.
 - ``phone()`` / ``tv()``: pages of 390x844 (touch, mobile) and 1920x1080, each
   watched by a :class:`Wire` that fails the test if any request leaves the
   server's origin, the Content-Security-Policy blocks anything or a script
@@ -40,6 +44,7 @@ SHOTS = os.environ.get("SL_SHOTS", "1") != "0"
 # two animation frames: the page has run its resize handlers and drawn what they changed
 FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+HEADLESS = shutil.which("chromium-headless-shell") or CHROMIUM
 NO_LOOKUPS = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost"
 
 
@@ -49,15 +54,32 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.browser)
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    if not os.path.exists(CHROMIUM):
-        pytest.fail("Chromium is missing: ./scripts/test installs it (apt-get install chromium)")
+def launch(executable: str) -> Iterator[Any]:
+    if not os.path.exists(executable):
+        pytest.fail(f"{executable} is missing: ./scripts/test installs it (apt-get install "
+                    "chromium chromium-headless-shell)")
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=[NO_LOOKUPS])
+        b = p.chromium.launch(executable_path=executable, args=[NO_LOOKUPS])
         yield b
         b.close()
+
+
+@pytest.fixture(scope="session")
+def headless_browser() -> Iterator[Any]:
+    yield from launch(HEADLESS)
+
+
+@pytest.fixture(scope="session")
+def whole_browser() -> Iterator[Any]:
+    yield from launch(CHROMIUM)
+
+
+@pytest.fixture
+def browser(request) -> Any:
+    """The session's headless Chromium; the whole one for a test marked ``full_chromium``."""
+    whole = request.node.get_closest_marker("full_chromium") or HEADLESS == CHROMIUM
+    return request.getfixturevalue("whole_browser" if whole else "headless_browser")
 
 
 class Live:
@@ -160,7 +182,11 @@ def screens(browser, live) -> Iterator[Callable[..., Any]]:
         # no service worker, as on a LAN's plain-http address, where browsers give a page
         # none (worker=True: as on https; the worker installs the whole shell into each
         # new context and sees every request: ~12 % of a browser game's CPU)
-        opts: dict[str, Any] = {"color_scheme": "dark", **({"locale": locale} if locale else {}),
+        # the Screen Wake Lock the TV asks for: Chromium grants it to a page in view,
+        # its headless build only when told (else every TV showed the hint a browser with
+        # no wake lock gets, over the side column's last lines)
+        opts: dict[str, Any] = {"color_scheme": "dark", "permissions": ["screen-wake-lock"],
+                                **({"locale": locale} if locale else {}),
                                 **({} if worker else {"service_workers": "block"})}
         if kind == "phone":
             ctx = browser.new_context(viewport={"width": 390, "height": 844},

@@ -9,9 +9,15 @@ import json
 import shutil
 from typing import Any
 
+import pytest
+
 from .conftest import SMALLEST_WORD, audit, shot, wider_than_screen
 from .table import Table
 from .test_looks import FOLDED, SMALL, WALL, fits_every_tv, plan, sides_marked, small_targets
+
+# what a phone and a TV do with a whole browser (installing the app, its service worker, the
+# wake lock asked for and granted): in Debian's whole Chromium, not its headless build
+pytestmark = pytest.mark.full_chromium
 
 THEME = "() => document.documentElement.dataset.theme"
 
