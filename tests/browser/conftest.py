@@ -54,25 +54,31 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.browser)
 
 
-def launch(executable: str) -> Iterator[Any]:
+@pytest.fixture(scope="session")
+def driver() -> Iterator[Any]:
+    """Playwright, once a process (a second one inside the first's loop refuses to start)."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        yield p
+
+
+def launch(p: Any, executable: str) -> Iterator[Any]:
     if not os.path.exists(executable):
         pytest.fail(f"{executable} is missing: ./scripts/test installs it (apt-get install "
                     "chromium chromium-headless-shell)")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=executable, args=[NO_LOOKUPS])
-        yield b
-        b.close()
+    b = p.chromium.launch(executable_path=executable, args=[NO_LOOKUPS])
+    yield b
+    b.close()
 
 
 @pytest.fixture(scope="session")
-def headless_browser() -> Iterator[Any]:
-    yield from launch(HEADLESS)
+def headless_browser(driver) -> Iterator[Any]:
+    yield from launch(driver, HEADLESS)
 
 
 @pytest.fixture(scope="session")
-def whole_browser() -> Iterator[Any]:
-    yield from launch(CHROMIUM)
+def whole_browser(driver) -> Iterator[Any]:
+    yield from launch(driver, CHROMIUM)
 
 
 @pytest.fixture
