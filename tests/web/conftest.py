@@ -37,6 +37,7 @@ class Migrated:
         self.pg = url.startswith("postgresql")
         self.url = url if self.pg else f"sqlite:///{folder / 'test.sqlite'}"
         self.rows: dict[str, list[dict[str, Any]]] = {}
+        self.emptying = ""                # PostgreSQL: the statements that empty the tables
         if self.pg:                       # whatever an earlier run left, from nothing
             engine = sa.create_engine(url, poolclass=sa.NullPool)
             meta = sa.MetaData()
@@ -49,15 +50,49 @@ class Migrated:
             with made.app_context():
                 from companion.store.models import db
                 with db.engine.connect() as c:
+                    self.tables = self._tables(c)
                     self.rows = {t: [dict(r) for r in c.execute(
-                        sa.text(f'SELECT * FROM "{t}"')).mappings()] for t in self._tables(c)}
+                        sa.text(f'SELECT * FROM "{t}"')).mappings()] for t in self.tables}
+                    self.emptying = self._emptying(c)
         self.close(made, empty=False)     # (SQLite: the last connection closed, no -wal)
 
     @staticmethod
     def _tables(c: sa.Connection) -> list[str]:
-        return list(c.execute(sa.text(
+        return sorted(c.execute(sa.text(
             "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
             "AND tablename <> 'alembic_version'")).scalars())
+
+    def _emptying(self, c: sa.Connection) -> str:
+        """One batch that empties the migrated tables, the rows the migrations put there
+        written back, and starts each id where it started (TRUNCATE ... RESTART IDENTITY
+        does the same, but makes each table's files anew: 12-60 ms a test, DELETE on a
+        test's few rows 3-4 ms)."""
+        meta = sa.MetaData()
+        meta.reflect(c, only=self.tables)
+        out = [f'DELETE FROM "{t.name}"' for t in reversed(meta.sorted_tables)]
+        for t in meta.sorted_tables:
+            for row in self.rows[t.name]:
+                out.append(str(t.insert().values(row).compile(
+                    c, compile_kwargs={"literal_binds": True})))
+            if "id" in t.c:              # (the next row's id after them, as made)
+                out.append(f"SELECT setval(pg_get_serial_sequence('\"{t.name}\"', 'id'), "
+                           f"{max([r['id'] for r in self.rows[t.name]], default=1)}, "
+                           f"{'true' if self.rows[t.name] else 'false'})")
+        return ";\n".join(out)
+
+    def _truncate(self, c: sa.Connection, tables: list[str]) -> None:
+        """Empty whatever tables there are, the migrations' rows written back where their
+        table is."""
+        listed = ", ".join(f'"{t}"' for t in tables)
+        c.execute(sa.text(f"TRUNCATE {listed} RESTART IDENTITY CASCADE"))
+        meta = sa.MetaData()
+        meta.reflect(c, only=[t for t in self.rows if self.rows[t] and t in tables])
+        for table in meta.sorted_tables:
+            c.execute(table.insert(), self.rows[table.name])
+            if "id" in table.c:
+                c.execute(sa.text(
+                    f"SELECT setval(pg_get_serial_sequence('\"{table.name}\"', "
+                    f"'id'), (SELECT max(id) FROM \"{table.name}\"))"))
 
     def url_for(self, tmp_path: Path) -> str:
         """The database of one test's app, as the migrations left it."""
@@ -75,17 +110,11 @@ class Migrated:
             db.session.remove()
             if self.pg and empty:
                 with db.engine.begin() as c:
-                    if tables := self._tables(c):
-                        listed = ", ".join(f'"{t}"' for t in tables)
-                        c.execute(sa.text(f"TRUNCATE {listed} RESTART IDENTITY CASCADE"))
-                    meta = sa.MetaData()
-                    meta.reflect(c, only=[t for t in self.rows if self.rows[t] and t in tables])
-                    for table in meta.sorted_tables:
-                        c.execute(table.insert(), self.rows[table.name])
-                        if "id" in table.c:     # (the next row's id after them, as made)
-                            c.execute(sa.text(
-                                f"SELECT setval(pg_get_serial_sequence('\"{table.name}\"', "
-                                f"'id'), (SELECT max(id) FROM \"{table.name}\"))"))
+                    tables = self._tables(c)
+                    if tables == self.tables:
+                        c.exec_driver_sql(self.emptying)
+                    elif tables:     # the schema left elsewhere: the next start upgrades it
+                        self._truncate(c, tables)
             db.engine.dispose()
 
 
