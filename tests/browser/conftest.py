@@ -178,12 +178,12 @@ def screens(browser, live) -> Iterator[Callable[..., Any]]:
     another screen's viewport for the TV (a tablet, a laptop); ``mobile``: that tablet's
     browser in mobile mode, as an Android tablet's reports itself (a meta viewport, a
     page wider than the screen zoomed out); ``weigh``: count the bytes of its requests
-    (:class:`Wire`)."""
+    (:class:`Wire`); ``motion``: its animations drawn (else reduced motion asked for)."""
     contexts, wires = [], []
 
     def open_page(kind: str, locale: str | None = None,
                   size: tuple[int, int] | None = None, worker: bool = False,
-                  mobile: bool = False, weigh: bool = False) -> Any:
+                  mobile: bool = False, weigh: bool = False, motion: bool = False) -> Any:
         # the screens ask for the dark room, the pages' default look (test_home.py switches);
         # no service worker, as on a LAN's plain-http address, where browsers give a page
         # none (worker=True: as on https; the worker installs the whole shell into each
@@ -191,7 +191,11 @@ def screens(browser, live) -> Iterator[Callable[..., Any]]:
         # the Screen Wake Lock the TV asks for: Chromium grants it to a page in view,
         # its headless build only when told (else every TV showed the hint a browser with
         # no wake lock gets, over the side column's last lines)
+        # ...and the pages ask for reduced motion, as a screen set so: the board's pulses and
+        # the moments' entrances not drawn frame by frame (~20 % of a game's CPU);
+        # motion=True draws them (test_moments checks them)
         opts: dict[str, Any] = {"color_scheme": "dark", "permissions": ["screen-wake-lock"],
+                                "reduced_motion": "no-preference" if motion else "reduce",
                                 **({"locale": locale} if locale else {}),
                                 **({} if worker else {"service_workers": "block"})}
         if kind == "phone":

@@ -98,10 +98,11 @@ class Table:
                  tv_language: str | None = None, enter: str = "phones",
                  tv_size: tuple[int, int] | None = None, chances: bool = False,
                  first_game: bool = False, walk: bool = False, tv: Any | None = None,
-                 worker: bool = False, weigh: bool = False) -> None:
+                 worker: bool = False, weigh: bool = False, motion: bool = False) -> None:
         self.screens, self.live, self.wall, self.shots = screens, live, wall, shots
         self.worker = worker            # its screens run the service worker (conftest)
         self.weigh = weigh              # …and count their bytes (conftest.Wire)
+        self.motion = motion            # …and draw their animations (conftest)
         self.teams = teams
         # the seats entered on the TV (issue 23): a side, or (side, part) in team play
         parts = (1, 2) if teams else (0,)
@@ -112,7 +113,8 @@ class Table:
         self._sent = itertools.count()  # the HTTP entries' idempotency keys (enter_by_http)
         self.shot_done: set[str] = set()
         # (``tv``: a screen already open, with what its browser keeps: a group's cookie)
-        tv = self.tv = tv or screens("tv", size=tv_size, worker=worker, weigh=weigh)
+        tv = self.tv = tv or screens("tv", size=tv_size, worker=worker, weigh=weigh,
+                                     motion=motion)
         tv.goto(live.url + "/")
         if tv_language:                 # the TV's language is chosen on the create page
             tv.click(f'[data-testid="langs"] [data-lang="{tv_language}"]')
@@ -213,7 +215,7 @@ class Table:
               weigh: bool | None = None) -> Any:
         page = self.screens("phone", locale,
                             worker=self.worker if worker is None else worker,
-                            weigh=self.weigh if weigh is None else weigh)
+                            weigh=self.weigh if weigh is None else weigh, motion=self.motion)
         page.on("dialog", lambda d: d.accept())
         page.goto(self.join_url)
         page.wait_for_selector("body[data-version]", state="attached")

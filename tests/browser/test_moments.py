@@ -129,7 +129,7 @@ def left_after(tv: Any, i: int, timeout: float = 10_000) -> float:
 
 def seated(screens: Any, live: Any) -> Table:
     """A table opened on the TV with Ann (red) and Bob (blue) seated."""
-    table = Table(screens, live, WALL)
+    table = Table(screens, live, WALL, motion=True)      # (its moments' entrances drawn)
     table.join("red", "Ann")
     table.join("blue", "Bob")
     return table
@@ -312,7 +312,7 @@ def test_a_moment_keeps_the_day_with_its_number_in_german(screens, live):
     """"Blau beginnt Tag 1" took two lines on the German big screen with the 1 alone on
     the second; the day's number stays with its word, the lines as even as they go."""
     events, _, _ = day_one()
-    table = Table(screens, live, WALL, tv_language="de")
+    table = Table(screens, live, WALL, tv_language="de", motion=True)
     table.join("red", "Anja", locale="de")
     table.join("blue", "Ben", locale="de")
     tv = table.tv
