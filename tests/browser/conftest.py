@@ -9,7 +9,7 @@ which plays on PostgreSQL too.
   fresh database; the QR codes it draws point at that address.
 - ``browser``: one headless Chromium for the session, never downloaded: Debian's
   headless build of it (``chromium-headless-shell``, the one Playwright itself runs
-  headless: the same Blink without the desktop browser's UI process, ~40 % less CPU per
+  headless: the same Blink without the desktop browser's processes, ~30 % less CPU a
   game, issue 51); the tests marked ``full_chromium`` (tests/browser/test_home.py: the
   install, the service worker, the wake lock) in Debian's whole ``chromium``, as a
   TV's or a phone's browser is. Without the headless build, everything in ``chromium``.
@@ -17,7 +17,7 @@ which plays on PostgreSQL too.
   watched by a :class:`Wire` that fails the test if any request leaves the
   server's origin, the Content-Security-Policy blocks anything or a script
   throws, and (``weigh=True``) counts the bytes the page transfers; no service
-  worker unless ``worker=True``.
+  worker unless ``worker=True``, reduced motion unless ``motion=True``.
 - ``shot(page, name)``: a screenshot into ``test-output/screens`` (git-ignored), to
   look at; ``SL_SHOTS=0`` takes none (CI: nobody looks there, and they were a fifth of
   a looks game's CPU). A screenshot waits for the page's next frame; without one ``shot``
@@ -191,8 +191,8 @@ def screens(browser, live) -> Iterator[Callable[..., Any]]:
         # the Screen Wake Lock the TV asks for: Chromium grants it to a page in view,
         # its headless build only when told (else every TV showed the hint a browser with
         # no wake lock gets, over the side column's last lines)
-        # ...and the pages ask for reduced motion, as a screen set so: the board's pulses and
-        # the moments' entrances not drawn frame by frame (~20 % of a game's CPU);
+        # ...and the pages ask for reduced motion, as a screen set so can: the board's pulses
+        # and the moments' entrances not drawn frame by frame (~29 % less CPU a game);
         # motion=True draws them (test_moments checks them)
         opts: dict[str, Any] = {"color_scheme": "dark", "permissions": ["screen-wake-lock"],
                                 "reduced_motion": "no-preference" if motion else "reduce",
