@@ -67,9 +67,19 @@ def practise(tv: Any, lang: str, name: str, phone: Any | None = None) -> int:
         # lost (once, under load: the screen stood at red's "Record Captain" for 30 s)
         tv.wait_for_function("() => SL.view.seats.some(s => s.side === 'blue')")
     n = 0
+    last: tuple[Any, str] | None = None          # the page that tapped last, and its panel
     for side, sel in taps():
         on_phone = phone is not None and side == "blue"
         page, panel = (phone, "#act") if on_phone else (tv, "#entry-body")
+        if last is not None and last[0] is not page:
+            # the other page's tap answered, and this page at its version before it taps:
+            # a tap on a view one change behind is refused as stale ("check and tap again"),
+            # and the script waited on the other page for 30 s (once in CI: the phone's
+            # soldier confirmed before red's had reached it)
+            last[0].wait_for_function("p => !document.querySelector(p + ' [aria-busy]')",
+                                      arg=last[1])
+            version = last[0].evaluate("() => +document.body.dataset.version")
+            page.wait_for_function("v => +document.body.dataset.version >= v", arg=version)
         try:
             page.wait_for_function(WANTED, arg=[panel, sel], timeout=30_000)
         except Exception as err:    # say where it stood (it timed out once in CI, under load)
@@ -106,6 +116,7 @@ def practise(tv: Any, lang: str, name: str, phone: Any | None = None) -> int:
             if page is phone or (phone is not None and n == 12):
                 shot(phone, f"{name}-phone-{n}")
         page.locator(f"{panel} .practice-want").click()
+        last = (page, panel)
         n += 1
     tv.get_by_test_id("practice-end").wait_for()
     assert tv.locator(".practice-faces text").count() == 0   # every card turned up now
