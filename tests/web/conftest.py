@@ -37,7 +37,8 @@ class Migrated:
         self.pg = url.startswith("postgresql")
         self.url = url if self.pg else f"sqlite:///{folder / 'test.sqlite'}"
         self.rows: dict[str, list[dict[str, Any]]] = {}
-        self.emptying = ""                # PostgreSQL: the statements that empty the tables
+        self.tables: list[str] = []       # PostgreSQL: the migrated tables, by name
+        self.emptying = ""                # …and the statements that empty them
         if self.pg:                       # whatever an earlier run left, from nothing
             engine = sa.create_engine(url, poolclass=sa.NullPool)
             meta = sa.MetaData()
