@@ -20,6 +20,7 @@ from ..edge.fields import (
     CODE_RE,
 )
 from ..engine import SIDES, Msg
+from ..store.loaded import table_by_code
 from ..store.models import (
     Seat,
     Table,
@@ -120,9 +121,10 @@ def load(code: str, client: str = "local", allow_expired: bool = False,
                                   "screen", n=wait), wait)
     table = None
     if CODE_RE.match(code):
-        # with its seats, in the same query: every request of a table reads them (whose
-        # key it carries, the view), and a second query cost each post more than the join
-        table = db.session.scalar(BY_CODE, {"code": code.upper()})
+        # with its seats, in the same statement: every request of a table reads them
+        # (whose key it carries, the view), and a second query cost each post more than
+        # the join; read without the ORM's query (:mod:`..store.loaded`)
+        table = table_by_code(code.upper())
     if table is None:
         limits.code_missed(client)
         raise ApiError(404, Msg("there is no table with the code {code}; check the code on the "

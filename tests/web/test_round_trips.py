@@ -16,6 +16,7 @@ import random
 import re
 from typing import Any
 
+import pytest
 from sqlalchemy import event
 
 from companion.engine.simulate import random_record
@@ -119,3 +120,76 @@ def test_a_change_tells_the_other_processes_once(table, app):
             assert len(notified) == (1 if engine.dialect.name == "postgresql" else 0), notified
     finally:
         event.remove(engine, "before_cursor_execute", seen)
+
+
+def test_the_table_read_without_the_orm_gives_the_objects_the_orm_would(table, app):
+    """Issue 54: a request's table and seats are read with one plain statement and made
+    into the ORM's objects (:mod:`companion.store.loaded`). They hold what the ORM's own
+    query loads, the seats in order and each pointing at its table, nothing waiting to be
+    written; a change to one is written as to any loaded object, and a second read in the
+    same request gives the object the session holds."""
+    from sqlalchemy.orm import joinedload
+
+    from companion.store.loaded import table_by_code
+    from companion.store.models import Seat, Table
+
+    from .conftest import sit
+
+    host = table(wall_distance=3)
+    sit(host, "red", "Ann")
+    sit(host, "blue", "Bob")
+    columns = [c.key for c in Table.__mapper__.column_attrs]
+    seat_columns = [c.key for c in Seat.__mapper__.column_attrs]
+    with app.app_context():
+        orm = db.session.scalar(db.select(Table).options(joinedload(Table.seats))
+                                .where(Table.code == host.code))
+        expected = ({k: getattr(orm, k) for k in columns},
+                    [{k: getattr(s, k) for k in seat_columns} for s in orm.seats])
+        db.session.remove()
+
+        got = table_by_code(host.code)
+        assert got is not None
+        assert ({k: getattr(got, k) for k in columns},
+                [{k: getattr(s, k) for k in seat_columns} for s in got.seats]) == expected
+        assert [s.name for s in got.seats] == ["Ann", "Bob"]
+        assert all(s.table is got for s in got.seats)
+        assert not (db.session.new or db.session.dirty or db.session.deleted)
+        assert table_by_code(host.code) is got           # the object the session holds
+        assert table_by_code("NOSUCH") is None
+
+        got.seats[0].name = "Anna"                       # written as any loaded object
+        db.session.commit()
+        db.session.remove()
+        again = table_by_code(host.code)
+        assert again is not None and [s.name for s in again.seats] == ["Anna", "Bob"]
+        db.session.refresh(again)
+        assert again.version == expected[0]["version"]
+        db.session.remove()
+
+
+def test_a_statement_run_plainly_fails_as_sqlalchemy_says(table, app):
+    """The post path's statements go to the driver's cursor (:mod:`companion.store
+    .prepared`), and their failures are SQLAlchemy's own exceptions: a second receipt with
+    the same key is an ``IntegrityError`` (how a retry that raced its first attempt is
+    recognised), and nothing of the failed statement is kept."""
+    from sqlalchemy import bindparam, insert, select
+    from sqlalchemy.exc import IntegrityError
+
+    from companion.store.models import Receipt, Table, now
+    from companion.store.prepared import Prepared
+
+    host = table()
+    add = Prepared(lambda: insert(Receipt.__table__).values(
+        table_id=bindparam("t"), key=bindparam("k"), status=bindparam("s"),
+        body=bindparam("b"), created=bindparam("at")))
+    with app.app_context():
+        tid = db.session.scalar(select(Table.id).where(Table.code == host.code))
+        conn = db.session.connection()
+        assert add.run(conn, t=tid, k="same-key", s=200, b="{}", at=now()).rowcount == 1
+        db.session.commit()
+        conn = db.session.connection()
+        with pytest.raises(IntegrityError):
+            add.run(conn, t=tid, k="same-key", s=200, b="{}", at=now())
+        db.session.rollback()
+        kept = db.session.scalars(select(Receipt.key).where(Receipt.table_id == tid)).all()
+        assert kept.count("same-key") == 1
