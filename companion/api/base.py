@@ -12,6 +12,7 @@ the host screen proves itself with ``Authorization: Bearer <secret>``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -122,6 +123,10 @@ def done(tx: Transaction) -> tuple[Response, int]:
     status, out = tx.result
     view = out["view"]
     live.publish(view, None if tx.told else tx.read_version)
+    # the screens' streams are written by the server's loop, which the publish just woke:
+    # let it have the GIL now (this thread gives it up for a moment) rather than when
+    # this thread has made its answer and left the app, ~0.5 ms later (issue 54)
+    time.sleep(0)
     small = {k: v for k, v in out.items() if k not in ("view", "draft", "next")}
     if tx.body.get("answer") == "none" and tx.receipt is None:
         # a page whose live stream is open: the change reaches it there (pushed above)
