@@ -20,6 +20,7 @@ from ..edge.fields import (
 )
 from ..engine import Msg, Options, Phase, Record, RecordError, State, replay
 from ..group.games import played_at, remember_game
+from ..store.loaded import table_by_code
 from ..store.models import (
     Event,
     Seat,
@@ -36,7 +37,7 @@ from ..table.views import seat_dict
 from . import keeper
 from .authority import Transaction
 from .seats import screen_field, sit_on_screen
-from .tables import BY_CODE, Actor
+from .tables import Actor
 
 # --- opening a table ---------------------------------------------------------------
 
@@ -205,7 +206,7 @@ def _continued_from(body: dict[str, Any], rec: Record, events: list[dict[str, An
     code = body.get("from")
     if code is None:
         return None
-    source = db.session.scalar(BY_CODE, {"code": code.upper()}) if secret else None
+    source = table_by_code(code.upper()) if secret else None
     if source is None or not (hash_secret(secret or "") == source.host_hash
                               or keeper.is_keeper(secret)):
         raise ApiError(403, Msg("only the screen that holds the key of table {code}, or the "

@@ -99,11 +99,6 @@ def expired(table: Table) -> bool:
     return bool(table.updated < now() - timedelta(days=days))
 
 
-# built once: a statement and its cache key cost more to make than the query to run
-BY_CODE = (select(Table).options(joinedload(Table.seats))
-            .where(Table.code == bindparam("code")))
-
-
 def load(code: str, client: str = "local", allow_expired: bool = False,
          held: Callable[[str], bool] | None = None) -> Table:
     """The table with this code; an unknown code counts against ``client``, which is
