@@ -32,6 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="server: every table opted in to the live chance to win, its host "
                         "screen asking for it; with --against PATH, that checkout's server "
                         "and this one's side by side")
+    b.add_argument("--anatomy", action="store_true",
+                   help="server: also where ours' human-pace posts spend their time on the "
+                        "server, step by step (fast and slow ones), and the collector's pauses")
     b.add_argument("--idle", type=int, default=0,
                    help="server: connections held open idle or half-sent throughout")
     b.add_argument("--soak", type=float, default=None, metavar="SECONDS",

@@ -51,6 +51,8 @@ class Run:
     kinds: tuple[str, ...] = KINDS
     active: dict[str, asyncio.Event] = field(default_factory=dict)
     paced: set[int] = field(default_factory=set)   # drivers that posted in this block
+    # each block taken: (kind, phase, start, end) on this machine's monotonic clock
+    blocks: list[tuple[str, str, float, float]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.active = {k: asyncio.Event() for k in self.kinds}

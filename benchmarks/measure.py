@@ -102,6 +102,7 @@ async def alternate(procs: dict[str, list[Proc]], run: Run, phase: str, seconds:
                     for k in t.peak:
                         t.peak[k] = max(t.peak[k], st[k])
             run.switch(None)
+            run.blocks.append((kind, phase, t0, time.perf_counter()))
             t.wall += time.perf_counter() - t0
             await asyncio.sleep(DRAIN)
             stop.set()

@@ -19,6 +19,9 @@ The floor: the same server, the same client, the same number of streams, but
 ``/_floor/<n>`` (a bare endpoint pushing a tiny message through the same hub:
 no database, no referee). Our p95 over the floor's p95 is the figure to watch.
 
+``--anatomy`` runs that server with marks around a post's steps and prints where ours'
+human-pace posts spend their time (``anatomy``).
+
 ``--soak SECONDS`` instead opens and closes tables and streams over and over and
 samples the server's RSS, threads and open files, to show nothing leaks.
 
@@ -37,13 +40,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import sys
+import tempfile
 import time
+from pathlib import Path
 
+from .anatomy import ANATOMY_SERVER, report
 from .chance_load import chance_load
 from .drivers import KINDS, Driver, FloorDriver, Run, TableDriver
 from .measure import Phase, open_all, pct, play_phases
-from .served import Proc, running_server
+from .served import FLOOR_SERVER, Proc, running_server
 from .side_by_side import against_load, scale_out
 from .soak import soak
 
@@ -62,22 +69,23 @@ async def idle_sockets(port: int, n: int) -> list[asyncio.StreamWriter]:
 
 async def bench(port: int, procs: list[Proc], tables: int, seconds: float,
                 burst: float, idle: int = 0, pace: tuple[float, float] = (1.0, 2.0),
-                block: float = 5.0) -> list[Phase]:
+                block: float = 5.0, run: Run | None = None) -> list[Phase]:
     idlers = await idle_sockets(port, idle)
     if idle:
         print(f"  ({idle} idle or half-sent connections held open throughout)", flush=True)
     try:
-        return await _bench(port, procs, tables, seconds, burst, pace, block)
+        return await _bench(port, procs, tables, seconds, burst, pace, block,
+                            run or Run(every=pace))
     finally:
         for w in idlers:
             w.close()
 
 
 async def _bench(port: int, procs: list[Proc], tables: int, seconds: float,
-                 burst: float, pace: tuple[float, float], block: float) -> list[Phase]:
+                 burst: float, pace: tuple[float, float], block: float,
+                 run: Run) -> list[Phase]:
     """The floor, the durable floor and the tables, all open at once (the same number
     of streams each), posting in turn in short blocks."""
-    run = Run(every=pace)
     drivers: list[Driver] = [*(FloorDriver(port, run, n) for n in range(tables)),
                              *(FloorDriver(port, run, tables + n, durable=True)
                                for n in range(tables)),
@@ -134,7 +142,13 @@ def main(args: argparse.Namespace) -> int:
             return 2
         return scale_out(database_url or "", workers, tables, threads, seconds, burst, pace,
                          block)
-    with running_server(threads, database_url) as (srv, proc):
+    anatomy = None
+    if getattr(args, "anatomy", False):      # the server with marks around a post's steps
+        anatomy = Path(tempfile.mkdtemp(prefix="spies-lies-anatomy-"), "marks.json")
+        os.environ["ANATOMY_OUT"] = str(anatomy)
+    run = Run(every=pace)
+    with running_server(threads, database_url,
+                        ANATOMY_SERVER if anatomy else FLOOR_SERVER) as (srv, proc):
         if soak_seconds:
             print(f"soak: {soak_seconds:.0f} s of tables opening, playing and closing")
             return asyncio.run(soak(srv.port, proc, tables, soak_seconds))
@@ -144,7 +158,11 @@ def main(args: argparse.Namespace) -> int:
               f"else), the durable floor (a push after one durable single-row commit) and "
               f"ours; latency = post sent -> all 5 screens have it", flush=True)
         results = asyncio.run(bench(srv.port, [proc], tables, seconds, burst, idle, pace,
-                                    block))
+                                    block, run))
+        if anatomy:
+            time.sleep(2.5)                  # the server's last marks are written
+            report(anatomy, run.blocks)
+            shutil.rmtree(anatomy.parent, ignore_errors=True)
     by = {(p.kind, p.name): p for p in results}
 
     def p95(kind: str, q: float = 95) -> float:
