@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import weakref
+from collections import Counter
 from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any, cast
@@ -29,6 +30,7 @@ from ..group.games import forget_game, remember_game
 from ..store.models import Event, Receipt, Table, db, now
 from ..store.prepared import Prepared, alone
 from ..table.cards import ended_round, learn
+from ..table.cards import key as card_key
 from ..table.states import Row, event_rows, keep, kept_rows
 from ..table.views import public_view
 from .teaching import mark
@@ -77,6 +79,7 @@ class Transaction:
         # the events it adds, as the views read them, each with its idempotency key
         self.added: list[tuple[Row, str | None]] = []
         self.unfinish = False               # events undone: a finished game may be no more
+        self.cards: list[tuple[int, ...]] = []    # intel cards its rounds' ends teach
         # the other processes were told of the change by its transaction (else they are
         # told after it, with what changed: live.publish)
         self.told = True
@@ -177,8 +180,8 @@ class Transaction:
         """
         after = self.apply(state, event)
         if not self.table.practice:      # (the practice round's card is the script's)
-            # a card whose round is over: one tap next time
-            learn(ended_round(state, after), self.table.group_id)
+            # a card whose round is over: one tap next time (counted at :meth:`commit`)
+            self.cards += ended_round(state, after)
         self.added.append((Row(json.dumps(event.to_dict()), seat_id),
                            None if follows else self.key))
         self.set_draft(None)
@@ -298,6 +301,7 @@ class Transaction:
         for row, key in self.added:
             _INSERT_EVENT.run(conn, e_table=t.id, e_data=row.data, e_seat=row.seat_id,
                               e_key=key, e_created=now())
+        learn(self.cards, t.group_id)
         _INSERT_RECEIPT.run(conn, r_table=t.id, r_key=self.key, r_status=status,
                             r_body=kept, r_kind=self.kind, r_actor=self.actor,
                             r_created=now())
@@ -319,6 +323,11 @@ class Transaction:
         for i, (row, key) in enumerate(self.added):
             params.update({f"e{i}_data": row.data, f"e{i}_seat": row.seat_id,
                            f"e{i}_key": key})
+        cards = Counter(card_key(c) for c in self.cards) if t.group_id is not None else {}
+        for i, (ranks, seen) in enumerate(cards.items()):
+            params.update({f"c{i}_ranks": ranks, f"c{i}_seen": seen})
+        if cards:
+            params.update(c_group=t.group_id, c_last=when)
         payload, view = None, None
         if fanout is not None:
             for name, value in values.items():
@@ -327,7 +336,7 @@ class Transaction:
             payload = fanout.payload(t.code, values["version"], self.read_version, view)
         if payload is not None:
             params.update(n_channel=fanout.channel, n_payload=payload)
-        statement = written(tuple(values), len(self.added), payload is not None)
+        statement = written(tuple(values), len(self.added), payload is not None, len(cards))
         # a change whose statement is all its transaction writes (nothing written before
         # it, no row of the ORM's waiting, nothing to write after it): the statement is
         # its own transaction, committed when it returns (:func:`alone`, one round trip)

@@ -11,18 +11,22 @@ told) when the version moved:
     WITH u AS (UPDATE "table" SET ... WHERE id = :w_id AND version = :w_version
                RETURNING "table".id),
          e0 AS (INSERT INTO event (...) SELECT u.id, <last seq> + 1, ... FROM u),
-         r AS (INSERT INTO receipt (...) SELECT u.id, ... FROM u)
+         r AS (INSERT INTO receipt (...) SELECT u.id, ... FROM u),
+         c0 AS (INSERT INTO intel_card (...) SELECT :c_group, ... FROM u
+                ON CONFLICT (group_id, ranks) DO UPDATE SET seen = intel_card.seen + ...)
     SELECT u.id, pg_notify(:n_channel, :n_payload) FROM u
 
 Every part of one statement reads one snapshot, so the events are numbered from the
 table's last seq plus their place in the change (the table's row lock, and the unique
-``(table_id, seq)``, keep two writers apart as before). SQLite has no such statement
-(nor a server to reach): it writes them one by one (:mod:`.authority`).
+``(table_id, seq)``, keep two writers apart as before). The intel cards a change teaches
+its group (a round's end) are counted in it too (``c<i>``), so that a round's last reveal
+is one statement like any tap. SQLite has no such statement (nor a server to reach): it
+writes them one by one (:mod:`.authority`).
 
 >>> from sqlalchemy.dialects import postgresql
->>> sql = written(("version",), 2, True).compiled(postgresql.psycopg.dialect()).sql
+>>> sql = written(("version",), 2, True, 1).compiled(postgresql.psycopg.dialect()).sql
 >>> [line.split()[-2] for line in sql.splitlines() if line.endswith(" AS ")]
-['u', 'e0', 'e1', 'r']
+['u', 'e0', 'e1', 'r', 'c0']
 >>> " ".join(sql.split()[-8:])
 'SELECT u.id, pg_notify(%(n_channel)s::VARCHAR, %(n_payload)s::VARCHAR) AS pg_notify_1 FROM u'
 """
@@ -33,33 +37,51 @@ from typing import Any, cast
 
 from sqlalchemy import Select, bindparam, false, func, insert, literal_column, select, update
 from sqlalchemy import Table as SATable
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from ..store.models import Event, Receipt, Table
+from ..store.models import Event, IntelCard, Receipt, Table
 from ..store.prepared import Prepared
 
 TABLE: SATable = cast(SATable, Table.__table__)
 EVENT: SATable = cast(SATable, Event.__table__)
 RECEIPT: SATable = cast(SATable, Receipt.__table__)
+CARD: SATable = cast(SATable, IntelCard.__table__)
 
-_BUILT: dict[tuple[tuple[str, ...], int, bool], Prepared] = {}
+_BUILT: dict[tuple[tuple[str, ...], int, bool, int], Prepared] = {}
 
 
-def written(names: tuple[str, ...], events: int, notify: bool) -> Prepared:
+def written(names: tuple[str, ...], events: int, notify: bool, cards: int = 0) -> Prepared:
     """The one statement for a change that writes the table's columns ``names``, adds
-    ``events`` events and its receipt, and (``notify``) tells the other processes.
+    ``events`` events and its receipt, counts ``cards`` intel cards for the table's group
+    and (``notify``) tells the other processes.
 
     Its values by name: ``w_id``, ``w_version``, ``v_<column>``; ``e<i>_data``,
     ``e<i>_seat``, ``e<i>_key`` for each event and ``e_created``; ``r_key``, ``r_status``,
-    ``r_body``, ``r_kind``, ``r_actor``, ``r_created``; ``n_channel``, ``n_payload``.
+    ``r_body``, ``r_kind``, ``r_actor``, ``r_created``; ``c_group``, ``c_last`` and
+    ``c<i>_ranks``, ``c<i>_seen`` for each card (distinct); ``n_channel``, ``n_payload``.
     One row comes back when the change was written, none when the version had moved."""
-    key = (names, events, notify)
+    key = (names, events, notify, cards)
     p = _BUILT.get(key)
     if p is None:
-        p = _BUILT[key] = Prepared(lambda: _build(names, events, notify))
+        p = _BUILT[key] = Prepared(lambda: _build(names, events, notify, cards))
     return p
 
 
-def _build(names: tuple[str, ...], events: int, notify: bool) -> Select[Any]:
+def _card(u: Any, i: int) -> Any:
+    """Count card ``i`` for the group, once the table's update was made (issue 11's
+    upsert: two tables ending a round with one card at one moment both count it)."""
+    add = pg_insert(CARD).from_select(
+        ["group_id", "ranks", "seen", "last"],
+        select(bindparam("c_group", type_=CARD.c.group_id.type),
+               bindparam(f"c{i}_ranks", type_=CARD.c.ranks.type),
+               bindparam(f"c{i}_seen", type_=CARD.c.seen.type),
+               bindparam("c_last", type_=CARD.c.last.type)).select_from(u))
+    return add.on_conflict_do_update(
+        index_elements=[CARD.c.group_id, CARD.c.ranks],
+        set_={"seen": CARD.c.seen + add.excluded.seen, "last": add.excluded.last}).cte(f"c{i}")
+
+
+def _build(names: tuple[str, ...], events: int, notify: bool, cards: int) -> Select[Any]:
     u = (update(TABLE)
          .where(TABLE.c.id == bindparam("w_id"), TABLE.c.version == bindparam("w_version"))
          .values({name: bindparam(f"v_{name}", type_=TABLE.c[name].type) for name in names})
@@ -81,6 +103,7 @@ def _build(names: tuple[str, ...], events: int, notify: bool) -> Select[Any]:
         select(u.c.id, *(bindparam(f"r_{c}", type_=RECEIPT.c[c].type)
                          for c in ("key", "status", "body", "kind", "actor", "created"))))
         .cte("r"))
+    ctes += [_card(u, i) for i in range(cards)]
     told = ([func.pg_notify(bindparam("n_channel", type_=RECEIPT.c.kind.type),
                             bindparam("n_payload", type_=RECEIPT.c.kind.type))]
             if notify else [])

@@ -16,6 +16,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from ..engine import Phase, State
 from ..store.models import IntelCard, db, now
+from ..store.prepared import alone
 
 SHOWN = 6          # the box's intel cards: more than six is a slip learnt in an old game
 
@@ -62,9 +63,12 @@ def known(used: Iterable[Sequence[int]], group_id: int | None) -> list[list[int]
     if group_id is None:
         return []
     gone = {key(c) for c in used}
-    rows = db.session.execute(select(IntelCard.ranks).where(IntelCard.group_id == group_id,
-                                                            IntelCard.seen > 0)
-                              .order_by(IntelCard.seen.desc(), IntelCard.last.desc(),
-                                        IntelCard.ranks)
-                              .limit(SHOWN + len(gone))).scalars()
+    # read alone (:func:`alone`): read while a change is judged, before its one statement
+    # writes it, this read opens no transaction, so that statement still commits itself
+    # (issue 54: an intel step's view cost its change a BEGIN and a COMMIT more)
+    with alone(db.session.connection()):
+        rows = db.session.execute(select(IntelCard.ranks).where(
+            IntelCard.group_id == group_id, IntelCard.seen > 0)
+            .order_by(IntelCard.seen.desc(), IntelCard.last.desc(), IntelCard.ranks)
+            .limit(SHOWN + len(gone))).scalars().all()
     return [[int(r) for r in k.split("-")] for k in rows if k not in gone][:SHOWN]
