@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import threading
 import weakref
-from collections import Counter
 from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any, cast
@@ -29,8 +28,7 @@ from ..engine import Msg, Phase, RecordError, State, apply
 from ..group.games import forget_game, remember_game
 from ..store.models import Event, Receipt, Table, db, now
 from ..store.prepared import Prepared, alone
-from ..table.cards import ended_round, learn
-from ..table.cards import key as card_key
+from ..table.cards import counted, ended_round, learn
 from ..table.states import Row, event_rows, keep, kept_rows
 from ..table.views import public_view
 from .teaching import mark
@@ -301,7 +299,7 @@ class Transaction:
         for row, key in self.added:
             _INSERT_EVENT.run(conn, e_table=t.id, e_data=row.data, e_seat=row.seat_id,
                               e_key=key, e_created=now())
-        learn(self.cards, t.group_id)
+        learn(counted(self.cards, t.group_id), t.group_id)
         _INSERT_RECEIPT.run(conn, r_table=t.id, r_key=self.key, r_status=status,
                             r_body=kept, r_kind=self.kind, r_actor=self.actor,
                             r_created=now())
@@ -323,7 +321,7 @@ class Transaction:
         for i, (row, key) in enumerate(self.added):
             params.update({f"e{i}_data": row.data, f"e{i}_seat": row.seat_id,
                            f"e{i}_key": key})
-        cards = Counter(card_key(c) for c in self.cards) if t.group_id is not None else {}
+        cards = counted(self.cards, t.group_id)
         for i, (ranks, seen) in enumerate(cards.items()):
             params.update({f"c{i}_ranks": ranks, f"c{i}_seen": seen})
         if cards:

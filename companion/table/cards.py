@@ -9,10 +9,11 @@ learns its own; a table of no group learns and offers none.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 
 from sqlalchemy import select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import sqlite
 
 from ..engine import Phase, State
 from ..store.models import IntelCard, db, now
@@ -30,18 +31,25 @@ def key(ranks: Sequence[int]) -> str:
     return "-".join(str(r) for r in sorted(ranks))
 
 
-def learn(cards: Iterable[Sequence[int]], group_id: int | None) -> None:
-    """Count each card once more for the group, in the caller's transaction (an upsert:
-    two tables ending a round with the same card at the same moment both count it)."""
+def counted(cards: Iterable[Sequence[int]], group_id: int | None) -> dict[str, int]:
+    """The cards a change teaches its group, by stored key, each with how many times it
+    is seen again (none for a table of no group): what :func:`learn` writes on SQLite, and
+    the change's one statement on PostgreSQL (:mod:`..play.written`)."""
     if group_id is None:
-        return
-    insert = postgresql.insert if db.engine.dialect.name == "postgresql" else sqlite.insert
-    for card in cards:
-        stmt = insert(IntelCard).values(group_id=group_id, ranks=key(card), seen=1,
-                                        last=now())
+        return {}
+    return dict(Counter(key(c) for c in cards))
+
+
+def learn(counts: Mapping[str, int], group_id: int | None) -> None:
+    """Count each card for the group, an upsert each, in the caller's transaction (two
+    tables ending a round with the same card at the same moment both count it). SQLite
+    only: on PostgreSQL the change's one statement counts them."""
+    for ranks, seen in counts.items():
+        stmt = sqlite.insert(IntelCard).values(group_id=group_id, ranks=ranks, seen=seen,
+                                               last=now())
         db.session.execute(stmt.on_conflict_do_update(
             index_elements=[IntelCard.group_id, IntelCard.ranks],
-            set_={"seen": IntelCard.seen + 1, "last": stmt.excluded.last}))
+            set_={"seen": IntelCard.seen + stmt.excluded.seen, "last": stmt.excluded.last}))
 
 
 def ended_round(before: State, after: State) -> list[tuple[int, ...]]:
