@@ -5,10 +5,13 @@ steps of a post (``python -m benchmarks.anatomy [serve options]``; never part of
 companion): for each post to a table, the moment the server's loop has its request, when a
 thread takes it, the table read, the action, the write, the push, the answer; the CPU time
 of the post's own thread; the moment each screen's stream takes the new version; and every
-pause of Python's garbage collector (``gc.callbacks``). The marks go to the file named by
-``ANATOMY_OUT`` every 2 s. After the run, :func:`report` prints the steps of ours'
-human-pace posts: their median and p95, and their mean in the fastest half and in the
-slowest 5 %, so what makes the slow ones slow shows beside what every post costs.
+pause of Python's garbage collector (``gc.callbacks``: its wall-clock span and the CPU
+time of the thread that collected). The marks go to the file named by ``ANATOMY_OUT``
+every 2 s. After the run, :func:`report` prints the steps of ours' human-pace posts: their
+median and p95, and their mean in the fastest half and in the slowest 5 %, so what makes
+the slow ones slow shows beside what every post costs; then the same posts parted by what
+else ran while each was on its way (nothing, another post, a collector pause), which
+tells a post's own cost from the waiting that others make.
 """
 
 from __future__ import annotations
@@ -54,8 +57,8 @@ def install(out: Path) -> None:
     local = threading.local()
     posts: list[dict[str, Any]] = []
     takes: dict[tuple[str, int], float] = {}       # (code, version) -> the last take
-    pauses: list[tuple[int, float, float]] = []
-    started: dict[int, float] = {}
+    pauses: list[tuple[int, float, float, float]] = []   # generation, start, end, CPU
+    started: dict[int, tuple[float, float]] = {}
     lock = threading.Lock()
 
     def mark(name: str) -> None:
@@ -120,9 +123,11 @@ def install(out: Path) -> None:
     def noted(phase: str, info: dict[str, Any]) -> None:
         me = threading.get_ident()
         if phase == "start":
-            started[me] = time.perf_counter()
+            started[me] = (time.perf_counter(), time.thread_time())
         elif me in started:
-            pauses.append((info["generation"], started.pop(me), time.perf_counter()))
+            t0, cpu = started.pop(me)
+            pauses.append((info["generation"], t0, time.perf_counter(),
+                           time.thread_time() - cpu))
     gc.callbacks.append(noted)
 
     def write() -> None:
@@ -150,7 +155,7 @@ def report(path: Path, blocks: Sequence[tuple[str, str, float, float]],
     for p in posts:
         p["marks"]["taken"] = (p["taken"], 0.0)
         a, b = p["marks"]["arrive"][0], p["taken"]
-        p["gc"] = sum(max(0.0, min(b, t1) - max(a, t0)) for _, t0, t1 in data["gc"])
+        p["gc"] = sum(max(0.0, min(b, t1) - max(a, t0)) for _, t0, t1, _cpu in data["gc"])
     posts.sort(key=lambda p: p["taken"] - p["marks"]["arrive"][0])
     fast, slow = posts[:len(posts) // 2], posts[-max(1, len(posts) // 20):]
     print(f"anatomy of the {kind} posts at a {phase} pace, on the server ({len(posts)} posts; ms): "
@@ -176,12 +181,37 @@ def report(path: Path, blocks: Sequence[tuple[str, str, float, float]],
     for name, a, b in CPU:
         line(name, step(a, b, 1))
     line("garbage collector, overlapping", lambda p: p["gc"] * 1000)
+    _company(posts, data["posts"])
     gcs = data["gc"]
     for gen in (0, 1, 2):
-        xs = [(t1 - t0) * 1000 for g, t0, t1 in gcs if g == gen]
+        xs = [(t1 - t0) * 1000 for g, t0, t1, _cpu in gcs if g == gen]
+        cpu = sorted(c * 1000 for g, _t0, _t1, c in gcs if g == gen)
         if xs:
             print(f"  collector pauses of generation {gen} in the whole run: {len(xs)}, "
-                  f"{sum(xs):.0f} ms in all, longest {max(xs):.1f} ms")
+                  f"{sum(xs):.0f} ms in all, longest {max(xs):.1f} ms; its CPU "
+                  f"{sum(cpu):.0f} ms in all, median {statistics.median(cpu):.2f} ms")
+
+
+def _company(posts: list[dict[str, Any]], every: list[dict[str, Any]]) -> None:
+    """The posts parted by what else was on its way while each was (from its arrival to
+    the last screen's take): nothing; another post to a table (the floors' posts are
+    not marked, and their blocks are not ours), and no collector pause; a collector
+    pause. How many, and their median and p95 (ms)."""
+    spans = [(p["marks"]["arrive"][0], p["marks"]["end"][0]) for p in every
+             if "arrive" in p["marks"] and "end" in p["marks"]]
+    parts: dict[str, list[float]] = {"alone": [], "beside another post": [],
+                                     "during a collector pause": []}
+    for p in posts:
+        a, b = p["marks"]["arrive"][0], p["taken"]
+        others = sum(1 for s, e in spans if s < b and e > a) - 1     # itself among them
+        part = ("during a collector pause" if p["gc"] > 50e-6 else
+                "beside another post" if others > 0 else "alone")
+        parts[part].append((b - a) * 1000)
+    print("  whole (arrival -> last take), by what else ran meanwhile: posts, median, p95")
+    for name, xs in parts.items():
+        if len(xs) >= 20:
+            print(f"    {name:28s} {len(xs):5d} ({100 * len(xs) / len(posts):3.0f} %) "
+                  f"{statistics.median(xs):7.2f} {statistics.quantiles(xs, n=20)[-1]:7.2f}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
