@@ -169,11 +169,14 @@ def test_a_tap_tells_the_others_what_changed_in_its_own_transaction(app, table, 
     shows sends its NOTIFY with the operations from that view inside its own transaction
     (delivered when, and only when, it commits), not in a second one after it; a change
     of the seats still tells them after its commit. Either way the operations make the
-    next view exactly, in any language."""
+    next view exactly, in any language. Issue 54: the operations go only when another
+    process has said it shows the table; else the NOTIFY names the version alone (a
+    process that shows the table and has not said so yet reads it)."""
     import psycopg
 
     from companion import live
     from companion.edge import lang
+    from companion.live.channel import remote_streams
     from companion.live.delta import patched
     from companion.play.tables import load
     from companion.table import views
@@ -190,6 +193,8 @@ def test_a_tap_tells_the_others_what_changed_in_its_own_transaction(app, table, 
                              autocommit=True)
     listen.execute(f"LISTEN {live.NOTIFY_CHANNEL}")
     ch = live.hub.subscribe(host.code)          # a screen of the table is open here
+    # ... and on another process, which said so
+    remote_streams[host.code] = {"elsewhere": (time.monotonic(), {"host": 1})}
     try:
         def shown() -> dict:
             with app.test_request_context():
@@ -225,7 +230,21 @@ def test_a_tap_tells_the_others_what_changed_in_its_own_transaction(app, table, 
         blue[0].post("/events", {"event": {"type": "exhaust", "side": "blue", "ranks": [9]}},
                      409, fresh=False)
         assert not list(listen.notifies(timeout=0.5, stop_after=1))
+        # nobody else shows the table: a tap's NOTIFY, and one told after a commit, name
+        # the version alone
+        del remote_streams[host.code]
+        v = shown()["version"]
+        blue[0].refresh()
+        blue[0].event({"type": "exhaust", "side": "blue", "ranks": [9]})
+        note, = list(listen.notifies(timeout=3, stop_after=1))
+        assert note.payload == f"{host.code}:{v + 1}:{live.WORKER}"
+        assert ch.version == v + 1              # this process's streams have it all the same
+        with app.test_request_context():
+            app.extensions["live_fanout"].tell(views.public_view(load(host.code)), v)
+        note, = list(listen.notifies(timeout=3, stop_after=1))
+        assert note.payload == f"{host.code}:{v + 1}:{live.WORKER}"
     finally:
+        remote_streams.pop(host.code, None)
         live.hub.unsubscribe(ch)
         listen.close()
 
