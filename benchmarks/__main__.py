@@ -48,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--statements", action="store_true",
                    help="post: count each post's statements, round trips and commits "
                         "instead of timing it")
+    b.add_argument("--instructions", action="store_true",
+                   help="post: count each post's CPU instructions under valgrind's "
+                        "callgrind instead of timing it (they do not move with the load)")
     b.add_argument("--rounds", type=int, default=None,
                    help="engine --against, post, screen: timings of each checkout "
                         "(default 7, 5, 3)")
@@ -90,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .post import run as post
         return post(games=args.games or 6, rounds=args.rounds or 5,
                     against=args.against, database_url=args.database_url,
-                    statements=args.statements)
+                    statements=args.statements, instructions=args.instructions)
     if args.what == "screen":
         from .screen import run as screen
         return screen(events=args.events, rounds=args.rounds or 3, against=args.against,

@@ -10,7 +10,8 @@ file. ``--against PATH`` also times another checkout (e.g. a worktree of an olde
 both run as child processes in turn, A B A B…, on the same games, and the medians
 and their ratio are printed, so the noise of a shared machine falls on both alike.
 ``--statements`` counts what each post asks of the database instead of timing it
-(statements, round trips, commits: ``benchmarks/statements.py``), once for each checkout.
+(statements, round trips, commits: ``benchmarks/statements.py``), once for each checkout;
+``--instructions`` counts its CPU instructions (``benchmarks/instructions.py``).
 """
 
 from __future__ import annotations
@@ -47,11 +48,13 @@ def _child(root: pathlib.Path, games: int, seed: int,
 
 
 def run(games: int = 6, rounds: int = 5, against: str | None = None,
-        database_url: str | None = None, statements: bool = False) -> int:
+        database_url: str | None = None, statements: bool = False,
+        instructions: bool = False) -> int:
     """Print the figures; the exit code. ``database_url``: PostgreSQL instead of a fresh
     SQLite file for each timing (the same database for A and B: their schema must be
     the same). ``statements``: what each post asks of the database, counted
-    (:mod:`.statements`), instead of its time."""
+    (:mod:`.statements`), instead of its time; ``instructions``: its CPU instructions
+    (:mod:`.instructions`)."""
     roots = {"A": ROOT}
     if against is not None:
         other = pathlib.Path(against).resolve()
@@ -61,12 +64,16 @@ def run(games: int = 6, rounds: int = 5, against: str | None = None,
         roots["B"] = other
     load = os.getloadavg()
     what = ("what each post asks of the database, counted" if statements else
+            "the CPU instructions of each post, counted" if instructions else
             f"the app's CPU time per post, {rounds} timings each, in turn")
     print(f"post benchmark: {what}, {games} random team games per "
           f"timing; load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     for who, root in roots.items():
         print(f"  {who} = {root}")
     print(f"  database: {database_url.split('@')[-1] if database_url else 'SQLite, a fresh file'}")
+    if instructions:            # counted by callgrind: they do not move with the load
+        from .instructions import run as counted
+        return counted(roots, games, database_url)
     if statements:              # counts, not timings: one run each, on the same games
         from .statements import show
         for who, root in roots.items():
