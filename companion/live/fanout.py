@@ -4,15 +4,15 @@ change republished to this process's streams.
 With SQLite there is one process and the fan-out stays in memory. With PostgreSQL every
 change is also announced with ``NOTIFY`` (table code, version and the process that made
 it) sent by the change's own transaction, with what changed when the process that made
-it keeps the view it changed (another process showing that view applies the operations
-instead of reading the table); a change of the seats, whose view is made after its
-commit, tells what changed after it. Each process listens on its own connection and
-republishes a change it did not make to its own streams, so two servers on one database
-(or a hosted service across machines) show each other's changes. Who is connected to a
-table is announced the same way (issue 24, ``serve --workers N``): each process says
-which seats have a stream open on it whenever that changes, and again every
-``ANNOUNCE_EVERY`` seconds; another process's word counts for ``REMOTE_TTL`` seconds,
-so the streams of a worker that was killed stop counting within a minute.
+it keeps the view it changed and another process has said it shows the table (that one
+applies the operations instead of reading the table); a change of the seats, whose view
+is made after its commit, then tells what changed after it. Each process listens on its
+own connection and republishes a change it did not make to its own streams, so two
+servers on one database (or a hosted service across machines) show each other's changes.
+Who is connected to a table is announced the same way (issue 24, ``serve --workers N``):
+each process says which seats have a stream open on it whenever that changes, and again
+every ``ANNOUNCE_EVERY`` seconds; another process's word counts for ``REMOTE_TTL``
+seconds, so the streams of a worker that was killed stop counting within a minute.
 """
 
 from __future__ import annotations
@@ -105,12 +105,14 @@ class PgFanout:
         transaction commits, so they hear of a change once it is durable, and a post
         pays no second round trip and commit for it (issue 24). Should the NOTIFY fail,
         the change fails with it, unacknowledged: nothing is lost, and the phone's
-        retry makes it again. When this process keeps the view at ``since`` and the
-        change gave its new ``view`` (made in its transaction), what changed from that
-        view goes with it (``code:version:worker:since|operations``).
+        retry makes it again. When this process keeps the view at ``since``, the
+        change gave its new ``view`` (made in its transaction) and another process
+        shows the table (:func:`shown_elsewhere`), what changed from that view goes
+        with it (``code:version:worker:since|operations``).
 
-        False (nothing sent): this process keeps the view at ``since`` but the change
-        has no view yet, so it is told after its commit (:meth:`tell`)."""
+        False (nothing sent): this process keeps the view at ``since``, another shows
+        the table, and the change has no view yet: it is told after its commit, with
+        what changed (:meth:`tell`)."""
         payload = self.payload(code, version, since, view)
         if payload is None:
             return False
@@ -129,7 +131,8 @@ class PgFanout:
                 base = ch.shown(since)
             if base is not None:
                 if view is None:
-                    return None
+                    # told after the commit with what changed, if anyone would read it
+                    return None if shown_elsewhere(code) else payload
                 ops = diff(base, view)        # (the streams here send them too: kept)
                 if shown_elsewhere(code):
                     payload = _told(payload, since, ops)

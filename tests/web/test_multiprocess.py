@@ -243,6 +243,14 @@ def test_a_tap_tells_the_others_what_changed_in_its_own_transaction(app, table, 
             app.extensions["live_fanout"].tell(views.public_view(load(host.code)), v)
         note, = list(listen.notifies(timeout=3, stop_after=1))
         assert note.payload == f"{host.code}:{v + 1}:{live.WORKER}"
+        # ... and a change whose view is made after its commit (an undo asked) tells it in
+        # its own transaction: nothing to say after it
+        told_after = len(after_commit)
+        red.refresh()
+        red.post("/undo", {}, 200)
+        note, = list(listen.notifies(timeout=3, stop_after=1))
+        assert note.payload == f"{host.code}:{v + 2}:{live.WORKER}"
+        assert len(after_commit) == told_after and ch.version == v + 2
     finally:
         remote_streams.pop(host.code, None)
         live.hub.unsubscribe(ch)
