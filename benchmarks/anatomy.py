@@ -167,8 +167,7 @@ def report(path: Path, blocks: Sequence[tuple[str, str, float, float]],
             return
         f = [v for v in map(value, fast) if v is not None] or [0.0]
         s = [v for v in map(value, slow) if v is not None] or [0.0]
-        q = statistics.quantiles(xs, n=20)
-        print(f"  {name:30s} {statistics.median(xs):7.2f} {q[-1]:7.2f} "
+        print(f"  {name:30s} {_median_p95(xs)} "
               f"{statistics.fmean(f):7.2f} {statistics.fmean(s):7.2f}")
 
     def step(a: str, b: str, i: int) -> Callable[[dict[str, Any]], float | None]:
@@ -192,6 +191,11 @@ def report(path: Path, blocks: Sequence[tuple[str, str, float, float]],
                   f"{sum(cpu):.0f} ms in all, median {statistics.median(cpu):.2f} ms")
 
 
+def _median_p95(xs: list[float]) -> str:
+    """The median and the p95 of ``xs``, as the report's two columns."""
+    return f"{statistics.median(xs):7.2f} {statistics.quantiles(xs, n=20)[-1]:7.2f}"
+
+
 def _company(posts: list[dict[str, Any]], every: list[dict[str, Any]]) -> None:
     """The posts parted by what else was on its way while each was (from its arrival to
     the last screen's take): nothing; another post to a table (the floors' posts are
@@ -211,7 +215,7 @@ def _company(posts: list[dict[str, Any]], every: list[dict[str, Any]]) -> None:
     for name, xs in parts.items():
         if len(xs) >= 20:
             print(f"    {name:28s} {len(xs):5d} ({100 * len(xs) / len(posts):3.0f} %) "
-                  f"{statistics.median(xs):7.2f} {statistics.quantiles(xs, n=20)[-1]:7.2f}")
+                  f"{_median_p95(xs)}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
