@@ -31,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         floor.create_table()
     print(f"floor server on http://{args.host}:{args.port}/ ({args.threads} threads)", flush=True)
     server = Server(app, host=args.host, port=args.port, threads=args.threads,
-                    per_client=client_cap(args))
+                    per_client=client_cap(args), between=True)
     gcfreeze.start(app)          # as spies-lies serve does (serve._run)
     with suppress(KeyboardInterrupt):       # Ctrl+C; the benchmark stops it with SIGTERM
         server.serve_forever()

@@ -70,6 +70,61 @@ class Freezer:
             self.tick()
 
 
+class Between:
+    """Young collections between requests, not in the middle of one (issue 54).
+
+    CPython collects when a thread has made ~700 new containers, whatever runs then: a
+    collection stops every thread, so a tap in flight waited for it. At a human pace the
+    server is idle most of the time, so the young generations are collected there: when
+    the loop has nothing else to do (a libev idle watcher: every answer written, every
+    screen pushed) and no request is on a thread, by CPython's own rules (the youngest
+    generation past its threshold0 of new containers, the next after threshold1 of those,
+    the oldest after threshold2), as "out-of-band" collection in other servers does.
+    When requests never stop (a burst), CPython still collects by itself, at ``BUSY``
+    new containers: the same work, in fewer and longer pauses. Lives on the loop's
+    thread (:class:`companion.run.server.Server`)."""
+
+    BUSY = 7000            # ... while requests never stop
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.watcher: Any = None
+        self.collected = [0, 0, 0]          # collections made between requests, by generation
+        self._before: tuple[int, int, int] | None = None
+
+    def listen(self, loop: Any) -> None:
+        self._before = gc.get_threshold()
+        gc.set_threshold(self.BUSY, *self._before[1:])
+        self.watcher = loop.idle(ref=False)
+
+    def close(self) -> None:
+        if self._before is not None:
+            gc.set_threshold(*self._before)
+            self._before = None
+        if self.watcher is not None:
+            self.watcher.stop()
+
+    def started(self) -> None:
+        self.in_flight += 1
+
+    def ended(self) -> None:
+        self.in_flight -= 1
+        if self.in_flight == 0 and self.watcher is not None and not self.watcher.active:
+            self.watcher.start(self._idle)
+
+    def _idle(self) -> None:
+        self.watcher.stop()
+        if self.in_flight or self._before is None:
+            return
+        young, middle, old = self._before
+        c0, c1, c2 = gc.get_count()
+        if c0 <= young:
+            return
+        gen = 2 if c2 > old else 1 if c1 > middle else 0
+        gc.collect(gen)
+        self.collected[gen] += 1
+
+
 def start(app: Flask, interval: float = INTERVAL) -> Freezer:
     """Freeze now and every ``interval`` seconds on a daemon thread (set ``.stop`` to
     end it), watching ``app``'s requests."""

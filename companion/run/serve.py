@@ -319,7 +319,7 @@ def _run(args: argparse.Namespace, app: Flask, sock: socket.socket) -> int:
     from . import gcfreeze
     from .server import Server
     server = Server(app, host=args.host, port=args.port, threads=args.threads,
-                    per_client=client_cap(args), listener=sock)
+                    per_client=client_cap(args), listener=sock, between=True)
     stopped: list[int] = []
 
     def ctrl_c(_sig: int, _frame: object) -> None:

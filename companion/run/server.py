@@ -41,6 +41,7 @@ from gevent.threadpool import ThreadPool
 from .. import live
 from ..edge.compress import gzip_stream
 from .connection import IDLE, MAX_BODY, Handler, Slow
+from .gcfreeze import Between
 from .guard import PER_CLIENT, REQUEST_HEAD, REQUEST_LINE, Guard
 from .pacing import Pacer
 from .streams import Streams
@@ -90,7 +91,7 @@ class Server:
                  connections: int = CONNECTIONS, idle: float = IDLE,
                  per_client: int | None = PER_CLIENT, request_line: float = REQUEST_LINE,
                  request_head: float = REQUEST_HEAD,
-                 listener: socket.socket | None = None) -> None:
+                 listener: socket.socket | None = None, between: bool = False) -> None:
         self.app, self.threads, self.connections, self.idle = app, threads, connections, idle
         self.per_client, self.request_line, self.request_head = (per_client, request_line,
                                                                   request_head)
@@ -105,6 +106,9 @@ class Server:
         self.live_streams = Streams()
         config = getattr(app, "config", {})
         self.pacer = Pacer(trust_proxy=int(config.get("TRUST_PROXY") or 0))
+        # ``between``: the young garbage collected between requests (a server process's
+        # own: it sets the process's collector thresholds while it serves)
+        self.between = Between() if between else None
 
     @property
     def streams(self) -> int:
@@ -120,6 +124,8 @@ class Server:
         hub = gevent.get_hub()
         self.pool = ThreadPool(self.threads)
         self.live_streams.listen(hub.loop)
+        if self.between is not None:
+            self.between.listen(hub.loop)
         listener = gsocket.socket(fileno=self.listener.detach())    # this loop's socket
         # the pool never fills (the guard closes what is over its caps), so the loop
         # always accepts: a phone's connection is never left waiting in the backlog
@@ -143,6 +149,8 @@ class Server:
             self.pool.kill()
             self.live_streams.close()
             self._stop.stop()
+            if self.between is not None:
+                self.between.close()
 
     def start(self) -> Server:
         """Serve on a thread of its own (its own loop); returns once it listens."""
@@ -188,7 +196,14 @@ class Server:
         wait = self.pacer.delay(environ)      # the group's pages at a human pace per client
         if wait:
             gevent.sleep(wait)
-        status, headers, chunks = cast(Answer, self.pool.apply(_run, (self.app, environ)))
+        between = self.between
+        if between is not None:
+            between.started()
+        try:
+            status, headers, chunks = cast(Answer, self.pool.apply(_run, (self.app, environ)))
+        finally:
+            if between is not None:
+                between.ended()
         start_response(status, headers)
         if not handed:
             return chunks

@@ -5,14 +5,18 @@ everything back. Idle sockets that never send a request stop nothing either."""
 
 from __future__ import annotations
 
+import gc
 import http.client
 import json
 import socket
+import threading
 import time
+import weakref
 
 import pytest
 
 from companion import live
+from companion.run.gcfreeze import Between
 from companion.run.server import Server
 
 THREADS = 4
@@ -136,3 +140,42 @@ def test_a_silent_connection_is_closed_but_a_quiet_stream_stays(app):
         stream.close()
     finally:
         server.stop()
+
+
+class _Knot:
+    """Garbage only the cyclic collector takes back: an object that refers to itself."""
+
+
+def test_young_garbage_is_collected_between_requests_while_the_server_waits(app):
+    """Issue 54: a collection stops every thread, so one in the middle of a tap delayed
+    it. ``spies-lies serve`` collects the young generations when nothing is in flight;
+    CPython collects by itself only when requests never stop (Between.BUSY)."""
+    before = gc.get_threshold()
+    server = Server(app, threads=2, between=True).start()
+    during: list[int] = []          # requests in flight at each collection on the loop
+
+    def noted(phase: str, info: dict) -> None:
+        if phase == "start" and threading.current_thread() is server._thread:
+            during.append(server.between.in_flight)
+    gc.callbacks.append(noted)
+    try:
+        assert gc.get_threshold() == (Between.BUSY, *before[1:])
+        knots = []
+        for _ in range(3):
+            for _ in range(2 * before[0]):       # past CPython's threshold0 of new ones
+                k = _Knot()
+                k.me = k
+                knots.append(weakref.ref(k))
+            del k
+            st, made, _ = post(server.port, "/api/tables", {})
+            assert st == 201 and made["view"]["version"] == 1
+            deadline = time.monotonic() + 10
+            while any(r() is not None for r in knots) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert all(r() is None for r in knots)     # nobody called gc.collect here
+            knots.clear()
+        assert sum(server.between.collected) >= 3 and during and not any(during)
+    finally:
+        gc.callbacks.remove(noted)
+        server.stop()
+    assert gc.get_threshold() == before          # the process's own, once it stops
