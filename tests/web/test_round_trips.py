@@ -173,8 +173,16 @@ def test_the_table_read_without_the_orm_gives_the_objects_the_orm_would(table, a
         db.session.remove()
         again = table_by_code(host.code)
         assert again is not None and [s.name for s in again.seats] == ["Anna", "Bob"]
+        bob = again.seats[1].id
         db.session.refresh(again)
         assert again.version == expected[0]["version"]
+        db.session.remove()
+
+        # a seat the session already holds: the same object in the table's seats
+        held = db.session.get(Seat, bob)
+        read = table_by_code(host.code)
+        assert read is not None and read.seats[1] is held and held.table is read
+        assert not (db.session.new or db.session.dirty or db.session.deleted)
         db.session.remove()
 
 
