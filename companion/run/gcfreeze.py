@@ -15,6 +15,9 @@ environ and request refer to each other), a few hundred objects a freeze under l
 Those are taken back when the server is idle — no request for ``idle`` seconds, at most
 every ``reclaim`` seconds — by one whole collection of everything, which nobody waits
 for. ``python -m benchmarks history`` measures the pauses (``gc.callbacks``).
+
+The young generations are collected between requests (:class:`Between`), so what a
+collection costs is paid while nobody waits.
 """
 
 from __future__ import annotations
@@ -73,18 +76,19 @@ class Freezer:
 class Between:
     """Young collections between requests, not in the middle of one (issue 54).
 
-    CPython collects when a thread has made ~700 new containers, whatever runs then: a
-    collection stops every thread, so a tap in flight waited for it. At a human pace the
-    server is idle most of the time, so the young generations are collected there: when
-    the loop has nothing else to do (a libev idle watcher: every answer written, every
-    screen pushed) and no request is on a thread, by CPython's own rules (the youngest
-    generation past its threshold0 of new containers, the next after threshold1 of those,
-    the oldest after threshold2), as "out-of-band" collection in other servers does.
-    When requests never stop (a burst), CPython still collects by itself, at ``BUSY``
-    new containers: the same work, in fewer and longer pauses. Lives on the loop's
-    thread (:class:`companion.run.server.Server`)."""
+    CPython collects once ~700 more containers were made than freed (by any thread),
+    whatever runs then: a collection stops every thread, so a tap in flight waited for
+    it (28 % of taps at a human pace, p95 24 ms: ``python -m benchmarks server
+    --anatomy``). The server is idle most of the time at a human pace, so the young
+    generations are collected there: when the loop has nothing else to do (a libev idle
+    watcher: every answer written, every screen pushed) and no request is on a thread,
+    by CPython's own thresholds (the youngest past threshold0 new containers, the next
+    after threshold1 of those, the oldest after threshold2), as "out-of-band" collection
+    in other servers does. When requests never stop (a burst), CPython still collects by
+    itself, at ``BUSY`` new containers: the same work, in fewer and longer pauses. Lives
+    on the loop's thread (:class:`companion.run.server.Server`)."""
 
-    BUSY = 7000            # ... while requests never stop
+    BUSY = 7000            # CPython's threshold0 while it serves: when requests never stop
 
     def __init__(self) -> None:
         self.in_flight = 0
