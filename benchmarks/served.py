@@ -7,7 +7,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +71,12 @@ def running_server(threads: int, database_url: str | None,
         srv.start()
         try:
             yield srv, Proc(srv.pid)
+        except BaseException:
+            # the run failed: what the server said (its log goes with its folder)
+            with suppress(OSError):
+                tail = Path(tmp, "server.log").read_text(errors="replace")[-6000:]
+                print(f"--- the end of the server's log ({srv.pid}):\n{tail}", file=sys.stderr)
+            raise
         finally:
             srv.stop()
 

@@ -16,7 +16,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from flask import current_app
 
@@ -97,6 +97,20 @@ def remove_waker(wake: Callable[[str], None]) -> None:
         _wakers.remove(wake)
 
 
+def _delta_message(version: int, body: str) -> bytes:
+    """A delta's JSON as its SSE message."""
+    return f"id: {version}\nevent: delta\ndata: {body}\n\n".encode()
+
+
+class Told(NamedTuple):
+    """A change's delta made before its commit (:meth:`Channel.prepare`)."""
+
+    since: int
+    ops: list[list[Any]]
+    view: dict[str, Any]
+    encoded: dict[str, tuple[str, bytes]]     # language -> (its JSON, its SSE message)
+
+
 class Channel:
     """One table's latest message and who is connected, behind one condition."""
 
@@ -113,9 +127,9 @@ class Channel:
         self.deltas: dict[tuple[int, str], bytes] = {}
         self.bodies: dict[tuple[int, str], str] = {}   # ... their JSON, also a post's answer
         self.ops: dict[int, list[list[Any]]] = {}
-        # (since, operations, the view) a change's NOTIFY carried, for its publish to reuse
-        # (the very view: a change whose commit failed never lends its operations)
-        self.told: tuple[int, list[list[Any]], dict[str, Any]] | None = None
+        # what a change's publish will send, made before its commit (the very view: a
+        # change whose commit failed never lends its operations)
+        self.told: Told | None = None
         self.presence: dict[str, int] = {}   # seat id -> open streams
         self.locales: dict[str, int] = {}    # language -> open streams
         self.presence_message = b""
@@ -132,9 +146,12 @@ class Channel:
                 self.version = version
                 self.data = data
                 self.messages, self.deltas, self.bodies, self.ops = {}, {}, {}, {}
-                if self.told is not None and self.told[0] == before and self.told[2] is data:
-                    self.ops[before] = self.told[1]      # diffed once, for the NOTIFY
-                self.told = None
+                told, self.told = self.told, None
+                if told is not None and told.since == before and told.view is data:
+                    self.ops[before] = told.ops        # diffed and encoded once, before
+                    for locale, (body, msg) in told.encoded.items():
+                        self.bodies[(before, locale)] = body
+                        self.deltas[(before, locale)] = msg
                 if isinstance(data, dict):
                     self.views[version] = data
                     for old in sorted(self.views)[:-KEPT]:
@@ -142,6 +159,25 @@ class Channel:
                     for locale in [k for k, n in self.locales.items() if n > 0]:
                         self.message_since(before, locale)
                 self._changed()
+
+    def prepare(self, since: int, base: dict[str, Any], view: dict[str, Any]) -> list[list[Any]]:
+        """What the streams will be sent when ``view`` (a change not yet committed) is
+        published over ``base`` (the view at ``since``): the operations, for its NOTIFY
+        too, and their delta in each language in use, made before the change's commit
+        returns (issue 54: while its statement is written) and kept for :meth:`publish`
+        to use if that very view is published. Returns the operations."""
+        ops = diff(base, view)
+        with self.cond:
+            locales = [k for k, n in self.locales.items() if n > 0]
+        encoded: dict[str, tuple[str, bytes]] = {}
+        for locale in locales:
+            body = lang.dumps({"from": since, "to": view["version"], "ops": ops}, locale)
+            msg = _delta_message(view["version"], body)
+            if len(msg) <= DELTA_MAX:        # (else the whole view: made when published)
+                encoded[locale] = (body, msg)
+        with self.cond:
+            self.told = Told(since, ops, view, encoded)
+        return ops
 
     def _changed(self) -> None:
         """Wake every stream of this channel (hold ``cond``)."""
@@ -171,7 +207,7 @@ class Channel:
             body = self.delta_body(since, locale)
             if body is None:
                 return self.message(locale)
-            msg = f"id: {self.version}\nevent: delta\ndata: {body}\n\n".encode()
+            msg = _delta_message(self.version, body)
             if len(msg) > DELTA_MAX:          # most of the view changed: send all of it
                 msg = self.message(locale) or msg
             self.deltas[(since, locale)] = msg

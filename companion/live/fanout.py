@@ -133,12 +133,28 @@ class PgFanout:
                 if view is None:
                     # told after the commit with what changed, if anyone would read it
                     return None if shown_elsewhere(code) else payload
-                ops = diff(base, view)        # (the streams here send them too: kept)
+                ops = ch.prepare(since, base, view)   # (the streams here send them too)
                 if shown_elsewhere(code):
                     payload = _told(payload, since, ops)
-                with ch.cond:
-                    ch.told = (since, ops, view)
         return payload
+
+    def ahead(self, code: str) -> bool:
+        """Whether a change of ``code`` may be told before its view is made: no other
+        process shows the table, so its NOTIFY carries no operations (:meth:`payload`
+        without a view), and the view can be made while the change is written
+        (:meth:`prepare`)."""
+        return not shown_elsewhere(code)
+
+    def prepare(self, code: str, since: int, view: dict[str, Any]) -> None:
+        """What this process's streams of ``code`` will be sent for the change from
+        ``since`` to ``view``, made now (while its statement is being written) for its
+        publish to use once it is committed."""
+        ch = hub.get(code)
+        if ch is not None:
+            with ch.cond:
+                base = ch.shown(since)
+            if base is not None:
+                ch.prepare(since, base, view)
 
     def tell(self, view: dict[str, Any], since: int) -> None:
         """Tell the other processes of a committed change as what changed from the view

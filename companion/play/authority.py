@@ -307,10 +307,11 @@ class Transaction:
     def _write_one(self, conn: Any, values: dict[str, Any], status: int, kept: str,
                    stale: ApiError, fanout: Any) -> tuple[dict[str, Any] | None, bool] | None:
         """The change's rows in one statement (PostgreSQL, :mod:`.written`), with its
-        NOTIFY when ``fanout`` is given: the view after the change is made first (from
-        the table's new values: a change refused as stale rolls back, which drops them)
-        and what the others are told comes from it. Returns that view and whether the
-        others were told (``None``: nothing was to be told in it)."""
+        NOTIFY when ``fanout`` is given: the view after the change is made from the
+        table's new values (a change refused as stale rolls back, which drops them),
+        first when what the others are told comes from it, else while the statement is
+        written. Returns that view and whether the others were told (``None``: nothing
+        was to be told in it)."""
         t = self.table
         when = now()
         params: dict[str, Any] = {
@@ -326,22 +327,35 @@ class Transaction:
             params.update({f"c{i}_ranks": ranks, f"c{i}_seen": seen})
         if cards:
             params.update(c_group=t.group_id, c_last=when)
-        payload, view = None, None
-        if fanout is not None:
-            for name, value in values.items():
-                set_committed_value(t, name, value)
-            view = self._view_now()
-            payload = fanout.payload(t.code, values["version"], self.read_version, view)
-        if payload is not None:
-            params.update(n_channel=fanout.channel, n_payload=payload)
-        statement = written(tuple(values), len(self.added), payload is not None, len(cards))
         # a change whose statement is all its transaction writes (nothing written before
         # it, no row of the ORM's waiting, nothing to write after it): the statement is
         # its own transaction, committed when it returns (:func:`alone`, one round trip)
         last = fanout is not None and not (db.session.new or db.session.dirty
                                            or db.session.deleted)
+        # ... and when no other process needs its view in its NOTIFY, the view and what
+        # the screens will be sent are made while the database writes it (issue 54:
+        # :mod:`..store.sent`)
+        ahead = last and fanout.ahead(t.code)
+        payload, view = None, None
+        if fanout is not None:
+            for name, value in values.items():
+                set_committed_value(t, name, value)
+            if not ahead:
+                view = self._view_now()
+            payload = fanout.payload(t.code, values["version"], self.read_version, view)
+        if payload is not None:
+            params.update(n_channel=fanout.channel, n_payload=payload)
+        statement = written(tuple(values), len(self.added), payload is not None, len(cards))
         with alone(conn) if last else nullcontext():
-            if statement.run(conn, **params).fetchone() is None:
+            sent = statement.send(conn, **params)
+            try:
+                if ahead:
+                    view = self._view_now()
+                    if view is not None:
+                        fanout.prepare(t.code, self.read_version, view)
+            finally:
+                answer = sent.result()          # (read even when the view failed)
+            if answer.fetchone() is None:
                 raise stale
         if fanout is None:
             return None

@@ -24,6 +24,7 @@ post ~0.2 ms a statement (issue 54).
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -33,6 +34,8 @@ from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
+
+from .sent import Pending, Ran, send_alone
 
 
 class Compiled:
@@ -51,6 +54,10 @@ class Compiled:
         # whether it gives rows back (a query, or a statement made of one)
         self.rows = bool(getattr(statement, "is_select", False))
         self.process: dict[str, Callable[[Any], Any]] = {}
+        # PostgreSQL's own placeholders ($1, $2, ... in the order of ``names``): the SQL a
+        # statement sent without the driver's cursor is prepared with (:mod:`.sent`)
+        self.numbered: bytes | None = None if self.positional else _numbered(self.sql,
+                                                                              self.names)
         for name in self.names:
             proc = c.binds[name].type.dialect_impl(dialect).bind_processor(dialect)
             if proc is not None:
@@ -62,6 +69,16 @@ class Compiled:
         out = [values[n] if n not in process or values[n] is None else process[n](values[n])
                for n in self.names]
         return tuple(out) if self.positional else dict(zip(self.names, out, strict=True))
+
+
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s|%%")
+
+
+def _numbered(sql: str, names: list[str]) -> bytes:
+    """``sql`` with each ``%(name)s`` written ``$n`` (the name's place in ``names``), and
+    ``%%`` as ``%``."""
+    place = {n: i + 1 for i, n in enumerate(names)}
+    return _PLACEHOLDER.sub(lambda m: f"${place[m[1]]}" if m[1] else "%", sql).encode()
 
 
 class Prepared:
@@ -107,21 +124,19 @@ class Prepared:
         finally:
             cursor.close()
 
-
-class Ran:
-    """What a statement gave back: its rows (none but for a query), and how many rows it
-    changed (the driver's ``rowcount``)."""
-
-    __slots__ = ("rowcount", "rows")
-
-    def __init__(self, rows: list[Any], rowcount: int) -> None:
-        self.rows, self.rowcount = rows, rowcount
-
-    def fetchone(self) -> Any:
-        return self.rows[0] if self.rows else None
-
-    def fetchall(self) -> list[Any]:
-        return self.rows
+    def send(self, conn: Connection, **values: Any) -> Pending:
+        """As :meth:`run`, but on PostgreSQL with no transaction open (:func:`alone`) the
+        statement is only sent: its answer is read by :meth:`Pending.result`, and what
+        the caller does meanwhile takes none of the statement's time (:mod:`.sent`).
+        Elsewhere it runs now, and its answer (or its failure) waits in the same way."""
+        c = self.compiled(conn.dialect)
+        raw = conn.connection.driver_connection if conn.dialect.name == "postgresql" else None
+        if raw is not None and raw.autocommit and c.numbered is not None:
+            return send_alone(conn, raw, c.sql, c.numbered, c.names, c.params(values))
+        try:
+            return Pending.done(self.run(conn, **values))
+        except Exception as err:
+            return Pending.done(err)
 
 
 @contextmanager

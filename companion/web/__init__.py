@@ -157,6 +157,9 @@ def create_app(test_config: Mapping[str, Any] | None = None,
         if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
             from ..store.sqlite_writer import install
             install(db.engine)         # writers queue in-process; WAL
+        else:
+            from ..store.sent import install as one_at_a_time
+            one_at_a_time(db.engine)   # a statement sent is answered before the next
         _before_migrating()
         upgrade(directory=str(MIGRATIONS))
         from ..group.games import backfill

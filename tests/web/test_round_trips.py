@@ -87,14 +87,17 @@ def test_an_accepted_tap_takes_two_round_trips_and_one_commit(table, app):
                     kinds = [s.split()[0] for s, _ in said]
                     if pg:
                         # the table read alone, then the change in one statement: no
-                        # BEGIN and no COMMIT sent for either (nor for the cards offered)
+                        # BEGIN and no COMMIT sent for either (nor for the cards offered,
+                        # read before it or while it is written)
                         cards = [s for s, _ in said if s.startswith("SELECT") and CARDS.search(s)]
                         offered += len(cards)
-                        learnt += "INSERT INTO intel_card" in said[-1][0]
-                        assert kinds == ["SELECT", *["SELECT"] * len(cards), "WITH"], \
+                        change = [s for s, _ in said if s.startswith("WITH")]
+                        assert kinds[0] == "SELECT" and len(change) == 1, (path, body, said)
+                        assert sorted(kinds) == ["SELECT", *["SELECT"] * len(cards), "WITH"], \
                             (path, body, said)
+                        learnt += "INSERT INTO intel_card" in change[0]
                         assert not any(tx for _, tx in said), (path, body, said)
-                        assert "pg_notify" in said[-1][0]
+                        assert "pg_notify" in change[0]
                     else:
                         assert kinds == ["SELECT", "UPDATE", *["INSERT"] * events,
                                          "INSERT"], (path, body, said)
@@ -212,3 +215,50 @@ def test_a_statement_run_plainly_fails_as_sqlalchemy_says(table, app):
         db.session.rollback()
         kept = db.session.scalars(select(Receipt.key).where(Receipt.table_id == tid)).all()
         assert kept.count("same-key") == 1
+
+
+def test_a_statement_sent_before_its_answer_is_read(table, app):
+    """Issue 54: on PostgreSQL a change's one statement is sent, the change's view is made
+    while the database writes it, and then its answer is read (:mod:`companion.store
+    .sent`). Its answer is the one :meth:`Prepared.run` gives; a statement on that
+    connection in between (a view that reads the group's cards) first takes that answer;
+    a failure is SQLAlchemy's own exception, raised again if asked again; prepared
+    statements the driver dropped (psycopg deallocates them all at a rollback) are
+    prepared again, under names never used before. On SQLite it runs when sent."""
+    from sqlalchemy import bindparam, insert, select
+    from sqlalchemy.exc import IntegrityError
+
+    from companion.store.models import Receipt, Table, now
+    from companion.store.prepared import Prepared, alone
+
+    host = table()
+    add = Prepared(lambda: insert(Receipt.__table__).values(
+        table_id=bindparam("t"), key=bindparam("k"), status=bindparam("s"),
+        body=bindparam("b"), created=bindparam("at")))
+    count = Prepared(lambda: select(db.func.count()).select_from(Receipt.__table__)
+                     .where(Receipt.__table__.c.key.like(bindparam("like"))))
+    with app.app_context():
+        tid = db.session.scalar(select(Table.id).where(Table.code == host.code))
+        db.session.commit()
+        conn = db.session.connection()
+        with alone(conn):
+            sent = add.send(conn, t=tid, k="sent-1", s=201, b="{}", at=now())
+            # read in between: the sent statement's answer is taken first
+            assert db.session.scalar(select(Table.code).where(Table.id == tid)) == host.code
+            assert sent.result().rowcount == 1
+            again = add.send(conn, t=tid, k="sent-1", s=201, b="{}", at=now())
+            with pytest.raises(IntegrityError):
+                again.result()
+            with pytest.raises(IntegrityError):         # the same failure, asked again
+                again.result()
+            if conn.dialect.name == "postgresql":
+                conn.connection.driver_connection.execute("DEALLOCATE ALL")
+            # one prepared anew, then one whose name is gone, then the first again
+            assert count.send(conn, like="sent-%").result().fetchone() == (1,)
+            assert add.send(conn, t=tid, k="sent-2", s=200, b="{}",
+                            at=now()).result().rowcount == 1
+            assert count.send(conn, like="sent-%").result().fetchone() == (2,)
+        db.session.commit()
+        kept = db.session.scalars(select(Receipt.key).where(Receipt.table_id == tid)
+                                  .order_by(Receipt.key)).all()
+        assert [k for k in kept if k.startswith("sent-")] == ["sent-1", "sent-2"]
