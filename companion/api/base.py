@@ -122,11 +122,12 @@ def done(tx: Transaction) -> tuple[Response, int]:
     brings the change)."""
     status, out = tx.result
     view = out["view"]
-    live.publish(view, None if tx.told else tx.read_version)
-    # the screens' streams are written by the server's loop, which the publish just woke:
-    # let it have the GIL now (this thread gives it up for a moment) rather than when
-    # this thread has made its answer and left the app, ~0.5 ms later (issue 54)
-    time.sleep(0)
+    if not tx.pushed:             # (a change committed alone was pushed by its commit)
+        live.publish(view, None if tx.told else tx.read_version)
+        # the screens' streams are written by the server's loop, which the publish just
+        # woke: let it have the GIL now (this thread gives it up for a moment) rather
+        # than when this thread has made its answer and left the app, ~0.5 ms later
+        time.sleep(0)
     small = {k: v for k, v in out.items() if k not in ("view", "draft", "next")}
     if tx.body.get("answer") == "none" and tx.receipt is None:
         # a page whose live stream is open: the change reaches it there (pushed above)

@@ -156,6 +156,13 @@ class PgFanout:
             if base is not None:
                 ch.prepare(since, base, view)
 
+    def show(self, view: dict[str, Any]) -> None:
+        """Send this process's streams a committed change's view (the others were told
+        by its NOTIFY): as :func:`.channel.publish`, called by the change itself."""
+        ch = hub.get(view["code"])
+        if ch is not None:
+            ch.publish(view["version"], view)
+
     def tell(self, view: dict[str, Any], since: int) -> None:
         """Tell the other processes of a committed change as what changed from the view
         at ``since`` (``code:version:worker:since|operations``, messages kept as data),

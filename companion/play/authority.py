@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -81,6 +82,7 @@ class Transaction:
         # the other processes were told of the change by its transaction (else they are
         # told after it, with what changed: live.publish)
         self.told = True
+        self.pushed = False                 # its screens here were sent it (by commit)
         self.result: tuple[int, dict[str, Any]] = (500, {})
 
     def fields(self) -> dict[str, Any]:
@@ -359,6 +361,14 @@ class Transaction:
                 raise stale
         if fanout is None:
             return None
+        if last and view is not None and payload is not None:
+            # committed (the statement was its own transaction) and the others told: the
+            # screens here are sent it now, before this request's own bookkeeping
+            fanout.show(view)
+            self.pushed = True
+            # their streams are written by the server's loop, which that woke: let it
+            # have the GIL now rather than when this thread has left the app (issue 54)
+            time.sleep(0)
         return view, payload is not None
 
     def _view_now(self) -> dict[str, Any] | None:
