@@ -28,7 +28,7 @@ from ..engine import Event as GameEvent
 from ..engine import Msg, Phase, RecordError, State, apply
 from ..group.games import forget_game, remember_game
 from ..store.models import Event, Receipt, Table, db, now
-from ..store.prepared import Prepared, alone
+from ..store.prepared import Prepared, alone, on_its_own
 from ..table.cards import counted, ended_round, learn
 from ..table.states import Row, event_rows, keep, kept_rows
 from ..table.views import public_view
@@ -349,6 +349,8 @@ class Transaction:
             params.update(n_channel=fanout.channel, n_payload=payload)
         statement = written(tuple(values), len(self.added), payload is not None, len(cards))
         with alone(conn) if last else nullcontext():
+            # (not when a transaction was open before: then the commit below commits it)
+            committed = on_its_own(conn)
             sent = statement.send(conn, **params)
             try:
                 if ahead:
@@ -361,7 +363,7 @@ class Transaction:
                 raise stale
         if fanout is None:
             return None
-        if last and view is not None and payload is not None:
+        if committed and view is not None and payload is not None:
             # committed (the statement was its own transaction) and the others told: the
             # screens here are sent it now, before this request's own bookkeeping
             fanout.show(view)

@@ -139,6 +139,13 @@ class Prepared:
             return Pending.done(err)
 
 
+def on_its_own(conn: Connection) -> bool:
+    """Whether a statement run on ``conn`` now is its own transaction, committed when it
+    returns (inside :func:`alone`, with no transaction open before)."""
+    raw = conn.connection.driver_connection if conn.dialect.name == "postgresql" else None
+    return bool(raw is not None and raw.autocommit)
+
+
 @contextmanager
 def alone(conn: Connection) -> Iterator[None]:
     """PostgreSQL, while no transaction is open on ``conn``: each statement in it runs as

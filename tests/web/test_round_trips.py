@@ -262,3 +262,49 @@ def test_a_statement_sent_before_its_answer_is_read(table, app):
         kept = db.session.scalars(select(Receipt.key).where(Receipt.table_id == tid)
                                   .order_by(Receipt.key)).all()
         assert [k for k in kept if k.startswith("sent-")] == ["sent-1", "sent-2"]
+
+
+def test_a_tap_reaches_the_screens_only_once_committed(table, app, monkeypatch):
+    """Issue 54: a tap whose one statement is its own transaction is pushed to the screens
+    as soon as that statement answers (it is durable then), before the request's own
+    bookkeeping; one written inside a transaction opened before it (something was read
+    first) is pushed only after its commit. Either way no screen is sent a change that
+    is not yet committed."""
+    from sqlalchemy import select
+
+    from companion import live
+    from companion.play import opening
+    from companion.store.models import Table
+
+    from .conftest import sit
+
+    host = table(wall_distance=3)
+    red, blue = sit(host, "red", "Ann"), sit(host, "blue", "Bob")
+    ch = live.hub.subscribe(host.code)          # a screen of the table is open here
+    seen: list[tuple[int, bool]] = []           # (version, a transaction still open)
+    publish = live.Channel.publish
+
+    def watched(self: Any, version: int, data: Any) -> None:
+        if self is ch:
+            raw = db.session.connection().connection.driver_connection
+            busy = (raw.info.transaction_status != 0 if app_pg else
+                    raw.in_transaction)
+            seen.append((version, busy))
+        publish(self, version, data)
+
+    with app.app_context():
+        app_pg = db.engine.dialect.name == "postgresql"
+    monkeypatch.setattr(live.Channel, "publish", watched)
+    try:
+        red.refresh()
+        red.event({"type": "exhaust", "side": "red", "ranks": [4]})
+        closed = opening.closed
+        monkeypatch.setattr(opening, "closed", lambda t: (
+            db.session.scalar(select(Table.id).where(Table.id == t.id)), closed(t)))
+        blue.refresh()
+        blue.event({"type": "exhaust", "side": "blue", "ranks": [9]})
+    finally:
+        live.hub.unsubscribe(ch)
+    now = red.refresh()["version"]
+    assert [v for v, _ in seen] == [now - 1, now], seen
+    assert not any(busy for _, busy in seen), seen
