@@ -154,11 +154,17 @@ def send_alone(conn: Connection, raw: Any, sql: str, numbered: bytes, names: Seq
                 prepared.clear()        # psycopg deallocated them all: prepare again
                 send()
                 results = raw.wait(generators.fetch_many(pg))
+            if not results or pg.status == pq.ConnStatus.BAD:
+                raise errors.OperationalError("the connection is lost: " + pg.get_error_message())
         except conn.dialect.loaded_dbapi.Error as err:
-            raise failure(err) from err
+            error: Exception | None = err
+        else:
+            error = None
         finally:
             conn.connection.info.pop(_PENDING, None)
-            raw.lock.release()
+            raw.lock.release()          # (before a lost connection is closed)
+        if error is not None:
+            raise failure(error) from error
         rows: list[Any] = []
         count = -1
         for res in results:

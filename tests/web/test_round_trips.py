@@ -262,6 +262,21 @@ def test_a_statement_sent_before_its_answer_is_read(table, app):
         kept = db.session.scalars(select(Receipt.key).where(Receipt.table_id == tid)
                                   .order_by(Receipt.key)).all()
         assert [k for k in kept if k.startswith("sent-")] == ["sent-1", "sent-2"]
+        if conn.dialect.name == "postgresql":     # the connection lost while it is out
+            from sqlalchemy.exc import DBAPIError
+            nap = Prepared(lambda: select(db.func.pg_sleep(bindparam("s"))))
+            db.session.commit()                   # (the read above opened a transaction)
+            conn = db.session.connection()
+            pid = conn.connection.driver_connection.info.backend_pid
+            with alone(conn):
+                slow = nap.send(conn, s=2.0)
+                with db.engine.connect() as other:
+                    other.execute(db.text(f"SELECT pg_terminate_backend({pid})"))
+                with pytest.raises(DBAPIError) as lost:
+                    slow.result()
+            assert lost.value.connection_invalidated
+            db.session.rollback()
+            assert db.session.scalar(select(Table.code).where(Table.id == tid)) == host.code
 
 
 def test_a_tap_reaches_the_screens_only_once_committed(table, app, monkeypatch):
