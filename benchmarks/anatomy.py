@@ -36,6 +36,7 @@ STEPS = [("waiting for a thread", "arrive", "start"),
          ("action (referee, words)", "load1", "commit0"),
          ("before the write", "commit0", "write0"),
          ("view, NOTIFY, write", "write0", "write1"),
+         ("write -> push (pushed by it)", "write0", "push0"),
          ("after the write", "write1", "commit1"),
          ("until the push", "commit1", "push0"),
          ("push (encoded)", "push0", "push1"),
@@ -109,6 +110,14 @@ def install(out: Path) -> None:
         publish(view, since)
         mark("push1")
     live.publish = timed_publish
+    show = live.PgFanout.show
+
+    def timed_show(self: Any, view: dict[str, Any]) -> None:    # a tap pushed by its write
+        local.pushed = (view["code"], view["version"])
+        mark("push0")
+        show(self, view)
+        mark("push1")
+    live.PgFanout.show = timed_show  # type: ignore[method-assign]
     take = stream.Subscription.take
 
     def timed_take(self: Any) -> list[bytes]:
@@ -173,7 +182,11 @@ def report(path: Path, blocks: Sequence[tuple[str, str, float, float]],
     def step(a: str, b: str, i: int) -> Callable[[dict[str, Any]], float | None]:
         def value(p: dict[str, Any]) -> float | None:
             m = p["marks"]
-            return (m[b][i] - m[a][i]) * 1000 if a in m and b in m else None
+            if a not in m or b not in m or m[b][0] < m[a][0]:
+                return None   # (a tap pushed by its write: before commit1; or not by it)
+            if (a, b) == ("write0", "push0") and m["push0"][0] > m["write1"][0]:
+                return None
+            return (m[b][i] - m[a][i]) * 1000
         return value
     for name, a, b in STEPS:
         line(name, step(a, b, 0))
