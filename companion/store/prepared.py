@@ -56,8 +56,7 @@ class Compiled:
         self.process: dict[str, Callable[[Any], Any]] = {}
         # PostgreSQL's own placeholders ($1, $2, ... in the order of ``names``): the SQL a
         # statement sent without the driver's cursor is prepared with (:mod:`.sent`)
-        self.numbered: bytes | None = None if self.positional else _numbered(self.sql,
-                                                                              self.names)
+        self.numbered = None if self.positional else _numbered(self.sql, self.names)
         for name in self.names:
             proc = c.binds[name].type.dialect_impl(dialect).bind_processor(dialect)
             if proc is not None:
@@ -74,10 +73,19 @@ class Compiled:
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s|%%")
 
 
-def _numbered(sql: str, names: list[str]) -> bytes:
+def _numbered(sql: str, names: list[str]) -> bytes | None:
     """``sql`` with each ``%(name)s`` written ``$n`` (the name's place in ``names``), and
-    ``%%`` as ``%``."""
+    ``%%`` as ``%``; ``None`` if it names a parameter not in ``names`` (it is then only
+    run through the driver's cursor).
+
+    >>> _numbered("SELECT %(a)s, %(b)s, %(a)s, 5 %% 2", ["a", "b"])
+    b'SELECT $1, $2, $1, 5 % 2'
+    >>> _numbered("SELECT %(c)s", ["a"]) is None
+    True
+    """
     place = {n: i + 1 for i, n in enumerate(names)}
+    if any(m[1] and m[1] not in place for m in _PLACEHOLDER.finditer(sql)):
+        return None
     return _PLACEHOLDER.sub(lambda m: f"${place[m[1]]}" if m[1] else "%", sql).encode()
 
 
