@@ -160,15 +160,19 @@ class Channel:
                         self.message_since(before, locale)
                 self._changed()
 
-    def prepare(self, since: int, base: dict[str, Any], view: dict[str, Any]) -> list[list[Any]]:
+    def prepare(self, since: int, view: dict[str, Any]) -> list[list[Any]] | None:
         """What the streams will be sent when ``view`` (a change not yet committed) is
-        published over ``base`` (the view at ``since``): the operations, for its NOTIFY
-        too, and their delta in each language in use, made before the change's commit
-        returns (issue 54: while its statement is written) and kept for :meth:`publish`
-        to use if that very view is published. Returns the operations."""
-        ops = diff(base, view)
+        published over the view at ``since``, if this channel shows that one: the
+        operations, for its NOTIFY too, and their delta in each language in use, made
+        before the change's commit returns (issue 54: while its statement is written)
+        and kept for :meth:`publish` to use if that very view is published. Returns the
+        operations (``None``: this channel does not show the view at ``since``)."""
         with self.cond:
+            base = self.shown(since)
             locales = [k for k, n in self.locales.items() if n > 0]
+        if base is None:
+            return None
+        ops = diff(base, view)
         encoded: dict[str, tuple[str, bytes]] = {}
         for locale in locales:
             body = lang.dumps({"from": since, "to": view["version"], "ops": ops}, locale)

@@ -34,7 +34,7 @@ from ..play.tables import load
 from ..store.models import close_background, db
 from ..store.prepared import Prepared
 from ..table.views import public_view
-from .channel import WATCH, Channel, announcers, hub, remote_lock, remote_streams
+from .channel import WATCH, Channel, announcers, hub, publish, remote_lock, remote_streams
 from .delta import diff, patched
 
 log = logging.getLogger(__name__)
@@ -126,17 +126,16 @@ class PgFanout:
         to be told after its commit (:meth:`tell`)."""
         payload = f"{code}:{version}:{WORKER}"
         ch = hub.get(code)
-        if ch is not None:
+        if ch is None:
+            return payload
+        if view is None:
             with ch.cond:
                 base = ch.shown(since)
-            if base is not None:
-                if view is None:
-                    # told after the commit with what changed, if anyone would read it
-                    return None if shown_elsewhere(code) else payload
-                ops = ch.prepare(since, base, view)   # (the streams here send them too)
-                if shown_elsewhere(code):
-                    payload = _told(payload, since, ops)
-        return payload
+            # told after the commit with what changed, if anyone would read it
+            return None if base is not None and shown_elsewhere(code) else payload
+        ops = ch.prepare(since, view)          # (the streams here send them too)
+        return _told(payload, since, ops) if ops is not None and shown_elsewhere(code) \
+            else payload
 
     def ahead(self, code: str) -> bool:
         """Whether a change of ``code`` may be told before its view is made: no other
@@ -151,17 +150,12 @@ class PgFanout:
         publish to use once it is committed."""
         ch = hub.get(code)
         if ch is not None:
-            with ch.cond:
-                base = ch.shown(since)
-            if base is not None:
-                ch.prepare(since, base, view)
+            ch.prepare(since, view)
 
     def show(self, view: dict[str, Any]) -> None:
         """Send this process's streams a committed change's view (the others were told
-        by its NOTIFY): as :func:`.channel.publish`, called by the change itself."""
-        ch = hub.get(view["code"])
-        if ch is not None:
-            ch.publish(view["version"], view)
+        by its NOTIFY): :func:`.channel.publish`, called by the change itself."""
+        publish(view)
 
     def tell(self, view: dict[str, Any], since: int) -> None:
         """Tell the other processes of a committed change as what changed from the view
