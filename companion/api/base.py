@@ -26,6 +26,7 @@ from ..edge.lang import current
 from ..engine import Msg
 from ..group import space
 from ..play import keeper, opening, seats, tables
+from ..play.ahead import Turn, taps
 from ..play.authority import Transaction
 from ..store.models import Table, db
 from ..store.prepared import alone
@@ -151,21 +152,27 @@ def act(code: str, kind: str, model: type[Change],
     Its key and version are judged first, the rest of its fields when the action reads
     them. ``anonymous``: whoever sends it (a join); ``keeper_too``: the keeper key is a
     bearer this request knows (the actor's ``keeper``)."""
-    with alone(db.session.connection()):     # the table read alone: no BEGIN for it
-        table = load(code)
-    sent = body()
-    if keeper_too and keeps(table.group_id):
-        actor = tables.Actor(keeper=True)
-    else:
-        actor = tables.Actor() if anonymous else tables.actor_for(table, secret())
-    head = check(Change, sent)
-    teams = {"teams": table.teams}
-    with Transaction(table, sent, kind, actor.key, key=head["idempotency_key"],
-                     version=head["version"],
-                     check=lambda raw: check(model, raw, teams)) as tx:
-        if tx.receipt is None:
-            opening.closed(table)         # a game that went on at a rematch takes no more
-            action(tx, actor)
+    turn = Turn(taps)        # before its push, it goes first (:mod:`..play.ahead`)
+    try:
+        with alone(db.session.connection()):     # the table read alone: no BEGIN for it
+            table = load(code)
+        sent = body()
+        if keeper_too and keeps(table.group_id):
+            actor = tables.Actor(keeper=True)
+        else:
+            actor = tables.Actor() if anonymous else tables.actor_for(table, secret())
+        head = check(Change, sent)
+        teams = {"teams": table.teams}
+        with Transaction(table, sent, kind, actor.key, key=head["idempotency_key"],
+                         version=head["version"],
+                         check=lambda raw: check(model, raw, teams), turn=turn) as tx:
+            if tx.receipt is None:
+                opening.closed(table)         # a game that went on at a rematch takes no more
+                action(tx, actor)
+    finally:
+        turn.passed()
+    if tx.pushed:            # the screens have it: the answer lets the others' taps pass
+        taps.after()
     if tx.receipt is not None:           # a retry: the answer its first attempt got
         status, again = seats.answered_before(tx.receipt, table)
         return jsonify(again), status

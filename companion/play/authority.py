@@ -32,6 +32,7 @@ from ..store.prepared import Prepared, alone, on_its_own
 from ..table.cards import counted, ended_round, learn
 from ..table.states import Row, event_rows, keep, kept_rows
 from ..table.views import public_view
+from .ahead import Turn
 from .teaching import mark
 from .written import written
 
@@ -62,7 +63,8 @@ class Transaction:
 
     def __init__(self, table: Table, body: dict[str, Any], kind: str,
                  actor: str = "anyone", key: str = "", version: int | None = None,
-                 check: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
+                 check: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+                 turn: Turn | None = None) -> None:
         self.table = table
         self.body = body
         self.kind = kind                    # seats, events, draft, undo, decision
@@ -83,6 +85,7 @@ class Transaction:
         # told after it, with what changed: live.publish)
         self.told = True
         self.pushed = False                 # its screens here were sent it (by commit)
+        self.turn = turn                    # its place among the taps before their push
         self.result: tuple[int, dict[str, Any]] = (500, {})
 
     def fields(self) -> dict[str, Any]:
@@ -368,6 +371,8 @@ class Transaction:
             # screens here are sent it now, before this request's own bookkeeping
             fanout.show(view)
             self.pushed = True
+            if self.turn is not None:
+                self.turn.passed()
             # their streams are written by the server's loop, which that woke: let it
             # have the GIL now rather than when this thread has left the app (issue 54)
             time.sleep(0)
