@@ -16,6 +16,7 @@ tells a post's own cost from the waiting that others make.
 
 from __future__ import annotations
 
+import bisect
 import gc
 import json
 import os
@@ -41,6 +42,8 @@ STEPS = [("waiting for a thread", "arrive", "start"),
          ("until the push", "commit1", "push0"),
          ("push (encoded)", "push0", "push1"),
          ("push -> last screen's take", "push0", "taken"),
+         ("  push -> the loop wakes streams", "push0", "woken"),
+         ("  the loop wakes -> last take", "woken", "taken"),
          ("whole: arrival -> last take", "arrive", "taken"),
          ("answer after the push", "push1", "end")]
 CPU = [("CPU: table read", "load0", "load1"), ("CPU: action", "load1", "commit0"),
@@ -53,11 +56,12 @@ def install(out: Path) -> None:
     from companion.api import base
     from companion.live import stream
     from companion.play import authority
-    from companion.run import server
+    from companion.run import server, streams
 
     local = threading.local()
     posts: list[dict[str, Any]] = []
     takes: dict[tuple[str, int], float] = {}       # (code, version) -> the last take
+    wakes: dict[str, list[float]] = {}             # code -> when the loop woke its streams
     pauses: list[tuple[int, float, float, float]] = []   # generation, start, end, CPU
     started: dict[int, tuple[float, float]] = {}
     lock = threading.Lock()
@@ -128,6 +132,17 @@ def install(out: Path) -> None:
                 takes[(self.ch.key, self.version)] = time.perf_counter()
         return got
     stream.Subscription.take = timed_take  # type: ignore[method-assign]
+    wake = streams.Waker._wake
+
+    def timed_wake(self: Any) -> None:          # on the loop: it holds the GIL now
+        with self._lock:
+            keys = list(self._changed)
+        t = time.perf_counter()
+        wake(self)
+        with lock:
+            for key in keys:
+                wakes.setdefault(key, []).append(t)
+    streams.Waker._wake = timed_wake  # type: ignore[method-assign]
 
     def noted(phase: str, info: dict[str, Any]) -> None:
         me = threading.get_ident()
@@ -143,7 +158,10 @@ def install(out: Path) -> None:
         while True:
             time.sleep(2.0)
             with lock:
-                done = [dict(p, taken=takes.get(tuple(p["at"] or ()))) for p in posts]
+                done = [dict(p, taken=takes.get(tuple(p["at"] or ())),
+                             woken=_first_after(wakes.get((p["at"] or ("",))[0], []),
+                                                p["marks"].get("push0", (0.0,))[0]))
+                        for p in posts]
                 gcs = list(pauses)
             tmp = out.with_suffix(".tmp")
             tmp.write_text(json.dumps({"posts": done, "gc": gcs}))
@@ -163,6 +181,8 @@ def report(path: Path, blocks: Sequence[tuple[str, str, float, float]],
         return
     for p in posts:
         p["marks"]["taken"] = (p["taken"], 0.0)
+        if p.get("woken") is not None:
+            p["marks"]["woken"] = (p["woken"], 0.0)
         a, b = p["marks"]["arrive"][0], p["taken"]
         p["gc"] = sum(max(0.0, min(b, t1) - max(a, t0)) for _, t0, t1, _cpu in data["gc"])
     posts.sort(key=lambda p: p["taken"] - p["marks"]["arrive"][0])
@@ -204,9 +224,16 @@ def report(path: Path, blocks: Sequence[tuple[str, str, float, float]],
                   f"{sum(cpu):.0f} ms in all, median {statistics.median(cpu):.2f} ms")
 
 
+def _first_after(times: list[float], t: float) -> float | None:
+    """The first of ``times`` (in order) at or after ``t``."""
+    i = bisect.bisect_left(times, t)
+    return times[i] if i < len(times) else None
+
+
 def _median_p95(xs: list[float]) -> str:
     """The median and the p95 of ``xs``, as the report's two columns."""
-    return f"{statistics.median(xs):7.2f} {statistics.quantiles(xs, n=20)[-1]:7.2f}"
+    p95 = statistics.quantiles(xs, n=20)[-1] if len(xs) > 1 else xs[0]
+    return f"{statistics.median(xs):7.2f} {p95:7.2f}"
 
 
 def _company(posts: list[dict[str, Any]], every: list[dict[str, Any]]) -> None:
