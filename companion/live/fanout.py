@@ -9,6 +9,10 @@ applies the operations instead of reading the table); a change of the seats, who
 is made after its commit, then tells what changed after it. Each process listens on its
 own connection and republishes a change it did not make to its own streams, so two
 servers on one database (or a hosted service across machines) show each other's changes.
+A tap's own statement notifies only when another process listens (a session named
+``LISTENER`` that is not this one's: :mod:`companion.play.written`); a process that
+starts listening reads the tables it shows again ``AGAIN`` seconds later, for a change
+committed as it connected.
 Who is connected to a table is announced the same way (issue 24, ``serve --workers N``):
 each process says which seats have a stream open on it whenever that changes, and again
 every ``ANNOUNCE_EVERY`` seconds; another process's word counts for ``REMOTE_TTL``
@@ -44,6 +48,8 @@ ANNOUNCE_EVERY = 20.0           # seconds between a process's reminders of its p
 PRESENCE_MAX = 7000             # bytes of one announcement (NOTIFY takes under 8000)
 NOTIFY_MAX = 7900               # bytes of a change told with its operations
 LOADERS = 4                     # threads loading the tables other processes changed
+LISTENER = "spies-lies listen"  # the name of each process's listening connection
+AGAIN = 2.0                     # seconds after (re)listening that shown tables are read again
 
 
 # --- across processes: PostgreSQL LISTEN/NOTIFY -------------------------------------
@@ -75,6 +81,8 @@ class PgFanout:
     """Announce this process's changes with NOTIFY; republish other processes' changes."""
 
     channel = NOTIFY_CHANNEL        # what a change's own statement notifies (:meth:`payload`)
+    listener = LISTENER             # ... when a session of this name other than ``me`` is
+    me = 0                          # this process's listening session (0: none yet)
 
     def __init__(self, app: Flask) -> None:
         from sqlalchemy.engine import make_url
@@ -248,9 +256,12 @@ class PgFanout:
         delay = 0.5
         while not self.stopped.is_set():
             try:
-                with psycopg.connect(self.conninfo, autocommit=True) as conn:
+                with psycopg.connect(self.conninfo, autocommit=True,
+                                     application_name=LISTENER) as conn:
                     conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+                    self.me = conn.info.backend_pid
                     self._catch_up()
+                    again = time.monotonic() + AGAIN
                     self.ready.set()
                     self._said.put(("?", {}))      # the others: say who is connected
                     self._said.put(("", {}))       # ... and so do we
@@ -258,7 +269,13 @@ class PgFanout:
                     while not self.stopped.is_set():
                         for n in conn.notifies(timeout=1.0):
                             self._changed(n.payload)
+                        if again and time.monotonic() >= again:
+                            # a change whose statement found no listener but ours
+                            # connecting, committed as it connected: read here too
+                            self._catch_up()
+                            again = 0.0
             except Exception:
+                self.me = 0
                 log.warning("live: lost the PostgreSQL listener; reconnecting", exc_info=True)
                 self.stopped.wait(delay)
                 delay = min(delay * 2, 10.0)

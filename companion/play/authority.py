@@ -349,7 +349,8 @@ class Transaction:
                 view = self._view_now()
             payload = fanout.payload(t.code, values["version"], self.read_version, view)
         if payload is not None:
-            params.update(n_channel=fanout.channel, n_payload=payload)
+            params.update(n_channel=fanout.channel, n_payload=payload,
+                          n_listener=fanout.listener, n_me=fanout.me)
         statement = written(tuple(values), len(self.added), payload is not None, len(cards))
         with alone(conn) if last else nullcontext():
             # (not when a transaction was open before: then the commit below commits it)

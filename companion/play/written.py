@@ -14,28 +14,48 @@ told) when the version moved:
          r AS (INSERT INTO receipt (...) SELECT u.id, ... FROM u),
          c0 AS (INSERT INTO intel_card (...) SELECT :c_group, ... FROM u
                 ON CONFLICT (group_id, ranks) DO UPDATE SET seen = intel_card.seen + ...)
-    SELECT u.id, pg_notify(:n_channel, :n_payload) FROM u
+    SELECT u.id, CASE WHEN EXISTS (<another process listens>)
+                      THEN pg_notify(:n_channel, :n_payload) END FROM u
 
 Every part of one statement reads one snapshot, so the events are numbered from the
 table's last seq plus their place in the change (the table's row lock, and the unique
 ``(table_id, seq)``, keep two writers apart as before). The intel cards a change teaches
 its group (a round's end) are counted in it too (``c<i>``), so that a round's last reveal
-is one statement like any tap. SQLite has no such statement (nor a server to reach): it
+is one statement like any tap. The NOTIFY is sent only when another process listens on
+this database (its listening session, named ``n_listener``, is not this one's ``n_me``):
+one server alone pays no NOTIFY, nor its own listener's wake-up for it (issue 54). A
+process that starts listening reads the tables it shows again once it is up
+(:mod:`companion.live.fanout`). SQLite has no such statement (nor a server to reach): it
 writes them one by one (:mod:`.authority`).
 
 >>> from sqlalchemy.dialects import postgresql
 >>> sql = written(("version",), 2, True, 1).compiled(postgresql.psycopg.dialect()).sql
 >>> [line.split()[-2] for line in sql.splitlines() if line.endswith(" AS ")]
 ['u', 'e0', 'e1', 'r', 'c0']
->>> " ".join(sql.split()[-8:])
-'SELECT u.id, pg_notify(%(n_channel)s::VARCHAR, %(n_payload)s::VARCHAR) AS pg_notify_1 FROM u'
+>>> " ".join(sql.split()[-10:])
+'THEN pg_notify(%(n_channel)s::VARCHAR, %(n_payload)s::VARCHAR) ELSE NULL END AS told FROM u'
 """
 
 from __future__ import annotations
 
 from typing import Any, cast
 
-from sqlalchemy import Select, bindparam, false, func, insert, literal_column, select, update
+from sqlalchemy import (
+    Integer,
+    Select,
+    bindparam,
+    case,
+    column,
+    exists,
+    false,
+    func,
+    insert,
+    literal_column,
+    null,
+    select,
+    table,
+    update,
+)
 from sqlalchemy import Table as SATable
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
@@ -58,7 +78,8 @@ def written(names: tuple[str, ...], events: int, notify: bool, cards: int = 0) -
     Its values by name: ``w_id``, ``w_version``, ``v_<column>``; ``e<i>_data``,
     ``e<i>_seat``, ``e<i>_key`` for each event and ``e_created``; ``r_key``, ``r_status``,
     ``r_body``, ``r_kind``, ``r_actor``, ``r_created``; ``c_group``, ``c_last`` and
-    ``c<i>_ranks``, ``c<i>_seen`` for each card (distinct); ``n_channel``, ``n_payload``.
+    ``c<i>_ranks``, ``c<i>_seen`` for each card (distinct); ``n_channel``, ``n_payload``,
+    ``n_listener``, ``n_me``.
     One row comes back when the change was written, none when the version had moved."""
     key = (names, events, notify, cards)
     p = _BUILT.get(key)
@@ -104,7 +125,23 @@ def _build(names: tuple[str, ...], events: int, notify: bool, cards: int) -> Sel
                          for c in ("key", "status", "body", "kind", "actor", "created"))))
         .cte("r"))
     ctes += [_card(u, i) for i in range(cards)]
-    told = ([func.pg_notify(bindparam("n_channel", type_=RECEIPT.c.kind.type),
-                            bindparam("n_payload", type_=RECEIPT.c.kind.type))]
-            if notify else [])
+    told = ([case((_listening(), func.pg_notify(
+        bindparam("n_channel", type_=RECEIPT.c.kind.type),
+        bindparam("n_payload", type_=RECEIPT.c.kind.type))), else_=null()).label("told")]
+        if notify else [])
     return select(u.c.id, *told).add_cte(*ctes)
+
+
+# the database's sessions (PostgreSQL's view): their database, name and process
+_ACTIVITY = table("pg_stat_activity", column("datname"), column("application_name"),
+                  column("pid"))
+
+
+def _listening() -> Any:
+    """Whether another process listens for changes on this database: a session named
+    ``n_listener`` (each process's listening connection is) other than ``n_me`` (this
+    process's own, 0 when it has none)."""
+    return exists().where(
+        _ACTIVITY.c.datname == func.current_database(),
+        _ACTIVITY.c.application_name == bindparam("n_listener", type_=RECEIPT.c.kind.type),
+        _ACTIVITY.c.pid != bindparam("n_me", type_=Integer()))

@@ -178,6 +178,7 @@ def test_a_tap_tells_the_others_what_changed_in_its_own_transaction(app, table, 
     from companion.edge import lang
     from companion.live.channel import remote_streams
     from companion.live.delta import patched
+    from companion.live.fanout import LISTENER
     from companion.play.tables import load
     from companion.table import views
 
@@ -190,7 +191,7 @@ def test_a_tap_tells_the_others_what_changed_in_its_own_transaction(app, table, 
     host = table(wall_distance=3)
     red = sit(host, "red", "Ann")
     listen = psycopg.connect(URL.replace("postgresql+psycopg://", "postgresql://"),
-                             autocommit=True)
+                             autocommit=True, application_name=LISTENER)   # another process
     listen.execute(f"LISTEN {live.NOTIFY_CHANNEL}")
     ch = live.hub.subscribe(host.code)          # a screen of the table is open here
     # ... and on another process, which said so
@@ -255,6 +256,34 @@ def test_a_tap_tells_the_others_what_changed_in_its_own_transaction(app, table, 
         remote_streams.pop(host.code, None)
         live.hub.unsubscribe(ch)
         listen.close()
+
+
+def test_a_tap_notifies_only_when_another_process_listens(app, table):
+    """Issue 54: a tap's statement sends its NOTIFY only when another process listens on
+    the database (a session named as a process's listener, not this process's own): one
+    server alone pays no NOTIFY. A session that listens under any other name is no
+    process of the companion's; once one that is listens, every tap is told to both."""
+    import psycopg
+
+    from companion import live
+    from companion.live.fanout import LISTENER
+
+    from .conftest import sit
+
+    host = table(wall_distance=3)
+    red, blue = sit(host, "red", "Ann"), sit(host, "blue", "Bob")
+    raw = URL.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(raw, autocommit=True, application_name="a stranger") as stranger:
+        stranger.execute(f"LISTEN {live.NOTIFY_CHANNEL}")
+        red.event({"type": "exhaust", "side": "red", "ranks": [4]})
+        assert list(stranger.notifies(timeout=1, stop_after=1)) == []
+        with psycopg.connect(raw, autocommit=True, application_name=LISTENER) as other:
+            other.execute(f"LISTEN {live.NOTIFY_CHANNEL}")
+            v = blue.event({"type": "exhaust", "side": "blue", "ranks": [9]}).get_json()[
+                "view"]["version"]
+            for conn in (other, stranger):
+                notes = list(conn.notifies(timeout=3, stop_after=1))
+                assert [n.payload.split(":")[:2] for n in notes] == [[host.code, str(v)]]
 
 
 def test_a_change_whose_commit_failed_lends_nothing_to_the_next(app, table, monkeypatch):
