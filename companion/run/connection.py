@@ -11,19 +11,49 @@ line, never a trace.
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import logging
+import os
 import socket
 from contextlib import suppress
 from functools import partial
 from typing import Any
 
 import gevent
+from gevent import socket as gsocket
 from gevent.pywsgi import WSGIHandler
 
 from .guard import Guard
 from .heads import HEAD, HEAD_TOO_LARGE, TOO_LARGE, Headers, TooLarge, refuse
 
 log = logging.getLogger(__name__)
+
+# libc's send, called through ctypes.PyDLL: with the GIL held throughout
+_send = ctypes.PyDLL(None, use_errno=True).send
+_send.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int]
+_send.restype = ctypes.c_ssize_t
+_NOW = socket.MSG_DONTWAIT | socket.MSG_NOSIGNAL
+
+
+def send_holding(sock: Any, data: bytes) -> int:
+    """``sock.send(data)`` without letting go of the GIL (issue 54).
+
+    Python lets go of the GIL around every system call; the loop's writes (a push to a
+    table's five screens is five) each gave a request thread the lock, and the loop
+    waited up to a switch interval (5 ms) for it back, with the screens' messages
+    half written. A send that cannot block takes microseconds: made with the lock
+    held, the loop writes them all in one go. What the socket cannot take at once
+    (or anything but a plain socket and bytes) is left to gevent's own send."""
+    if type(data) is not bytes or type(sock) is not gsocket.socket:
+        return int(sock.send(data))
+    n: int = _send(sock.fileno(), data, len(data), _NOW)
+    if n >= 0:
+        return n
+    err = ctypes.get_errno()
+    if err in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EINTR):
+        return int(sock.send(data))
+    raise OSError(err, os.strerror(err))
 MAX_BODY = 64 * 1024        # bytes; the app itself refuses a body over 16 KB
 IDLE = 120.0                # seconds a live stream's connection may stay silent
 
@@ -150,7 +180,7 @@ class Handler(WSGIHandler):  # type: ignore[misc]
         socket for its buffer size, a system call, before every write (issue 24: ~2 %
         of the server's time in a burst)."""
         try:
-            sent: int = self.socket.send(data)
+            sent: int = send_holding(self.socket, data)
         except OSError as ex:             # as pywsgi's own: the status says why
             self.status = f"socket error: {ex}"
             if self.code > 0:

@@ -195,3 +195,35 @@ def test_clients_that_vanish_mid_request_leave_no_trace(app, caplog, capfd):
     assert all(r.levelno <= logging.DEBUG for r in records
                if r.name.startswith("companion.run."))
     assert json.dumps([r.getMessage() for r in records])        # short lines, plain text
+
+
+def test_a_write_is_sent_whole_holding_the_lock_and_waits_only_through_gevent():
+    """Issue 54: the loop's writes are sent with the GIL held (no request thread takes it
+    mid-push); what the socket cannot take at once is left to gevent's send, which
+    waits for room (here until its timeout) instead of failing; a peer gone is an
+    error as from any send."""
+    from gevent import socket as gsocket
+
+    from companion.run.connection import send_holding
+
+    a, b = gsocket.socketpair()
+    try:
+        assert send_holding(a, b"id: 1\ndata: {}\n\n") == 16
+        assert b.recv(100) == b"id: 1\ndata: {}\n\n"
+        assert send_holding(a, memoryview(b"rest")) == 4         # (not bytes: gevent's)
+        assert b.recv(100) == b"rest"
+        a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        big = b"x" * (1 << 20)
+        n = send_holding(a, big)
+        assert 0 < n < len(big)                  # what fitted; the rest is the caller's
+        a.settimeout(0.3)
+        with pytest.raises(TimeoutError):        # full: gevent waits for room
+            send_holding(a, big)
+        b.close()
+        with pytest.raises(OSError):
+            for _ in range(100):                 # (the reset shows at a later send)
+                send_holding(a, b"x")
+                time.sleep(0.01)
+    finally:
+        a.close()
+        b.close()
