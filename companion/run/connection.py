@@ -28,12 +28,18 @@ from .guard import Guard
 from .heads import HEAD, HEAD_TOO_LARGE, TOO_LARGE, Headers, TooLarge, refuse
 
 log = logging.getLogger(__name__)
+MAX_BODY = 64 * 1024        # bytes; the app itself refuses a body over 16 KB
+IDLE = 120.0                # seconds a live stream's connection may stay silent
 
-# libc's send, called through ctypes.PyDLL: with the GIL held throughout
-_send = ctypes.PyDLL(None, use_errno=True).send
-_send.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int]
-_send.restype = ctypes.c_ssize_t
-_NOW = socket.MSG_DONTWAIT | socket.MSG_NOSIGNAL
+# libc's send, called through ctypes.PyDLL: with the GIL held throughout (None: a system
+# without it, Windows; every write goes through gevent's send)
+try:
+    _send: Any = ctypes.PyDLL(None, use_errno=True).send
+    _send.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int]
+    _send.restype = ctypes.c_ssize_t
+    _NOW = int(socket.MSG_DONTWAIT | socket.MSG_NOSIGNAL)
+except (AttributeError, OSError, TypeError):
+    _send, _NOW = None, 0
 
 
 def send_holding(sock: Any, data: bytes) -> int:
@@ -45,7 +51,7 @@ def send_holding(sock: Any, data: bytes) -> int:
     half written. A send that cannot block takes microseconds: made with the lock
     held, the loop writes them all in one go. What the socket cannot take at once
     (or anything but a plain socket and bytes) is left to gevent's own send."""
-    if type(data) is not bytes or type(sock) is not gsocket.socket:
+    if _send is None or type(data) is not bytes or type(sock) is not gsocket.socket:
         return int(sock.send(data))
     n: int = _send(sock.fileno(), data, len(data), _NOW)
     if n >= 0:
@@ -54,8 +60,6 @@ def send_holding(sock: Any, data: bytes) -> int:
     if err in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EINTR):
         return int(sock.send(data))
     raise OSError(err, os.strerror(err))
-MAX_BODY = 64 * 1024        # bytes; the app itself refuses a body over 16 KB
-IDLE = 120.0                # seconds a live stream's connection may stay silent
 
 
 class _Unread:
