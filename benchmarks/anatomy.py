@@ -158,9 +158,9 @@ def install(out: Path) -> None:
         while True:
             time.sleep(2.0)
             with lock:
-                done = [dict(p, taken=takes.get(tuple(p["at"] or ())),
-                             woken=_first_after(wakes.get((p["at"] or ("",))[0], []),
-                                                p["marks"].get("push0", (0.0,))[0]))
+                done = [_woken(dict(p, taken=takes.get(tuple(p["at"] or ())),
+                                    woken=_first_after(wakes.get((p["at"] or ("",))[0], []),
+                                                       p["marks"].get("push0", (0.0,))[0])))
                         for p in posts]
                 gcs = list(pauses)
             tmp = out.with_suffix(".tmp")
@@ -222,6 +222,14 @@ def report(path: Path, blocks: Sequence[tuple[str, str, float, float]],
             print(f"  collector pauses of generation {gen} in the whole run: {len(xs)}, "
                   f"{sum(xs):.0f} ms in all, longest {max(xs):.1f} ms; its CPU "
                   f"{sum(cpu):.0f} ms in all, median {statistics.median(cpu):.2f} ms")
+
+
+def _woken(post: dict[str, Any]) -> dict[str, Any]:
+    """A post whose screens all had it from its own thread (the loop was not woken for
+    it, :class:`companion.run.streams.Writer`): no wake of a later post counted as its."""
+    if post["woken"] is not None and (post["taken"] is None or post["woken"] > post["taken"]):
+        post["woken"] = None
+    return post
 
 
 def _first_after(times: list[float], t: float) -> float | None:

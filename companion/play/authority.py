@@ -374,8 +374,9 @@ class Transaction:
             self.pushed = True
             if self.turn is not None:
                 self.turn.passed()
-            # their streams are written by the server's loop, which that woke: let it
-            # have the GIL now rather than when this thread has left the app (issue 54)
+            # a stream this thread could not write (its socket full) is the loop's, which
+            # that woke: let it have the GIL now rather than when this thread has left
+            # the app (issue 54)
             time.sleep(0)
         return view, payload is not None
 

@@ -62,6 +62,21 @@ def send_holding(sock: Any, data: bytes) -> int:
     raise OSError(err, os.strerror(err))
 
 
+def send_now(sock: Any, data: bytes) -> int:
+    """As much of ``data`` as ``sock`` takes at once (0 when it is full), sent from any
+    thread with the GIL held: a live stream's message written by the thread that made it
+    (:class:`companion.run.streams.Writer`). ``OSError``: the connection is gone."""
+    if _send is None:            # (no libc: the loop writes every message)
+        return 0
+    n: int = _send(sock.fileno(), data, len(data), _NOW)
+    if n >= 0:
+        return n
+    err = ctypes.get_errno()
+    if err in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EINTR):
+        return 0
+    raise OSError(err, os.strerror(err))
+
+
 class _Unread:
     """The body of a request refused for its size: never read, never drained."""
 

@@ -39,7 +39,6 @@ from gevent.pywsgi import WSGIServer
 from gevent.threadpool import ThreadPool
 
 from .. import live
-from ..edge.compress import gzip_stream
 from .connection import IDLE, MAX_BODY, Handler, Slow
 from .gcfreeze import Between
 from .guard import PER_CLIENT, REQUEST_HEAD, REQUEST_LINE, Guard
@@ -208,8 +207,9 @@ class Server:
         if not handed:
             return chunks
         sub, keepalive, gz = handed[0]
-        out = self.live_streams.serve(sub, keepalive, environ.get("companion.socket"))
-        return gzip_stream(out) if gz else out
+        # (pywsgi frames a body in chunks but for HTTP/1.0: the stream's writer does it too)
+        return self.live_streams.serve(sub, keepalive, environ["companion.socket"],
+                                       environ.get("SERVER_PROTOCOL") != "HTTP/1.0", gz)
 
 
 def _run(app: Any, environ: dict[str, Any]) -> Answer:

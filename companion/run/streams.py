@@ -2,14 +2,17 @@
 
 A live stream (``GET /api/tables/<code>/stream``) is checked and opened by the app on a
 thread like any request, then handed back to the loop (``environ["companion.loop"]``):
-from there it is a greenlet, an event and a socket, woken through a thread-safe watcher
-when its channel changes (:func:`companion.live.add_waker`), ended when its socket
-closes. A screen's stream waits most of its life: here the wait holds no thread.
+from there it is a greenlet, an event and a socket. When its channel changes
+(:func:`companion.live.add_waker`), the thread that changed it writes the message itself
+if the socket takes it at once (:class:`Writer`, issue 54); else a thread-safe watcher
+wakes the greenlet. It ends when its socket closes. A screen's stream waits most of its
+life: here the wait holds no thread.
 """
 
 from __future__ import annotations
 
 import threading
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,23 +20,109 @@ import gevent
 from gevent.event import Event
 
 from .. import live
+from .connection import send_now
+
+
+class Writer:
+    """One live stream's socket, written by whichever thread has its news first (issue 54).
+
+    A tap's push used to wake the loop, which wrote its table's streams once it had the
+    GIL: behind any request thread at work, up to a switch interval (5 ms). Now the
+    thread that changed the channel writes each screen's message itself (:meth:`now`),
+    with the GIL held throughout, when the socket takes it whole at once; the loop writes
+    only what that left (a socket that was full, a message that came while the loop was
+    writing), keep-alives, and the stream's first bytes, with the response's head.
+
+    The stream's gzip (for a client that accepts it) and HTTP/1.1 chunks are made here,
+    in the order they are sent, one writer at a time (``lock``): a thread that finds the
+    stream taken leaves its message to the loop.
+    """
+
+    def __init__(self, sub: live.Subscription, sock: Any, chunked: bool, gz: bool) -> None:
+        self.sub, self.sock, self.chunked = sub, sock, chunked
+        self.ev = Event()            # set on the loop: the stream has news the loop writes
+        self.lock = threading.Lock()
+        self.comp = zlib.compressobj(6, zlib.DEFLATED, 31) if gz else None
+        self.rest = b""              # bytes sent in part: the loop sends the rest first
+        self.ready = False           # the head is out: others may write after it
+        self.closed = False
+
+    def packed(self, data: bytes) -> bytes:
+        """``data`` gzipped, each message flushed whole (``Z_SYNC_FLUSH``), so the client
+        decodes it as it arrives (hold ``lock``)."""
+        if self.comp is None:
+            return data
+        return self.comp.compress(data) + self.comp.flush(zlib.Z_SYNC_FLUSH)
+
+    def _framed(self, data: bytes) -> bytes:
+        data = self.packed(data)
+        return b"%x\r\n%b\r\n" % (len(data), data) if self.chunked else data
+
+    def head(self, data: bytes) -> bytes:
+        """The stream's first bytes, for pywsgi to write after the response's head (it
+        frames them)."""
+        with self.lock:
+            return self.packed(data)
+
+    def now(self) -> bool:
+        """From any thread: send the screen what it has not had yet, if the socket takes
+        it at once. True: it has everything; False: the loop is to write (the stream is
+        busy, or the socket took only a part, or is gone)."""
+        if not self.lock.acquire(blocking=False):
+            return False
+        try:
+            if not self.ready or self.closed or self.rest:
+                return False
+            out = self.sub.take()
+            if not out:
+                return True
+            data = self._framed(b"".join(out))
+            try:
+                sent = send_now(self.sock, data)
+            except OSError:              # the screen left: its loop notices and ends it
+                sent = 0
+            self.rest = data[sent:]
+            return not self.rest
+        finally:
+            self.lock.release()
+
+    def write(self, extra: bytes = b"") -> bool:
+        """On the loop: what is left to send, what the screen has not had yet, then
+        ``extra``, waiting for room if need be. Whether anything was sent."""
+        with self.lock:
+            out = self.sub.take()
+            data = self.rest + self._framed(b"".join(out) + extra) if out or extra else self.rest
+            if not data:
+                return False
+            sent = send_now(self.sock, data)       # (OSError: the stream ends)
+            rest = self.rest = data[sent:]
+        if rest:              # the rest when the socket has room, the loop serving others
+            self.sock.sendall(rest)
+            with self.lock:
+                self.rest = b""
+        return True
 
 
 class Waker:
-    """Wakes the streams of a channel that changed, from whatever thread changed it.
+    """Tells the streams of a channel that changed, from whatever thread changed it.
 
-    Any thread calls it with the channel's key; the loop's thread-safe async watcher
-    then sets the events of that channel's streams, on the loop.
+    Any thread calls it with the channel's key: each of this loop's streams of that
+    channel is written at once when it can be (:meth:`Writer.now`); for any other, the
+    loop's thread-safe async watcher then sets its event, on the loop.
     """
 
     def __init__(self, loop: Any) -> None:
         self._lock = threading.Lock()
         self._changed: set[str] = set()
-        self.streams: dict[str, set[Event]] = {}        # touched on the loop only
+        self.streams: dict[str, set[Writer]] = {}        # changed on the loop only
         self._watcher = loop.async_(ref=False)
         self._watcher.start(self._wake)
 
     def __call__(self, key: str) -> None:
+        streams = self.streams.get(key)
+        # (a copy: one step with the GIL held, while the loop may add or drop one)
+        if streams and all([w.now() for w in list(streams)]):
+            return
         with self._lock:
             self._changed.add(key)
         self._watcher.send()
@@ -42,17 +131,17 @@ class Waker:
         with self._lock:
             changed, self._changed = self._changed, set()
         for key in changed:
-            for ev in self.streams.get(key, ()):
-                ev.set()
+            for w in self.streams.get(key, ()):
+                w.ev.set()
 
-    def add(self, key: str, ev: Event) -> None:
-        self.streams.setdefault(key, set()).add(ev)
+    def add(self, key: str, w: Writer) -> None:
+        self.streams.setdefault(key, set()).add(w)
 
-    def discard(self, key: str, ev: Event) -> None:
-        evs = self.streams.get(key)
-        if evs is not None:
-            evs.discard(ev)
-            if not evs:
+    def discard(self, key: str, w: Writer) -> None:
+        ws = self.streams.get(key)
+        if ws is not None:
+            ws.discard(w)
+            if not ws:
                 del self.streams[key]
 
     def close(self) -> None:
@@ -98,28 +187,34 @@ class Streams:
         if self.waker is not None:
             self.waker.close()
 
-    def serve(self, sub: live.Subscription, keepalive: float, sock: Any) -> Iterator[bytes]:
-        """A live stream on the loop: wait for its channel, write what is new."""
+    def serve(self, sub: live.Subscription, keepalive: float, sock: Any,
+              chunked: bool = True, gz: bool = False) -> Iterator[bytes]:
+        """A live stream on the loop: its first bytes through pywsgi, with the head; then
+        each message written by its :class:`Writer` (``chunked``: HTTP/1.1's framing;
+        ``gz``: gzipped), by the loop when the thread that made it could not."""
         waker = self.waker
         assert waker is not None, "a stream on a server that does not listen"
-        ev, gone = Event(), [False]
+        gone = [False]
         key = sub.ch.key
-        waker.add(key, ev)
-        watch = gevent.spawn(_watch_close, sock, gone, ev) if sock is not None else None
+        w = Writer(sub, sock, chunked, gz)
+        waker.add(key, w)
+        watch = gevent.spawn(_watch_close, sock, gone, w.ev)
         self.open += 1
         try:
             sub.open()
-            yield live.CONNECTED
+            yield w.head(live.CONNECTED)
+            with w.lock:
+                w.ready = True
             while not gone[0]:
-                ev.clear()
-                out = sub.take()
-                if out:
-                    yield b"".join(out)
-                elif not ev.wait(keepalive) and not gone[0]:
-                    yield live.KEEPALIVE
+                w.ev.clear()
+                if not w.write() and not w.ev.wait(keepalive) and not gone[0]:
+                    w.write(live.KEEPALIVE)
+        except OSError:          # the screen went away while we wrote: the stream ends
+            pass
         finally:
+            with w.lock:
+                w.closed = True          # nobody writes to its socket any more
             self.open -= 1
-            if watch is not None:
-                watch.kill(block=False)
-            waker.discard(key, ev)
+            watch.kill(block=False)
+            waker.discard(key, w)
             sub.close()

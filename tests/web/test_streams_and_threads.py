@@ -12,6 +12,8 @@ import socket
 import threading
 import time
 import weakref
+import zlib
+from os import urandom as random_bytes
 
 import pytest
 
@@ -180,3 +182,117 @@ def test_young_garbage_is_collected_between_requests_while_the_server_waits(app)
         gc.callbacks.remove(noted)
         server.stop()
     assert gc.get_threshold() == before          # the process's own, once it stops
+
+
+def _chunks(raw: bytes) -> tuple[bytes, bytes]:
+    """The body carried by HTTP/1.1 chunks in ``raw`` (after the head), and what is left
+    of an unfinished chunk."""
+    body, rest = b"", raw
+    while b"\r\n" in rest:
+        size, _, after = rest.partition(b"\r\n")
+        n = int(size, 16)
+        if len(after) < n + 2:
+            break
+        assert after[n:n + 2] == b"\r\n", "a chunk's framing is broken"
+        body, rest = body + after[:n], after[n + 2:]
+    return body, rest
+
+
+def test_a_push_is_written_by_the_tap_that_made_it_gzipped_or_not(served, monkeypatch):
+    """Issue 54: the thread that made a change writes it to the table's streams itself
+    (:class:`companion.run.streams.Writer`), as HTTP/1.1 chunks, gzipped for a screen
+    that accepts it, one message after the other; the loop writes only what it could
+    not."""
+    from companion.run.streams import Writer
+    written: list[bool] = []
+    now = Writer.now
+    monkeypatch.setattr(Writer, "now", lambda self: written.append(now(self)) or written[-1])
+    port = served.port
+    st, made, _ = post(port, "/api/tables", {})
+    code, v = made["code"], made["view"]["version"]
+    plain = open_stream(port, code)
+    packed = socket.create_connection(("127.0.0.1", port), timeout=10)
+    packed.sendall(f"GET /api/tables/{code}/stream?seat=viewer HTTP/1.1\r\nHost: 127.0.0.1"
+                   f"\r\nAccept-Encoding: gzip\r\n\r\n".encode())
+    try:
+        got = read_until(plain, b'"version": 1')
+        head, _, raw = read_until(packed, b"\r\n\r\n").partition(b"\r\n\r\n")
+        assert b"Content-Encoding: gzip" in head and b"Transfer-Encoding: chunked" in head
+        unzip = zlib.decompressobj(31)
+        text = b""
+        for i, name in enumerate(["Ann", "Bob"]):
+            written.clear()
+            st, _, _ = post(port, f"/api/tables/{code}/seats",
+                            {"version": v + i, "idempotency_key": f"push-{i:04d}",
+                             "side": ["red", "blue"][i], "name": name})
+            assert st == 201
+            # both screens had it from the tap's own thread, whole
+            assert written and all(written), written
+            got = read_until(plain, f'"to": {v + i + 1}'.encode(), got)
+            while f'"to": {v + i + 1}'.encode() not in text:
+                raw += packed.recv(65536)
+                body, raw = _chunks(raw)
+                text += unzip.decompress(body)
+        _, rest = _chunks(got.partition(b"\r\n\r\n")[2])
+        plain_text = _chunks(got.partition(b"\r\n\r\n")[2])[0]
+        assert rest == b""
+        # the same messages both ways, in order: connected, the view, then each change
+        assert text.index(b"Ann sits") < text.index(b"Bob sits")
+        assert plain_text.count(b"\n\n") == text.count(b"\n\n") >= 4
+        assert plain_text.split(b"\n\n")[-3:] == text.split(b"\n\n")[-3:]
+    finally:
+        plain.close()
+        packed.close()
+
+
+@pytest.mark.anydb
+def test_what_a_full_socket_did_not_take_the_loop_sends_first_in_order():
+    """A screen that reads slowly: the tap's thread sends what its socket takes and
+    leaves the rest (and anything newer) to the loop, which sends it in order when there
+    is room; gzip's stream stays whole. A stream being written takes nothing from the
+    others; a closed one is never written again."""
+    import gevent
+    from gevent import socket as gsocket
+
+    from companion.run.streams import Writer
+
+    class Sub:
+        def __init__(self) -> None:
+            self.news: list[bytes] = []
+
+        def take(self) -> list[bytes]:
+            out, self.news = self.news, []
+            return out
+
+    a, b = socket.socketpair()
+    a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    sub, sock = Sub(), gsocket.socket(fileno=a.detach())
+    w = Writer(sub, sock, chunked=True, gz=True)
+    first = w.head(b": connected\n\n")
+    with w.lock:
+        w.ready = True
+    big = b"data: " + bytes(random_bytes(300_000)).hex().encode() + b"\n\n"
+    sub.news = [big]
+    done: list[bool] = []
+    t = threading.Thread(target=lambda: done.append(w.now()))
+    t.start()
+    t.join(10)
+    assert done == [False] and w.rest          # only a part went: the rest waits
+    sub.news = [b"data: after\n\n"]
+    assert w.now() is False and sub.news       # nothing newer jumps ahead of it
+    got = bytearray()
+    reader = threading.Thread(target=lambda: [got.extend(c) for c in iter(
+        lambda: b.recv(65536), b"")])
+    reader.start()
+    gevent.spawn(w.write).join(10)             # the loop: the rest, then what came since
+    assert w.rest == b"" and sub.news == []
+    with w.lock:
+        w.closed = True
+    sub.news = [b"data: never\n\n"]
+    assert w.now() is False and sub.news       # a stream that ended is left alone
+    sock.close()
+    reader.join(10)
+    body, rest = _chunks(bytes(got))
+    text = zlib.decompressobj(31).decompress(first + body)
+    assert rest == b"" and text == b": connected\n\n" + big + b"data: after\n\n"
+    b.close()
