@@ -32,13 +32,19 @@ def wants_gzip() -> bool:
     return _wants_gzip()
 
 
-def gzip_stream(chunks: Iterable[bytes]) -> Iterator[bytes]:
-    """``chunks`` as one gzip stream, each chunk flushed whole (Z_SYNC_FLUSH) so the
-    client can decode it as soon as it arrives."""
+def stream_packer() -> Callable[[bytes], bytes]:
+    """One gzip stream, a message at a time: each flushed whole (Z_SYNC_FLUSH) so the
+    client can decode it as soon as it arrives (the first carries the gzip header)."""
     comp = zlib.compressobj(6, zlib.DEFLATED, 31)
+    return lambda data: comp.compress(data) + comp.flush(zlib.Z_SYNC_FLUSH)
+
+
+def gzip_stream(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """``chunks`` as one gzip stream (:func:`stream_packer`)."""
+    pack = stream_packer()
     try:
         for chunk in chunks:
-            yield comp.compress(chunk) + comp.flush(zlib.Z_SYNC_FLUSH)
+            yield pack(chunk)
     finally:
         close = getattr(chunks, "close", None)
         if close is not None:

@@ -53,18 +53,14 @@ def send_holding(sock: Any, data: bytes) -> int:
     (or anything but a plain socket and bytes) is left to gevent's own send."""
     if _send is None or type(data) is not bytes or type(sock) is not gsocket.socket:
         return int(sock.send(data))
-    n: int = _send(sock.fileno(), data, len(data), _NOW)
-    if n >= 0:
-        return n
-    err = ctypes.get_errno()
-    if err in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EINTR):
-        return int(sock.send(data))
-    raise OSError(err, os.strerror(err))
+    n = send_now(sock, data)
+    return n if n or not data else int(sock.send(data))
 
 
 def send_now(sock: Any, data: bytes) -> int:
     """As much of ``data`` as ``sock`` takes at once (0 when it is full), sent from any
-    thread with the GIL held: a live stream's message written by the thread that made it
+    thread with the GIL held: the loop's writes (:func:`send_holding`), and a live
+    stream's message written by the thread that made it
     (:class:`companion.run.streams.Writer`). ``OSError``: the connection is gone."""
     if _send is None:            # (no libc: the loop writes every message)
         return 0

@@ -12,7 +12,6 @@ life: here the wait holds no thread.
 from __future__ import annotations
 
 import threading
-import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,6 +19,7 @@ import gevent
 from gevent.event import Event
 
 from .. import live
+from ..edge.compress import stream_packer
 from .connection import send_now
 
 
@@ -42,17 +42,15 @@ class Writer:
         self.sub, self.sock, self.chunked = sub, sock, chunked
         self.ev = Event()            # set on the loop: the stream has news the loop writes
         self.lock = threading.Lock()
-        self.comp = zlib.compressobj(6, zlib.DEFLATED, 31) if gz else None
+        self.pack = stream_packer() if gz else None
         self.rest = b""              # bytes sent in part: the loop sends the rest first
         self.ready = False           # the head is out: others may write after it
         self.closed = False
 
     def packed(self, data: bytes) -> bytes:
-        """``data`` gzipped, each message flushed whole (``Z_SYNC_FLUSH``), so the client
-        decodes it as it arrives (hold ``lock``)."""
-        if self.comp is None:
-            return data
-        return self.comp.compress(data) + self.comp.flush(zlib.Z_SYNC_FLUSH)
+        """``data`` gzipped for a client that accepts it, in the stream's order (hold
+        ``lock``)."""
+        return data if self.pack is None else self.pack(data)
 
     def _framed(self, data: bytes) -> bytes:
         data = self.packed(data)
