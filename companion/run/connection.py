@@ -51,9 +51,9 @@ def send_holding(sock: Any, data: bytes) -> int:
     half written. A send that cannot block takes microseconds: made with the lock
     held, the loop writes them all in one go. What the socket cannot take at once
     (or anything but a plain socket and bytes) is left to gevent's own send."""
-    if _send is None or type(data) is not bytes or type(sock) is not gsocket.socket:
+    if type(data) is not bytes or type(sock) is not gsocket.socket:
         return int(sock.send(data))
-    n = send_now(sock, data)
+    n = send_now(sock, data)          # (0 without libc: gevent's send)
     return n if n or not data else int(sock.send(data))
 
 

@@ -47,20 +47,25 @@ class Writer:
         self.ready = False           # the head is out: others may write after it
         self.closed = False
 
-    def packed(self, data: bytes) -> bytes:
+    def _packed(self, data: bytes) -> bytes:
         """``data`` gzipped for a client that accepts it, in the stream's order (hold
         ``lock``)."""
         return data if self.pack is None else self.pack(data)
 
-    def _framed(self, data: bytes) -> bytes:
-        data = self.packed(data)
-        return b"%x\r\n%b\r\n" % (len(data), data) if self.chunked else data
+    def _due(self, extra: bytes = b"") -> bytes:
+        """What the socket is to be sent next: what is left, then what the screen has not
+        had yet and ``extra``, packed and framed (hold ``lock``)."""
+        news = b"".join(self.sub.take()) + extra
+        if not news:
+            return self.rest
+        data = self._packed(news)
+        return self.rest + (b"%x\r\n%b\r\n" % (len(data), data) if self.chunked else data)
 
     def head(self, data: bytes) -> bytes:
         """The stream's first bytes, for pywsgi to write after the response's head (it
         frames them)."""
         with self.lock:
-            return self.packed(data)
+            return self._packed(data)
 
     def now(self) -> bool:
         """From any thread: send the screen what it has not had yet, if the socket takes
@@ -71,10 +76,9 @@ class Writer:
         try:
             if not self.ready or self.closed or self.rest:
                 return False
-            out = self.sub.take()
-            if not out:
+            data = self._due()
+            if not data:
                 return True
-            data = self._framed(b"".join(out))
             try:
                 sent = send_now(self.sock, data)
             except OSError:              # the screen left: its loop notices and ends it
@@ -88,8 +92,7 @@ class Writer:
         """On the loop: what is left to send, what the screen has not had yet, then
         ``extra``, waiting for room if need be. Whether anything was sent."""
         with self.lock:
-            out = self.sub.take()
-            data = self.rest + self._framed(b"".join(out) + extra) if out or extra else self.rest
+            data = self._due(extra)
             if not data:
                 return False
             sent = send_now(self.sock, data)       # (OSError: the stream ends)
